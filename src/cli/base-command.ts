@@ -1,0 +1,33 @@
+import {Command} from '@oclif/core'
+import {EngineError, toEngineError} from '../lib/errors/engine-error.js'
+
+/** Exit status for a command a later release builds. */
+export const EXIT_NOT_IMPLEMENTED = 2
+
+/**
+ * Presents every failure the same way: `error [CODE]: message` for people, or one JSON object
+ * `{type:"error", error:{code,message,details}}` with --json, and a non-zero exit.
+ */
+export abstract class BaseCommand extends Command {
+  protected jsonOutput(): boolean {
+    return this.argv.includes('--json')
+  }
+
+  protected override async catch(error: Error & {exitCode?: number; oclif?: {exit?: number}}): Promise<unknown> {
+    // oclif's own exits (this.exit, parse errors) keep their behaviour.
+    if (error.oclif?.exit !== undefined && !(error instanceof EngineError)) return super.catch(error)
+    if (error.name === 'ExitError' || (error as {code?: string}).code === 'EEXIT') return super.catch(error)
+    const engineError = toEngineError(error)
+    if (this.jsonOutput()) {
+      process.stdout.write(JSON.stringify({type: 'error', error: engineError.toJSON()}) + '\n')
+    } else {
+      process.stderr.write(`error [${engineError.code}]: ${engineError.message}\n`)
+    }
+    process.exitCode = engineError.code === 'NOT_IMPLEMENTED' ? EXIT_NOT_IMPLEMENTED : 1
+    return undefined
+  }
+
+  protected notImplemented(what: string, issue: string): never {
+    throw new EngineError('NOT_IMPLEMENTED', `${what} is not implemented yet (planned: ${issue})`)
+  }
+}

@@ -1,0 +1,46 @@
+import {Flags} from '@oclif/core'
+import {MAX_WORKERS} from '../lib/plan/render-options.js'
+
+/**
+ * Flags of `engine render`. None carries a default here: a value the user did not type may come
+ * from the config file, and the built-in defaults are applied after both (RENDER_DEFAULTS).
+ */
+export const renderFlags = {
+  output: Flags.string({char: 'o', description: 'output file (png-sequence: a directory; batch: a template). Default renders/<name>.<ext>'}),
+  format: Flags.string({char: 'f', description: 'mp4, mov, webm, gif or png-sequence (default mp4)'}),
+  fps: Flags.string({description: 'frames per second: an integer 1-240 or a rational such as 30000/1001 (default 30)'}),
+  'gif-loop': Flags.integer({description: 'GIF loop count, 0-65535; 0 loops forever (default 0)'}),
+  quality: Flags.string({description: 'draft, standard or high (default standard)'}),
+  crf: Flags.integer({description: 'constant rate factor 0-51, overrides the preset; not with --video-bitrate'}),
+  'video-bitrate': Flags.string({description: 'target bitrate such as 8M or 2500k; not with --crf'}),
+  'video-frame-format': Flags.string({description: 'auto, jpg or png for extracted source-video frames (default auto)'}),
+  workers: Flags.string({description: `parallel capture workers, 1-${MAX_WORKERS} or auto (cores - 2, at least 1)`}),
+  'max-concurrent-renders': Flags.integer({description: 'simultaneous renders via the producer server, 1-10 (default 2)'}),
+  batch: Flags.string({description: 'JSON array of variable rows, or an object with a "rows" array'}),
+  'batch-concurrency': Flags.integer({description: 'rows rendered at once (default 1)'}),
+  'batch-fail-fast': Flags.boolean({description: 'stop launching new rows after the first failure'}),
+  variables: Flags.string({description: 'variable overrides as JSON object text'}),
+  'variables-file': Flags.string({description: 'variable overrides from a JSON file'}),
+  'strict-variables': Flags.boolean({description: 'turn variable warnings into errors'}),
+  gpu: Flags.boolean({description: 'hardware video encoding (VideoToolbox, NVENC, AMF, VAAPI, QSV)'}),
+  'browser-gpu': Flags.boolean({description: 'use the host GPU for browser capture (default on locally)', allowNo: true}),
+  'browser-path': Flags.string({description: 'browser executable to capture with (env ENGINE_BROWSER_PATH)'}),
+  hdr: Flags.boolean({description: 'force HDR output (mp4 only)'}),
+  sdr: Flags.boolean({description: 'force SDR output even with HDR sources'}),
+  docker: Flags.boolean({description: 'render in container mode'}),
+  quiet: Flags.boolean({char: 'q', description: 'less output'}),
+  json: Flags.boolean({description: 'machine-readable progress events, one JSON object per line'}),
+}
+
+type RenderFlagValues = {[K in keyof typeof renderFlags]?: unknown}
+
+/** Flags the user typed, as camelCase render options (untyped; validated by parseRenderOptions). */
+export function renderFlagsToOptions(flags: RenderFlagValues): Record<string, unknown> {
+  const options: Record<string, unknown> = {}
+  for (const [flag, value] of Object.entries(flags)) {
+    if (value === undefined) continue
+    const key = flag.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase())
+    options[key] = key === 'workers' && typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value
+  }
+  return options
+}

@@ -1,0 +1,47 @@
+import type {Fps} from './fps.js'
+import type {RuntimeConfig} from '../runtime/runtime-config.js'
+
+export type Quality = 'draft' | 'standard' | 'high'
+export const QUALITIES: readonly Quality[] = ['draft', 'standard', 'high']
+
+/** Image format a capture worker asks the browser for. */
+export type CaptureImageFormat = 'jpeg' | 'png'
+
+export interface FrameRange {
+  /** First frame, inclusive. */
+  start: number
+  /** Last frame, exclusive. */
+  end: number
+}
+
+/**
+ * Everything needed to render any range of frames of one composition, as plain serialisable
+ * data. A local worker and a Lambda chunk both take (RenderPlan, FrameRange).
+ */
+export interface RenderPlan {
+  /** Compiled HTML: sub-compositions inlined, scripts scoped. */
+  html: string
+  /** Directory URL relative assets resolve against (file:// locally, https:// on Lambda). */
+  baseUrl: string
+  runtime: RuntimeConfig
+  width: number
+  height: number
+  fps: Fps
+  totalFrames: number
+  /** Format plugin name (mp4, mov, webm, gif, png-sequence, or a third-party one). */
+  format: string
+  capture: {
+    imageFormat: CaptureImageFormat
+    /** JPEG quality 0-100, ignored for png. */
+    jpegQuality: number
+    /** Make the default page background transparent (alpha formats). */
+    transparent: boolean
+  }
+  encode: {
+    quality: Quality
+    crf?: number
+    videoBitrate?: string
+    gifLoop: number
+    gpu: boolean
+  }
+}

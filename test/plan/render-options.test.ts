@@ -1,0 +1,30 @@
+import {describe, expect, it} from 'vitest'
+import {parseRenderOptions} from '../../src/lib/plan/render-options.js'
+
+describe('parseRenderOptions', () => {
+  it('accepts valid options', () => {
+    expect(parseRenderOptions({format: 'webm', crf: 20, workers: 'auto', gifLoop: 3})).toEqual({
+      format: 'webm',
+      crf: 20,
+      workers: 'auto',
+      gifLoop: 3,
+    })
+  })
+
+  it('names the flag, the value and the rule', () => {
+    expect(() => parseRenderOptions({crf: 60})).toThrow(/--crf: 60 is invalid/)
+    expect(() => parseRenderOptions({workers: 25})).toThrow(/--workers: 25 is invalid/)
+    expect(() => parseRenderOptions({gifLoop: 70000})).toThrow(/--gif-loop: 70000/)
+    expect(() => parseRenderOptions({videoBitrate: 'fast'})).toThrow(/--video-bitrate: "fast" is invalid \(must be a size such as 8M or 2500k\)/)
+    expect(() => parseRenderOptions({quality: 'ultra'})).toThrow(/--quality: "ultra"/)
+  })
+
+  it('rejects --crf with --video-bitrate and --hdr with --sdr', () => {
+    expect(() => parseRenderOptions({crf: 18, videoBitrate: '8M'})).toThrow(/--crf and --video-bitrate cannot be combined/)
+    expect(() => parseRenderOptions({hdr: true, sdr: true})).toThrow(/--hdr and --sdr cannot be combined/)
+  })
+
+  it('rejects unknown keys by name', () => {
+    expect(() => parseRenderOptions({speed: 2})).toThrow(/--speed: not a render option/)
+  })
+})

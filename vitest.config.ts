@@ -1,0 +1,12 @@
+import {defineConfig} from 'vitest/config'
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
+    // Browser and ffmpeg tests are CPU-heavy; two cores run two files at a time at most.
+    maxWorkers: 2,
+    reporters: ['default', './test/support/summary-reporter.ts'],
+  },
+})
