@@ -1,4 +1,5 @@
 import type {Fps} from './fps.js'
+import type {GpuEncoderName} from '../encode/gpu/gpu-encoders.js'
 import type {RuntimeConfig} from '../runtime/runtime-config.js'
 
 export type Quality = 'draft' | 'standard' | 'high'
@@ -43,5 +44,7 @@ export interface RenderPlan {
     videoBitrate?: string
     gifLoop: number
     gpu: boolean
+    /** Hardware encoder chosen once per render (selectGpuEncoder) when `gpu` is set. */
+    gpuEncoder?: GpuEncoderName
   }
 }

@@ -1,0 +1,46 @@
+import {Listr} from 'listr2'
+import type {RenderEvent, RenderEventListener} from '../lib/render/render-events.js'
+
+export type OutputMode = 'json' | 'quiet' | 'progress'
+
+/**
+ * `--json`: every event as one line of JSON on stdout. The error event is left to the command's
+ * error handler, which also reports failures that happen before the render starts.
+ */
+export function jsonLines(event: RenderEvent): void {
+  if (event.type !== 'error') process.stdout.write(JSON.stringify(event) + '\n')
+}
+
+function describeProgress(event: Extract<RenderEvent, {type: 'progress'}>): string {
+  const eta = event.etaSeconds === null ? '' : ` · ETA ${event.etaSeconds.toFixed(0)}s`
+  return `frame ${event.frame}/${event.totalFrames} · ${event.framesPerSecond.toFixed(1)} frames/s${eta}`
+}
+
+/**
+ * Runs a render under a listr2 task whose title follows the stages and whose output line shows
+ * frames, frames/s and ETA. Warnings go to stderr so that they survive the redraws.
+ */
+export async function withProgress<T>(title: string, run: (onEvent: RenderEventListener) => Promise<T>): Promise<T> {
+  let result: T | undefined
+  const list = new Listr(
+    [
+      {
+        title,
+        task: async (_context, task) => {
+          result = await run((event) => {
+            if (event.type === 'progress') task.output = describeProgress(event)
+            else if (event.type === 'stage' && event.stage !== 'done') task.title = `${title}: ${event.stage}`
+            else if (event.type === 'start') {
+              task.title = `${title}: ${event.totalFrames} frames ${event.width}x${event.height} @ ${event.fps} fps, ${event.workers} worker(s), ${event.browser.beginFrame ? 'begin-frame' : 'screenshot'} capture`
+            } else if (event.type === 'warning') process.stderr.write(`warning [${event.code}]: ${event.message}\n`)
+            else if (event.type === 'done') task.title = `${title}: done`
+          })
+        },
+        rendererOptions: {persistentOutput: false, bottomBar: 1},
+      },
+    ],
+    {renderer: process.stdout.isTTY ? 'default' : 'simple', exitOnError: true, collectErrors: false, rendererOptions: {collapseErrors: true, showErrorMessage: false}},
+  )
+  await list.run()
+  return result as T
+}

@@ -1,0 +1,64 @@
+import {Args} from '@oclif/core'
+import {relative} from 'node:path'
+import {BaseCommand} from '../cli/base-command.js'
+import {renderFlags, renderFlagsToOptions} from '../cli/render-flags.js'
+import {jsonLines, withProgress} from '../cli/render-progress.js'
+import {loadConfig} from '../lib/config/load-config.js'
+import {EngineError} from '../lib/errors/engine-error.js'
+import {parseRenderOptions} from '../lib/plan/render-options.js'
+import {resolveRenderOptions} from '../lib/plan/resolve-options.js'
+import {renderComposition, type RenderResult} from '../lib/render/render-composition.js'
+import type {RenderEventListener} from '../lib/render/render-events.js'
+import {parseVariablesText, readVariablesFile} from '../lib/variables/read-overrides.js'
+
+export default class Render extends BaseCommand {
+  static override summary = 'Render a composition to mp4, mov, webm, gif or a PNG sequence'
+  static override examples = [
+    '<%= config.bin %> render examples/hello/index.html',
+    '<%= config.bin %> render examples/hello/index.html --format webm --fps 60 --variables \'{"name":"Ada"}\' -o renders/ada.webm',
+    '<%= config.bin %> render examples/hello/index.html --format png-sequence --workers 2 --json',
+  ]
+  static override args = {composition: Args.string({description: 'composition HTML file', required: true})}
+  static override flags = renderFlags
+
+  async run(): Promise<void> {
+    const {args, flags} = await this.parse(Render)
+    const {variables: variablesText, ...otherFlags} = flags
+    const config = await loadConfig()
+    const fromFlags = parseRenderOptions(renderFlagsToOptions(otherFlags))
+    const options = resolveRenderOptions(config.options, fromFlags)
+    if (options.batch) this.notImplemented('--batch', 'issue "Batch rendering"')
+    if (options.docker) this.notImplemented('--docker', 'issue "Container mode and determinism"')
+    if (options.hdr) this.notImplemented('--hdr', 'issue "Media in compositions"')
+
+    const variables = {
+      ...options.variables,
+      ...(options.variablesFile ? await readVariablesFile(options.variablesFile) : {}),
+      ...(variablesText === undefined ? {} : parseVariablesText(variablesText)),
+    }
+    const controller = new AbortController()
+    const cancel = () => controller.abort(new EngineError('CANCELLED', 'the render was interrupted'))
+    process.once('SIGINT', cancel)
+    process.once('SIGTERM', cancel)
+    const run = (onEvent?: RenderEventListener) =>
+      renderComposition({composition: args.composition, options, variables, signal: controller.signal, onEvent})
+    try {
+      let result: RenderResult
+      if (options.json) result = await run(jsonLines)
+      else if (options.quiet) result = await run()
+      else result = await withProgress(`Rendering ${args.composition}`, run)
+      if (!options.json) this.log(summary(result, options.quiet))
+    } finally {
+      process.off('SIGINT', cancel)
+      process.off('SIGTERM', cancel)
+    }
+  }
+}
+
+function summary(result: RenderResult, quiet: boolean): string {
+  const path = relative(process.cwd(), result.output) || result.output
+  if (quiet) return path
+  const seconds = result.timings.totalMs / 1000
+  const mb = (result.bytes / 1e6).toFixed(2)
+  return `${path}: ${result.totalFrames} frames, ${result.durationSeconds.toFixed(2)} s of video, ${mb} MB, rendered in ${seconds.toFixed(1)} s (${(result.totalFrames / seconds).toFixed(1)} frames/s)`
+}

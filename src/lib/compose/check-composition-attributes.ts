@@ -1,0 +1,53 @@
+import {describeElement, lineOf} from './load-html.js'
+import type {NumberAttribute, ParsedComposition} from './parse-composition.js'
+
+export interface CompositionAttributeProblem {
+  code: 'composition-id-missing' | 'composition-attribute-missing' | 'composition-attribute-invalid'
+  message: string
+  line?: number
+}
+
+/**
+ * The composition element must exist and carry an id. The top-level file also needs a positive
+ * integer `data-width`/`data-height` and a positive `data-duration`; in a sub-composition they are
+ * optional but must be valid when written.
+ */
+export function checkCompositionAttributes(parsed: ParsedComposition, options: {isRoot: boolean}): CompositionAttributeProblem[] {
+  const {root} = parsed
+  if (!root || !parsed.id) {
+    return [
+      {
+        code: 'composition-id-missing',
+        message:
+          'no composition element: put data-composition-id="main" on <html> or on the top element of the composition' +
+          (options.isRoot ? ', together with data-width, data-height and data-duration' : ''),
+        line: root ? lineOf(root, 'data-composition-id') : parsed.htmlElement && lineOf(parsed.htmlElement),
+      },
+    ]
+  }
+  const problems: CompositionAttributeProblem[] = []
+  const check = (name: string, attribute: NumberAttribute, integer: boolean, example: string) => {
+    if (attribute.raw === undefined) {
+      if (options.isRoot) {
+        problems.push({
+          code: 'composition-attribute-missing',
+          message: `the root composition element ${describeElement(root)} has no ${name}; add for example ${name}="${example}"`,
+          line: lineOf(root),
+        })
+      }
+      return
+    }
+    const value = attribute.value
+    if (value === undefined || value <= 0 || (integer && !Number.isInteger(value))) {
+      problems.push({
+        code: 'composition-attribute-invalid',
+        message: `${name}="${attribute.raw}" on ${describeElement(root)} must be a positive ${integer ? 'whole number of pixels' : 'number of seconds'}, for example ${name}="${example}"`,
+        line: attribute.line,
+      })
+    }
+  }
+  check('data-width', parsed.width, true, '1920')
+  check('data-height', parsed.height, true, '1080')
+  check('data-duration', parsed.duration, false, '5')
+  return problems
+}

@@ -1,0 +1,211 @@
+import {dirname, join, relative, resolve} from 'node:path'
+import type {AnyNode, Element} from 'domhandler'
+import {EngineError} from '../errors/engine-error.js'
+import {INSTANCE_ATTRIBUTE, type RuntimeInstance} from '../runtime/runtime-config.js'
+import {resolveVariables} from '../variables/resolve-variables.js'
+import {validateVariableValues, type VariableFinding} from '../variables/validate-values.js'
+import type {VariableDeclaration} from '../variables/variable-declaration.js'
+import {checkCompositionAttributes} from './check-composition-attributes.js'
+import {describeElement, isInsideTemplate} from './load-html.js'
+import {parseComposition, type HostSource, type ParsedComposition} from './parse-composition.js'
+import {parseVariableValues} from './parse-variable-values.js'
+import {readCompositionFile} from './read-composition-file.js'
+import {rebaseCssUrls, urlRebaser, type UrlRebaser} from './rebase-url.js'
+import {isInlineClassicScript, scopeScript} from './scope-script.js'
+import {scopeStylesheet} from './scope-stylesheet.js'
+
+export interface CompileOptions {
+  /** The command-line layer (`--variables` / `--variables-file`, parsed); applies to the top-level composition only. */
+  variables?: Record<string, unknown>
+  /** Findings become errors (the caller throws with `assertNoStrictErrors`). */
+  strictVariables?: boolean
+}
+
+export interface CompiledComposition {
+  /** Absolute path of the top-level file; the page must be loaded with its directory as base. */
+  file: string
+  compositionId: string
+  width: number
+  height: number
+  durationSeconds: number
+  /** The top-level composition's declarations. */
+  declarations: VariableDeclaration[]
+  /** Resolved top-level values: declared defaults < command-line overrides. */
+  variables: Record<string, unknown>
+  /** One entry per inlined sub-composition, keyed by the host's `data-engine-instance`. */
+  instances: Record<string, RuntimeInstance>
+  /** The page, with every sub-composition inlined. */
+  html: string
+  /** `undeclared` / `type-mismatch` / `enum-out-of-range`, from the command line and every host. */
+  findings: VariableFinding[]
+}
+
+const URL_ATTRIBUTES = ['src', 'href', 'poster', 'data-composition-src'] as const
+
+interface CompileContext {
+  rootDir: string
+  strict: boolean
+  instances: Record<string, RuntimeInstance>
+  findings: VariableFinding[]
+}
+
+interface PendingHost {
+  host: HostSource
+  /** Absolute path and display name of the file the host is written in. */
+  file: string
+  display: string
+  chain: string[]
+}
+
+/**
+ * Compiles a composition for rendering: checks the root attributes and declarations, resolves the
+ * variables, and inlines every sub-composition (recursively) into its host. Inside a host, the
+ * sub-composition's root element is inserted with its attributes; its styles are wrapped in
+ * `@scope`, its inline classic scripts run through `__engine.__runScoped`, and its relative URLs
+ * are rebased onto the top-level file's directory. External scripts and stylesheet links of a
+ * sub-composition are rebased but stay global; module scripts are left as they are. Content of a
+ * sub-composition file outside its root element, other than styles, stylesheet links and scripts,
+ * is not part of the composition and is dropped.
+ */
+export async function compileComposition(path: string, options: CompileOptions = {}): Promise<CompiledComposition> {
+  const file = resolve(path)
+  const parsed = parseComposition(await readCompositionFile(file, 'composition'))
+  const problems = checkCompositionAttributes(parsed, {isRoot: true})
+  if (problems.length > 0) {
+    throw new EngineError('COMPOSITION_INVALID', `${path}: ${problems.map((problem) => problem.message).join('; ')}`, {file: path, problems})
+  }
+  assertValidDeclarations(parsed, path)
+  const strict = options.strictVariables ?? false
+  const declarations = parsed.declarations.declarations
+  const compositionId = parsed.id!
+  const context: CompileContext = {
+    rootDir: dirname(file),
+    strict,
+    instances: {},
+    findings: options.variables
+      ? validateVariableValues(declarations, options.variables, {source: '--variables', compositionId, strict})
+      : [],
+  }
+  const pending: PendingHost[] = parsed.hosts.map((host) => ({host, file, display: path, chain: [file]}))
+  // Depth first, in document order, so instance keys follow the order of hosts in the final page.
+  let counter = 0
+  while (pending.length > 0) {
+    const next = pending.shift()!
+    const nested = await inlineHost(next, `i${++counter}`, context)
+    pending.unshift(...nested)
+  }
+  return {
+    file,
+    compositionId,
+    width: parsed.width.value!,
+    height: parsed.height.value!,
+    durationSeconds: parsed.duration.value!,
+    declarations,
+    variables: resolveVariables(declarations, options.variables),
+    instances: context.instances,
+    html: parsed.$.html(),
+    findings: context.findings,
+  }
+}
+
+async function inlineHost({host, file, display, chain}: PendingHost, key: string, context: CompileContext): Promise<PendingHost[]> {
+  const where = `${describeElement(host.element)} in ${display}${host.line === undefined ? '' : `:${host.line}`}`
+  const subFile = resolve(dirname(file), host.src)
+  const subDisplay = join(dirname(display), host.src)
+  if (chain.includes(subFile)) {
+    const names = [...chain.slice(chain.indexOf(subFile)), subFile].map((path) => relative(context.rootDir, path))
+    throw new EngineError(
+      'COMPOSITION_INVALID',
+      `sub-composition cycle: ${names.join(' -> ')} (data-composition-src="${host.src}" on ${where}); a composition cannot include itself`,
+      {chain: names},
+    )
+  }
+  const sub = parseComposition(await readCompositionFile(subFile, `data-composition-src="${host.src}" on ${where}`))
+  const problems = checkCompositionAttributes(sub, {isRoot: false})
+  if (problems.length > 0 || !sub.root) {
+    throw new EngineError('COMPOSITION_INVALID', `${subDisplay} (included by ${where}): ${problems.map((problem) => problem.message).join('; ')}`, {
+      file: subDisplay,
+      problems,
+    })
+  }
+  assertValidDeclarations(sub, subDisplay)
+  const hostValues = parseVariableValues(host.variableValuesRaw)
+  if (!hostValues.ok) {
+    throw new EngineError('COMPOSITION_INVALID', `data-variable-values on ${where} is ${hostValues.error}`, {file: display, line: host.line})
+  }
+  const declarations = sub.declarations.declarations
+  context.findings.push(
+    ...validateVariableValues(declarations, hostValues.values, {
+      source: `data-variable-values on ${where}`,
+      compositionId: sub.id,
+      strict: context.strict,
+    }),
+  )
+  context.instances[key] = {compositionId: sub.id!, variables: resolveVariables(declarations, hostValues.values)}
+
+  scopeSubComposition(sub, key, urlRebaser(dirname(subFile), context.rootDir))
+  const content = compositionElement(sub)
+  const ownTemplate = templateContentOf(content)
+  const outside = (selector: string) =>
+    sub.$(selector).filter((_, element) => !isWithin(element, content) && !isInsideTemplate(element, ownTemplate))
+  const styles = outside('style, link[rel~="stylesheet" i]')
+  const scripts = outside('script')
+  sub.$(host.element).attr(INSTANCE_ATTRIBUTE, key).empty().append(styles, content, scripts)
+
+  return sub.hosts.map((nested) => ({host: nested, file: subFile, display: subDisplay, chain: [...chain, subFile]}))
+}
+
+function assertValidDeclarations(parsed: ParsedComposition, display: string): void {
+  const errors = parsed.declarations.problems.filter((problem) => problem.severity === 'error')
+  if (errors.length === 0) return
+  throw new EngineError(
+    'COMPOSITION_INVALID',
+    `${display}: invalid data-composition-variables:\n${errors.map((problem) => `  - ${problem.message}`).join('\n')}\nRun \`engine lint ${display}\` for details.`,
+    {file: display, problems: errors},
+  )
+}
+
+/** Rebases URLs, scopes styles and scripts, in place, across the whole sub-composition document. */
+function scopeSubComposition(sub: ParsedComposition, key: string, rebase: UrlRebaser): void {
+  const {$} = sub
+  for (const element of $('*').toArray() as Element[]) {
+    for (const attribute of URL_ATTRIBUTES) {
+      const value = element.attribs[attribute]
+      if (value !== undefined) element.attribs[attribute] = rebase(value)
+    }
+    if (element.attribs.style !== undefined) element.attribs.style = rebaseCssUrls(element.attribs.style, rebase)
+  }
+  $('style').each((_, element) => {
+    $(element).text(scopeStylesheet($(element).text(), key, rebase))
+  })
+  $('script').each((_, element) => {
+    if (isInlineClassicScript(element)) $(element).text(scopeScript($(element).text(), key))
+  })
+}
+
+/**
+ * The element inserted into the host. When `<html>` itself is the composition element, a `<div>`
+ * with its attributes takes its place and receives the body's content.
+ */
+function compositionElement(sub: ParsedComposition): Element {
+  const root = sub.root!
+  if (root !== sub.htmlElement) return root
+  const {$} = sub
+  const wrapper = $('<div></div>')
+  for (const [name, value] of Object.entries(root.attribs)) wrapper.attr(name, value)
+  wrapper.append($('body').contents())
+  return wrapper[0] as Element
+}
+
+/** The `<template>` content the element sits in, if any: styles and scripts there belong to the composition. */
+function templateContentOf(element: Element): AnyNode | null {
+  for (let current = element.parent; current; current = current.parent) {
+    if (current.type === 'root' && current.parent?.type === 'tag' && (current.parent as Element).name === 'template') return current
+  }
+  return null
+}
+
+function isWithin(node: AnyNode, ancestor: AnyNode): boolean {
+  for (let current: AnyNode | null = node; current; current = current.parent) if (current === ancestor) return true
+  return false
+}

@@ -1,0 +1,100 @@
+import {mkdir, mkdtemp, rename, rm, stat} from 'node:fs/promises'
+import {tmpdir} from 'node:os'
+import {dirname, join} from 'node:path'
+import {EngineError} from '../errors/engine-error.js'
+import type {RenderPlan} from '../plan/render-plan.js'
+import {assembleFrameDirectory} from './assemble-frame-directory.js'
+import {copySegmentsArgs} from './concat-input.js'
+import type {AssemblyContext, ImageStreamFormat, SegmentRef, VideoSegmentFormat} from './format-plugin.js'
+import {getFormat} from './format-registry.js'
+import {partialPath} from './partial-path.js'
+import {probeFrameCount} from './probe-frame-count.js'
+import {runFfmpeg} from './run-ffmpeg.js'
+
+export interface AssembleOutputOptions {
+  plan: RenderPlan
+  /** Worker outputs (files, or directories for frame-file formats) with their frame ranges. */
+  segments: readonly SegmentRef[]
+  outputPath: string
+  ffmpeg: {ffmpegPath: string; ffprobePath: string}
+  signal?: AbortSignal
+}
+
+/**
+ * Joins the workers' outputs into the final file without re-encoding (GIF: its one encode). The
+ * result is written next to the output under a hidden temporary name, its frames are counted, and
+ * only then is it renamed over the output: a failed render leaves nothing at the output path.
+ */
+export async function assembleOutput(options: AssembleOutputOptions): Promise<void> {
+  const plugin = getFormat(options.plan.format)
+  const expectedFrames = options.plan.totalFrames
+  assertSegmentsCover(options.segments, expectedFrames, options.outputPath)
+  if (plugin.worker === 'frame-files') {
+    await assembleFrameDirectory({plugin, segments: options.segments, outputPath: options.outputPath, expectedFrames})
+    return
+  }
+  await assertNotDirectory(options.outputPath, plugin.extension)
+  await mkdir(dirname(options.outputPath), {recursive: true})
+  const partial = partialPath(options.outputPath, plugin.extension)
+  const scratchDir = await mkdtemp(join(tmpdir(), 'engine-assemble-'))
+  try {
+    await plugin.assemble(assemblyContext(plugin, options, partial, scratchDir))
+    if (options.signal?.aborted) throw new EngineError('CANCELLED', `assembling ${options.outputPath}: cancelled`)
+    const frames = await probeFrameCount(options.ffmpeg.ffprobePath, partial)
+    if (frames !== expectedFrames) {
+      throw new EngineError('ENCODE_FAILED', `assembling ${options.outputPath}: the result has ${frames} frames, expected ${expectedFrames}`, {
+        frames,
+        expectedFrames,
+      })
+    }
+    await rename(partial, options.outputPath)
+  } catch (error) {
+    await rm(partial, {force: true})
+    throw error
+  } finally {
+    await rm(scratchDir, {recursive: true, force: true})
+  }
+}
+
+/** Segments must be in frame order, touching, and cover every frame exactly once. */
+function assertSegmentsCover(segments: readonly SegmentRef[], totalFrames: number, outputPath: string): void {
+  let next = 0
+  for (const segment of segments) {
+    if (segment.range.start !== next || segment.range.end <= segment.range.start) {
+      throw new EngineError('INTERNAL', `assembling ${outputPath}: segment ${segment.path} covers frames ${segment.range.start}-${segment.range.end - 1}, expected one starting at frame ${next}`, {
+        segments,
+      })
+    }
+    next = segment.range.end
+  }
+  if (next !== totalFrames) {
+    throw new EngineError('INTERNAL', `assembling ${outputPath}: the segments cover frames 0-${next - 1}, the render has ${totalFrames}`, {segments})
+  }
+}
+
+function assemblyContext(
+  plugin: VideoSegmentFormat | ImageStreamFormat,
+  options: AssembleOutputOptions,
+  outputPath: string,
+  scratchDir: string,
+): AssemblyContext {
+  const what = `assembling ${options.outputPath} (${plugin.name})`
+  return {
+    plan: options.plan,
+    segments: options.segments,
+    outputPath,
+    scratchDir,
+    ffmpeg: (args, runOptions) =>
+      runFfmpeg(options.ffmpeg.ffmpegPath, args, {what, signal: options.signal, stdinFiles: runOptions?.stdinFiles}),
+    copySegments: () => copySegmentsArgs(options.segments, options.plan.fps, join(scratchDir, 'segments.txt')),
+  }
+}
+
+async function assertNotDirectory(outputPath: string, extension: string): Promise<void> {
+  const existing = await stat(outputPath).catch(() => undefined)
+  if (existing?.isDirectory()) {
+    throw new EngineError('INVALID_FLAG', `--output: ${outputPath} is a directory; give a file path such as ${join(outputPath, 'video')}${extension}`, {
+      output: outputPath,
+    })
+  }
+}

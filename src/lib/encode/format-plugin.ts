@@ -1,0 +1,107 @@
+import type {FrameRange, RenderPlan} from '../plan/render-plan.js'
+import type {GpuEncoder} from './gpu/gpu-encoders.js'
+import type {EncodeSettings} from './rate-control.js'
+
+/** How the output carries audio (audio itself arrives in a later stage). */
+export type AudioKind = 'aac' | 'opus' | 'none' | 'sidecar'
+
+/**
+ * What each capture worker makes from its contiguous frame range:
+ * - `video-segment`: pipes its images into its own ffmpeg, producing a segment that starts on a
+ *   keyframe; assembly joins the segments by stream copy (no re-encode).
+ * - `image-stream`: appends the captured images to a file unchanged (no CPU spent); assembly
+ *   encodes all of them once (formats that cannot be cut, such as GIF).
+ * - `frame-files`: writes one file per frame; assembly moves them into the output directory.
+ */
+export type WorkerOutputKind = 'video-segment' | 'image-stream' | 'frame-files'
+
+/** ffmpeg arguments around the image pipe input: `[...input, -f image2pipe ... -i pipe:0, ...output, path]`. */
+export interface FfmpegArgs {
+  input: string[]
+  output: string[]
+}
+
+export interface SegmentArgsContext {
+  plan: RenderPlan
+  range: FrameRange
+  /** The hardware encoder chosen for this render (see selectGpuEncoder) when plan.encode.gpu is set. */
+  gpuEncoder?: GpuEncoder
+}
+
+/** One worker's output and the frames it holds. */
+export interface SegmentRef {
+  path: string
+  range: FrameRange
+}
+
+export interface AssemblyContext {
+  plan: RenderPlan
+  /** Worker outputs in frame order, together covering frames 0 to totalFrames. */
+  segments: readonly SegmentRef[]
+  /** Temporary file to write; it replaces the real output only after assemble resolves. */
+  outputPath: string
+  /** Private directory for intermediates (palettes, lists); removed afterwards. */
+  scratchDir: string
+  /** Runs ffmpeg (quiet, overwriting); `stdinFiles` are streamed into `-i pipe:0` one after another. */
+  ffmpeg(args: string[], options?: {stdinFiles?: readonly string[]}): Promise<void>
+  /**
+   * Arguments that read every segment back to back and stream-copy the video with exact frame
+   * timestamps (concat demuxer); append muxer options and the output path.
+   */
+  copySegments(): Promise<string[]>
+}
+
+interface FormatPluginBase {
+  /** The `--format` value. Lowercase letters, digits and dashes. */
+  readonly name: string
+  readonly description: string
+  /** Alpha formats are captured as PNG over a transparent page background; others as JPEG. */
+  readonly alpha: boolean
+  readonly audio: AudioKind
+  /** Highest frame rate the format can play (GIF: 30); the planner clamps `--fps` to it. */
+  readonly maxFps?: number
+  /** Chroma subsampling that needs even width and height (H.264 yuv420p). */
+  readonly evenDimensions: boolean
+  /** Whether `--crf` / `--video-bitrate` / `--quality` change the result. */
+  readonly rateControl: boolean
+  /** Whether `--gpu` can pick a hardware encoder for this format. */
+  readonly gpu: boolean
+  /** `ffmpeg -encoders` names this format needs for these settings (for `engine doctor`). */
+  requiredEncoders(encode: EncodeSettings): string[]
+}
+
+export interface VideoSegmentFormat extends FormatPluginBase {
+  readonly worker: 'video-segment'
+  /** Extension of the output file, with the dot. */
+  readonly extension: string
+  /** Extension of a worker's segment file, with the dot. */
+  readonly segmentExtension: string
+  segmentArgs(context: SegmentArgsContext): FfmpegArgs
+  assemble(context: AssemblyContext): Promise<void>
+}
+
+export interface ImageStreamFormat extends FormatPluginBase {
+  readonly worker: 'image-stream'
+  readonly extension: string
+  assemble(context: AssemblyContext): Promise<void>
+}
+
+export interface FrameFilesFormat extends FormatPluginBase {
+  readonly worker: 'frame-files'
+  /** Name of frame `index` inside the output directory. */
+  frameFileName(index: number): string
+  /** Matches names frameFileName produces; stale ones from an earlier render are removed. */
+  readonly frameFilePattern: RegExp
+}
+
+export type FormatPlugin = VideoSegmentFormat | ImageStreamFormat | FrameFilesFormat
+
+/** The output file extension, or undefined when the format writes a directory. */
+export function outputExtension(plugin: FormatPlugin): string | undefined {
+  return plugin.worker === 'frame-files' ? undefined : plugin.extension
+}
+
+/** Image format the capture worker must produce for this plugin. */
+export function captureImageFormat(plugin: FormatPlugin): 'jpeg' | 'png' {
+  return plugin.alpha ? 'png' : 'jpeg'
+}

@@ -1,0 +1,10 @@
+import {randomUUID} from 'node:crypto'
+import {basename, dirname, join} from 'node:path'
+
+/**
+ * A hidden, unique name next to `outputPath` for writing the result before it is complete. Being in
+ * the same directory keeps the final rename on one filesystem, hence atomic.
+ */
+export function partialPath(outputPath: string, extension = ''): string {
+  return join(dirname(outputPath), `.${basename(outputPath)}.${randomUUID().slice(0, 8)}.partial${extension}`)
+}

@@ -1,0 +1,38 @@
+export const LINT_CODES = [
+  {code: 'variables-malformed', severity: 'error', description: 'data-composition-variables is not valid JSON, not an array, or holds an entry that is not an object'},
+  {code: 'variable-missing-field', severity: 'error', description: 'a declaration lacks one of the required fields id, type, label, default'},
+  {code: 'variable-invalid-field', severity: 'error', description: 'a declaration field has the wrong form (for example a non-string label or a negative maxLength)'},
+  {code: 'variable-default-mismatch', severity: 'error', description: 'default does not match the declared type (a color default must be "#rrggbb")'},
+  {code: 'variable-unknown-type', severity: 'warning', description: 'type is not string, number, color, boolean or enum; the declaration is ignored and values for it are undeclared'},
+  {code: 'variable-duplicate-id', severity: 'error', description: 'two declarations share an id'},
+  {code: 'enum-missing-options', severity: 'error', description: 'an enum declaration has no options list (or an empty one)'},
+  {code: 'enum-default-not-option', severity: 'error', description: "an enum's default is not one of its option values"},
+  {code: 'composition-id-missing', severity: 'error', description: 'no element carries data-composition-id'},
+  {code: 'composition-attribute-missing', severity: 'error', description: 'the root composition lacks data-width, data-height or data-duration'},
+  {code: 'composition-attribute-invalid', severity: 'error', description: 'data-width/data-height is not a positive whole number, or data-duration is not a positive number'},
+  {code: 'clip-timing-invalid', severity: 'error', description: 'data-start is empty or negative, data-duration is not a positive number, or data-track-index is not a whole number >= 0'},
+  {code: 'start-unknown-reference', severity: 'error', description: 'data-start names an id that no clip of the same composition carries'},
+  {code: 'start-cycle', severity: 'error', description: 'data-start references form a cycle'},
+  {code: 'sub-composition-not-found', severity: 'error', description: 'the file named by data-composition-src does not exist'},
+  {code: 'sub-composition-cycle', severity: 'error', description: 'a composition includes itself through data-composition-src'},
+  {code: 'variable-values-malformed', severity: 'error', description: 'data-variable-values is not a JSON object'},
+  {code: 'variable-values-undeclared', severity: 'error', description: 'data-variable-values sets a key the sub-composition does not declare'},
+  {code: 'variable-values-type-mismatch', severity: 'error', description: "a data-variable-values value does not match the sub-composition's declared type"},
+  {code: 'variable-values-enum-out-of-range', severity: 'error', description: 'a data-variable-values value for an enum is not one of its options'},
+  {code: 'color-grading-malformed', severity: 'error', description: 'data-color-grading is neither a JSON object nor a bare preset name'},
+  {code: 'color-grading-unknown-variable', severity: 'error', description: 'data-color-grading references $name / ${name} that the composition does not declare'},
+  {code: 'color-grading-partial-substitution', severity: 'warning', description: 'data-color-grading has $name inside a longer value; only a whole value is substituted'},
+  {code: 'background-with-alpha', severity: 'warning', description: 'html or body sets a background, which covers the transparency of an alpha format (mov, webm, png-sequence)'},
+] as const
+
+export type LintCode = (typeof LINT_CODES)[number]['code']
+export type LintSeverity = 'error' | 'warning'
+
+export interface LintFinding {
+  code: LintCode
+  severity: LintSeverity
+  message: string
+  /** The file as the user would name it: the path given to lint, or a sub-composition path joined onto it. */
+  file: string
+  line?: number
+}

@@ -1,0 +1,83 @@
+import {readFile} from 'node:fs/promises'
+import {dirname, join, resolve} from 'node:path'
+import {describeElement, lineOf} from '../compose/load-html.js'
+import {parseComposition, type HostSource, type ParsedComposition} from '../compose/parse-composition.js'
+import {parseVariableValues} from '../compose/parse-variable-values.js'
+import {readCompositionFile} from '../compose/read-composition-file.js'
+import {validateVariableValues} from '../variables/validate-values.js'
+import type {LintFinding} from './lint-codes.js'
+import {lintFile} from './lint-file.js'
+
+export interface LintOptions {
+  /** The intended output format has alpha (mov, webm, png-sequence): warn about html/body backgrounds. */
+  alpha?: boolean
+}
+
+/**
+ * Static checks of a composition and, recursively, of the sub-compositions it includes (each
+ * file once). Findings name the file as the user would: `path` as given, sub-compositions joined
+ * onto it. A missing top-level file is a COMPOSITION_NOT_FOUND error, not a finding.
+ */
+export async function lintComposition(path: string, options: LintOptions = {}): Promise<LintFinding[]> {
+  const findings: LintFinding[] = []
+  const parsedFiles = new Map<string, ParsedComposition | undefined>()
+
+  const visit = async (file: string, display: string, source: string, chain: string[]): Promise<ParsedComposition> => {
+    const parsed = parseComposition(source)
+    parsedFiles.set(file, parsed)
+    findings.push(...lintFile(parsed, display, {isRoot: chain.length === 0, alpha: options.alpha}))
+    for (const host of parsed.hosts) {
+      await visitHost(host, file, display, [...chain, file])
+    }
+    return parsed
+  }
+
+  const visitHost = async (host: HostSource, file: string, display: string, chain: string[]) => {
+    const add = (finding: Omit<LintFinding, 'file' | 'severity'>) => findings.push({...finding, severity: 'error', file: display})
+    const where = describeElement(host.element)
+    const values = parseVariableValues(host.variableValuesRaw)
+    if (!values.ok) {
+      add({code: 'variable-values-malformed', message: `data-variable-values on ${where} is ${values.error}`, line: lineOf(host.element, 'data-variable-values')})
+    }
+    const subFile = resolve(dirname(file), host.src)
+    const subDisplay = join(dirname(display), host.src)
+    const srcLine = lineOf(host.element, 'data-composition-src')
+    if (chain.includes(subFile)) {
+      add({code: 'sub-composition-cycle', message: `data-composition-src="${host.src}" on ${where} includes ${subDisplay}, which is already being included: a composition cannot include itself`, line: srcLine})
+      return
+    }
+    let sub = parsedFiles.get(subFile)
+    if (!parsedFiles.has(subFile)) {
+      const source = await readOptional(subFile)
+      sub = source === undefined ? undefined : await visit(subFile, subDisplay, source, chain)
+      parsedFiles.set(subFile, sub)
+    }
+    if (!sub) {
+      add({code: 'sub-composition-not-found', message: `data-composition-src="${host.src}" on ${where}: ${subDisplay} does not exist`, line: srcLine})
+      return
+    }
+    if (!values.ok) return
+    const valueFindings = validateVariableValues(sub.declarations.declarations, values.values, {
+      source: `data-variable-values on ${where}`,
+      compositionId: sub.id,
+    })
+    for (const finding of valueFindings) {
+      add({code: `variable-values-${finding.code}`, message: finding.message, line: lineOf(host.element, 'data-variable-values')})
+    }
+  }
+
+  const file = resolve(path)
+  await visit(file, path, await readCompositionFile(file, 'composition'), [])
+  // Files in the order they were first reached, each file's findings by line.
+  const fileOrder = [...new Set(findings.map((finding) => finding.file))]
+  const rank = (finding: LintFinding) => fileOrder.indexOf(finding.file)
+  return findings.sort((a, b) => rank(a) - rank(b) || (a.line ?? 0) - (b.line ?? 0))
+}
+
+async function readOptional(path: string): Promise<string | undefined> {
+  try {
+    return await readFile(path, 'utf8')
+  } catch {
+    return undefined
+  }
+}

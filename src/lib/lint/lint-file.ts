@@ -1,0 +1,104 @@
+import {checkCompositionAttributes} from '../compose/check-composition-attributes.js'
+import {parseColorGrading} from '../compose/color-grading-references.js'
+import {lineOf} from '../compose/load-html.js'
+import type {ClipSource, ParsedComposition} from '../compose/parse-composition.js'
+import {resolveTiming, type TimingItem} from '../compose/resolve-timing.js'
+import {declarationLine} from './declaration-line.js'
+import {findBackgroundOnRoot} from './find-background-on-root.js'
+import type {LintCode, LintFinding, LintSeverity} from './lint-codes.js'
+
+export interface LintFileOptions {
+  /** The top-level file: root attributes are required and the alpha background check applies. */
+  isRoot: boolean
+  /** The output format has alpha (mov, webm, png-sequence). */
+  alpha?: boolean
+}
+
+/** Everything that can be checked inside one file; sub-compositions are followed by the caller. */
+export function lintFile(parsed: ParsedComposition, file: string, options: LintFileOptions): LintFinding[] {
+  const findings: LintFinding[] = []
+  const add = (code: LintCode, severity: LintSeverity, message: string, line: number | undefined) =>
+    findings.push(line === undefined ? {code, severity, message, file} : {code, severity, message, file, line})
+
+  for (const problem of checkCompositionAttributes(parsed, {isRoot: options.isRoot})) {
+    add(problem.code, 'error', problem.message, problem.line)
+  }
+  for (const problem of parsed.declarations.problems) {
+    add(problem.code, problem.severity, problem.message, declarationLine(parsed, problem.index))
+  }
+  lintTiming(parsed.clips, add)
+  lintColorGrading(parsed, add)
+  if (options.isRoot && options.alpha) {
+    for (const background of findBackgroundOnRoot(parsed.$)) add('background-with-alpha', 'warning', background.message, background.line)
+  }
+  return findings
+}
+
+type Add = (code: LintCode, severity: LintSeverity, message: string, line: number | undefined) => void
+
+function lintTiming(clips: ClipSource[], add: Add): void {
+  const items: TimingItem[] = []
+  for (const clip of clips) {
+    const {element} = clip
+    const startInvalid =
+      clip.startRaw !== undefined && (clip.startRaw.trim() === '' || (typeof clip.start === 'number' && (clip.start < 0 || !Number.isFinite(clip.start))))
+    if (startInvalid) {
+      add('clip-timing-invalid', 'error', `data-start="${clip.startRaw}" must be seconds >= 0 or the id of the clip this one follows`, lineOf(element, 'data-start'))
+    }
+    const {duration, trackIndex} = clip
+    if (duration.raw !== undefined && (duration.value === undefined || duration.value <= 0)) {
+      add('clip-timing-invalid', 'error', `data-duration="${duration.raw}" must be a positive number of seconds`, duration.line)
+    }
+    if (trackIndex.raw !== undefined && (trackIndex.value === undefined || trackIndex.value < 0 || !Number.isInteger(trackIndex.value))) {
+      add('clip-timing-invalid', 'error', `data-track-index="${trackIndex.raw}" must be a whole number >= 0`, trackIndex.line)
+    }
+    items.push({key: clip.key, id: clip.id, start: startInvalid ? 0 : clip.start, duration: duration.value})
+  }
+  const byKey = new Map(clips.map((clip) => [clip.key, clip]))
+  for (const finding of resolveTiming(items).findings) {
+    const clip = byKey.get(finding.key)!
+    const line = lineOf(clip.element, 'data-start')
+    if (finding.kind === 'unknown-reference') {
+      const ids = clips.flatMap((candidate) => (candidate.id ? [candidate.id] : []))
+      add(
+        'start-unknown-reference',
+        'error',
+        `data-start="${finding.reference}" names no clip of this composition (${ids.length > 0 ? `clip ids: ${ids.join(', ')}` : 'no clip has an id'}); use seconds or the id of the clip to follow`,
+        line,
+      )
+    } else if (finding.kind === 'cycle') {
+      add('start-cycle', 'error', `data-start references form a cycle: ${finding.chain.join(' -> ')}; one of them must start at a time in seconds`, line)
+    }
+  }
+}
+
+function lintColorGrading(parsed: ParsedComposition, add: Add): void {
+  const declared = new Set(parsed.declarations.declarations.map((declaration) => declaration.id))
+  for (const media of parsed.media) {
+    if (media.colorGradingRaw === undefined) continue
+    const line = lineOf(media.element, 'data-color-grading')
+    const grading = parseColorGrading(media.colorGradingRaw)
+    if (!grading.ok) {
+      add('color-grading-malformed', 'error', `data-color-grading on <${media.tag}> is ${grading.error}`, line)
+      continue
+    }
+    for (const reference of grading.references) {
+      if (!reference.whole) {
+        add(
+          'color-grading-partial-substitution',
+          'warning',
+          `data-color-grading field "${reference.path}" contains $${reference.name} inside a longer value; it is not substituted: only a field whose whole value is "$${reference.name}" is`,
+          line,
+        )
+      } else if (!declared.has(reference.name)) {
+        const names = [...declared]
+        add(
+          'color-grading-unknown-variable',
+          'error',
+          `data-color-grading field "${reference.path}" uses $${reference.name}, which is not a declared variable of this composition (${names.length > 0 ? `declared: ${names.join(', ')}` : 'it declares none'})`,
+          line,
+        )
+      }
+    }
+  }
+}

@@ -1,0 +1,28 @@
+import type {LintFinding} from './lint-codes.js'
+
+export interface LintReport {
+  file: string
+  findings: LintFinding[]
+  errors: number
+  warnings: number
+}
+
+export function lintReport(file: string, findings: LintFinding[]): LintReport {
+  const errors = findings.filter((finding) => finding.severity === 'error').length
+  return {file, findings, errors, warnings: findings.length - errors}
+}
+
+/** One line per finding, `file:line  severity  code  message`, then a summary line. */
+export function formatLintReport(report: LintReport): string {
+  const lines = report.findings.map((finding) => {
+    const location = finding.line === undefined ? finding.file : `${finding.file}:${finding.line}`
+    return `${location}  ${finding.severity}  ${finding.code}  ${finding.message}`
+  })
+  const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`
+  lines.push(
+    report.findings.length === 0
+      ? `${report.file}: no problems found`
+      : `${report.file}: ${plural(report.errors, 'error')}, ${plural(report.warnings, 'warning')}`,
+  )
+  return lines.join('\n') + '\n'
+}

@@ -1,0 +1,40 @@
+import type {ErrorJson} from '../errors/engine-error.js'
+
+export type RenderStage = 'compile' | 'launch' | 'capture' | 'assemble' | 'done'
+
+/**
+ * What a render reports while it runs; `--json` prints one per line, the server relays them as
+ * server-sent events, and the progress display draws them.
+ */
+export type RenderEvent =
+  | {
+      type: 'start'
+      composition: string
+      output: string
+      format: string
+      width: number
+      height: number
+      fps: string
+      totalFrames: number
+      durationSeconds: number
+      workers: number
+      quality: string
+      browser: {executablePath: string; source: string; beginFrame: boolean}
+      ffmpeg: {path: string; version: string}
+      variables: Record<string, unknown>
+    }
+  | {type: 'stage'; stage: RenderStage}
+  | {type: 'progress'; stage: RenderStage; frame: number; totalFrames: number; framesPerSecond: number; etaSeconds: number | null}
+  | {type: 'warning'; code: string; message: string}
+  | {
+      type: 'done'
+      output: string
+      bytes: number
+      totalFrames: number
+      durationSeconds: number
+      framesPerSecond: number
+      timings: {compileMs: number; captureMs: number; assembleMs: number; totalMs: number}
+    }
+  | {type: 'error'; error: ErrorJson}
+
+export type RenderEventListener = (event: RenderEvent) => void

@@ -1,0 +1,51 @@
+import type {TimingFinding} from '../compose/resolve-timing.js'
+
+/**
+ * What the Node side and the in-page runtime (`window.__engine`) exchange. Plain JSON only: every
+ * value crosses the DevTools protocol by value.
+ */
+
+/** An uncaught exception or unhandled rejection seen in the page. */
+export interface PageErrorRecord {
+  kind: 'error' | 'unhandledrejection'
+  message: string
+  /** Script URL the error came from, when the browser knows it. */
+  source?: string
+  line?: number
+  column?: number
+}
+
+/** What `__engine.ready()` is waiting for; a readiness timeout names the stage it stopped at. */
+export type ReadyStage = 'load' | 'fonts' | 'images' | 'scripts' | 'timing' | 'ready'
+
+export interface ReadinessState {
+  stage: ReadyStage
+  /** Stage detail, e.g. the URLs of images that have not decoded yet. */
+  pending: string[]
+}
+
+export interface ReadyReport {
+  errors: PageErrorRecord[]
+  /** Clips whose `data-start` could not be resolved from the live DOM (they show from their parent's start). */
+  timingFindings: TimingFinding[]
+  /** Elements with clip timing the runtime shows and hides. */
+  clipCount: number
+}
+
+/** Result of `__engine.seek(frame)`: the first page error recorded so far, if any. */
+export type SeekResult = PageErrorRecord | null
+
+/** The page API the Node side calls through `Runtime.evaluate`. */
+export interface EnginePageApi {
+  getVariables(): Partial<Record<string, unknown>>
+  ready(): Promise<ReadyReport>
+  readiness(): ReadinessState
+  seek(frame: number): Promise<SeekResult>
+  errors(): PageErrorRecord[]
+}
+
+export const ENGINE_GLOBAL = '__engine'
+/** Set on clips outside their time window; the runtime's stylesheet hides them and everything inside. */
+export const HIDDEN_ATTRIBUTE = 'data-engine-hidden'
+/** First millisecond of virtual `Date` time: 2024-01-01T00:00:00Z. */
+export const VIRTUAL_EPOCH_MS = Date.UTC(2024, 0, 1)

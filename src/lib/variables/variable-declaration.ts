@@ -1,0 +1,77 @@
+import {z} from 'zod'
+
+export const VARIABLE_TYPES = ['string', 'number', 'color', 'boolean', 'enum'] as const
+export type VariableType = (typeof VARIABLE_TYPES)[number]
+
+export const COLOR_PATTERN = /^#[0-9a-fA-F]{6}$/
+
+const base = {id: z.string().min(1, 'must be a non-empty string'), label: z.string()}
+
+const stringVariable = z.object({
+  ...base,
+  type: z.literal('string'),
+  default: z.string(),
+  placeholder: z.string().optional(),
+  maxLength: z.number().int().nonnegative().optional(),
+})
+
+const numberVariable = z.object({
+  ...base,
+  type: z.literal('number'),
+  default: z.number().refine(Number.isFinite, 'must be a finite number'),
+  min: z.number().optional(),
+  max: z.number().optional(),
+  step: z.number().positive().optional(),
+  unit: z.string().optional(),
+})
+
+const colorVariable = z.object({
+  ...base,
+  type: z.literal('color'),
+  default: z.string().regex(COLOR_PATTERN, 'must be a #rrggbb color'),
+})
+
+const booleanVariable = z.object({...base, type: z.literal('boolean'), default: z.boolean()})
+
+const enumOption = z.object({value: z.string(), label: z.string()})
+
+const enumVariable = z.object({
+  ...base,
+  type: z.literal('enum'),
+  default: z.string(),
+  options: z.array(enumOption).min(1, 'must list at least one option'),
+})
+
+/** One declaration of `data-composition-variables`, after validation; unknown keys are stripped. */
+export const variableDeclarationSchema = z.discriminatedUnion('type', [
+  stringVariable,
+  numberVariable,
+  colorVariable,
+  booleanVariable,
+  enumVariable,
+])
+
+export type VariableDeclaration = z.infer<typeof variableDeclarationSchema>
+export type EnumVariableDeclaration = z.infer<typeof enumVariable>
+
+export function isVariableType(value: unknown): value is VariableType {
+  return typeof value === 'string' && (VARIABLE_TYPES as readonly string[]).includes(value)
+}
+
+/** Human wording of what a value of this declaration must look like. */
+export function describeExpected(declaration: VariableDeclaration): string {
+  switch (declaration.type) {
+    case 'color':
+      return 'a "#rrggbb" color string'
+    case 'enum':
+      return `one of ${declaration.options.map((option) => JSON.stringify(option.value)).join(', ')}`
+    case 'boolean':
+      return 'true or false'
+    default:
+      return `a ${declaration.type}`
+  }
+}
+
+export function defaultValues(declarations: readonly VariableDeclaration[]): Record<string, unknown> {
+  return Object.fromEntries(declarations.map((declaration) => [declaration.id, declaration.default]))
+}

@@ -1,0 +1,69 @@
+import {mkdtemp, rm, symlink} from 'node:fs/promises'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {checkFormatEncoders} from '../../src/lib/encode/format-encoder-status.js'
+import {listEncoders, parseEncoderList} from '../../src/lib/encode/list-encoders.js'
+import {resolveFfmpeg} from '../../src/lib/encode/resolve-ffmpeg.js'
+
+describe('resolveFfmpeg', () => {
+  let dir: string
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'engine-ffmpeg-path-'))
+    await symlink('/usr/bin/ffmpeg', join(dir, 'ffmpeg'))
+    await symlink('/usr/bin/ffprobe', join(dir, 'ffprobe'))
+  })
+  afterAll(() => rm(dir, {recursive: true, force: true}))
+
+  it('finds ffmpeg and ffprobe on PATH and reads the version', async () => {
+    const info = await resolveFfmpeg({env: {PATH: `/nonexistent:${dir}`}})
+    expect(info).toMatchObject({ffmpegPath: join(dir, 'ffmpeg'), ffprobePath: join(dir, 'ffprobe'), source: 'path'})
+    expect(info.version).toMatch(/^\d+\.\d+/)
+  })
+
+  it('prefers ENGINE_FFMPEG_PATH / ENGINE_FFPROBE_PATH over PATH, and an explicit option over both', async () => {
+    const fromEnv = await resolveFfmpeg({env: {PATH: '/usr/bin', ENGINE_FFMPEG_PATH: join(dir, 'ffmpeg'), ENGINE_FFPROBE_PATH: join(dir, 'ffprobe')}})
+    expect(fromEnv).toMatchObject({ffmpegPath: join(dir, 'ffmpeg'), ffprobePath: join(dir, 'ffprobe'), source: 'env'})
+    const explicit = await resolveFfmpeg({ffmpegPath: '/usr/bin/ffmpeg', env: {PATH: '', ENGINE_FFMPEG_PATH: join(dir, 'ffmpeg')}})
+    // ffprobe is taken from next to the chosen ffmpeg: the same build.
+    expect(explicit).toMatchObject({ffmpegPath: '/usr/bin/ffmpeg', ffprobePath: '/usr/bin/ffprobe', source: 'option'})
+  })
+
+  it('a broken ENGINE_FFMPEG_PATH is an error naming it, never silently replaced by PATH', async () => {
+    await expect(resolveFfmpeg({env: {PATH: '/usr/bin', ENGINE_FFMPEG_PATH: '/nope/ffmpeg'}})).rejects.toMatchObject({
+      code: 'FFMPEG_NOT_FOUND',
+      message: expect.stringContaining('ENGINE_FFMPEG_PATH="/nope/ffmpeg"'),
+    })
+  })
+
+  it('without any ffmpeg says how to install it', async () => {
+    await expect(resolveFfmpeg({env: {PATH: dir + '-missing'}})).rejects.toMatchObject({
+      code: 'FFMPEG_NOT_FOUND',
+      message: expect.stringContaining('apt-get install -y ffmpeg'),
+    })
+  })
+})
+
+describe('encoders', () => {
+  it('lists the encoders of this ffmpeg build', async () => {
+    const encoders = await listEncoders('/usr/bin/ffmpeg')
+    for (const name of ['libx264', 'libvpx-vp9', 'prores_ks', 'gif', 'png', 'mjpeg']) expect(encoders.has(name)).toBe(true)
+    expect(encoders.has('=')).toBe(false)
+  })
+
+  it('parses the -encoders table, skipping its legend', () => {
+    const text = ' V..... = Video\n ------\n V....D libx264              libx264 H.264\n A....D aac                  AAC\n'
+    expect([...parseEncoderList(text)]).toEqual(['libx264', 'aac'])
+  })
+
+  it('tells engine doctor which encoders each format needs and whether they are here', async () => {
+    const status = await checkFormatEncoders('/usr/bin/ffmpeg')
+    expect(status).toEqual([
+      {format: 'mp4', required: ['libx264'], missing: [], available: true},
+      {format: 'mov', required: ['prores_ks'], missing: [], available: true},
+      {format: 'webm', required: ['libvpx-vp9'], missing: [], available: true},
+      {format: 'gif', required: ['gif', 'png'], missing: [], available: true},
+      {format: 'png-sequence', required: [], missing: [], available: true},
+    ])
+  })
+})
