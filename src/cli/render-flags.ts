@@ -19,6 +19,7 @@ export const renderFlags = {
   batch: Flags.string({description: 'JSON array of variable rows, or an object with a "rows" array'}),
   'batch-concurrency': Flags.integer({description: 'rows rendered at once (default 1)'}),
   'batch-fail-fast': Flags.boolean({description: 'stop launching new rows after the first failure'}),
+  resume: Flags.boolean({description: 'with --batch: render only the rows the existing manifest.json does not record as completed'}),
   variables: Flags.string({description: 'variable overrides as JSON object text'}),
   'variables-file': Flags.string({description: 'variable overrides from a JSON file'}),
   'strict-variables': Flags.boolean({description: 'turn variable warnings into errors'}),

@@ -1,8 +1,10 @@
 import {Args} from '@oclif/core'
 import {relative} from 'node:path'
 import {BaseCommand} from '../cli/base-command.js'
+import {assertNoFailedRows, batchJsonLines, batchLines} from '../cli/batch-progress.js'
 import {renderFlags, renderFlagsToOptions} from '../cli/render-flags.js'
 import {jsonLines, withProgress} from '../cli/render-progress.js'
+import {renderBatch} from '../lib/batch/render-batch.js'
 import {loadConfig} from '../lib/config/load-config.js'
 import {EngineError} from '../lib/errors/engine-error.js'
 import {parseRenderOptions} from '../lib/plan/render-options.js'
@@ -23,11 +25,12 @@ export default class Render extends BaseCommand {
 
   async run(): Promise<void> {
     const {args, flags} = await this.parse(Render)
-    const {variables: variablesText, ...otherFlags} = flags
+    // --resume steers this one command run; it is not a render option (config, server, SDK).
+    const {variables: variablesText, resume, ...otherFlags} = flags
     const config = await loadConfig()
     const fromFlags = parseRenderOptions(renderFlagsToOptions(otherFlags))
     const options = resolveRenderOptions(config.options, fromFlags)
-    if (options.batch) this.notImplemented('--batch', 'issue "Batch rendering"')
+    if (resume && !options.batch) throw new EngineError('INVALID_FLAG', '--resume only applies to a batch: add --batch <rows.json>')
     if (options.docker) this.notImplemented('--docker', 'issue "Container mode and determinism"')
     if (options.hdr) this.notImplemented('--hdr', 'issue "Media in compositions"')
 
@@ -43,6 +46,22 @@ export default class Render extends BaseCommand {
     const run = (onEvent?: RenderEventListener) =>
       renderComposition({composition: args.composition, options, variables, signal: controller.signal, onEvent})
     try {
+      if (options.batch) {
+        const onEvent = options.json ? batchJsonLines : options.quiet ? undefined : batchLines((line) => this.log(line))
+        const batch = await renderBatch({
+          composition: args.composition,
+          batchFile: options.batch,
+          options,
+          baseVariables: variables,
+          resume,
+          render: renderComposition,
+          signal: controller.signal,
+          onEvent,
+        })
+        if (options.quiet) this.log(relative(process.cwd(), batch.manifest))
+        assertNoFailedRows(batch)
+        return
+      }
       let result: RenderResult
       if (options.json) result = await run(jsonLines)
       else if (options.quiet) result = await run()

@@ -119,7 +119,7 @@ export class VirtualClock {
     this.currentNesting = timer.nesting
     try {
       if (typeof timer.handler === 'function') timer.handler(...timer.args)
-      // eslint-disable-next-line no-eval -- string handlers are part of the timer API; indirect eval runs them globally like the browser does
+      // String handlers are part of the timer API; indirect eval runs them in global scope as the browser does.
       else (0, eval)(timer.handler)
     } catch (error) {
       this.report(error)

@@ -1,0 +1,32 @@
+import {Flags} from '@oclif/core'
+import {BaseCommand} from '../cli/base-command.js'
+import {loadConfig} from '../lib/config/load-config.js'
+import type {DoctorCheck} from '../lib/doctor/doctor-check.js'
+import {runDoctor} from '../lib/doctor/run-doctor.js'
+
+const MARK: Record<DoctorCheck['status'], string> = {ok: 'ok     ', warning: 'warning', missing: 'missing'}
+
+export default class Doctor extends BaseCommand {
+  static override summary = 'Check the JavaScript runtime, ffmpeg, ffprobe, the browser and the container runtime'
+  static override examples = ['<%= config.bin %> doctor', '<%= config.bin %> doctor --json']
+  static override flags = {
+    json: Flags.boolean({description: 'machine-readable report'}),
+    'browser-path': Flags.string({description: 'check this browser executable instead of the one found automatically'}),
+  }
+
+  async run(): Promise<void> {
+    const {flags} = await this.parse(Doctor)
+    const config = await loadConfig()
+    const report = await runDoctor({browserPath: flags['browser-path'] ?? config.options.browserPath})
+    if (flags.json) {
+      this.log(JSON.stringify(report, null, 2))
+    } else {
+      for (const check of report.checks) {
+        this.log(`${MARK[check.status]}  ${check.name}${check.required ? '' : ' (optional)'}: ${check.summary}`)
+        if (check.fix) this.log(`         fix: ${check.fix}`)
+      }
+      this.log(report.ok ? '\nready to render' : '\nsomething required is missing: see the fixes above')
+    }
+    if (!report.ok) process.exitCode = 1
+  }
+}

@@ -1,0 +1,37 @@
+import type {RenderEvent} from '../render/render-events.js'
+import type {RowStatus, StatusCounts} from './batch-manifest.js'
+
+/**
+ * What a batch reports while it runs (`--json` prints one per line): the batch starting, each row
+ * changing status, each row's own render events tagged with `row`, batch-level warnings, and one
+ * final summary.
+ */
+export type BatchEvent =
+  | {
+      type: 'batch-start'
+      composition: string
+      manifest: string
+      rows: number
+      /** Rows this run renders; the others are already completed (--resume). */
+      toRender: number
+      concurrency: number
+      failFast: boolean
+    }
+  | {
+      type: 'row'
+      row: number
+      status: RowStatus
+      output: string
+      renderMs?: number
+      durationSeconds?: number
+      error?: {code: string; message: string}
+      skippedReason?: string
+    }
+  | RowRenderEvent
+  | {type: 'warning'; code: string; message: string}
+  | {type: 'batch-done'; counts: StatusCounts; manifest: string; elapsedMs: number; rowsPerMinute: number}
+
+/** A row's render event; its `error` event is left out, since the row's `failed` event carries it. */
+export type RowRenderEvent = Exclude<RenderEvent, {type: 'error'}> & {row: number}
+
+export type BatchEventListener = (event: BatchEvent) => void

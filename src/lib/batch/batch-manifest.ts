@@ -1,0 +1,70 @@
+import {z} from 'zod'
+
+export const MANIFEST_VERSION = 1
+
+export const ROW_STATUSES = ['pending', 'running', 'completed', 'failed', 'skipped'] as const
+export type RowStatus = (typeof ROW_STATUSES)[number]
+
+const rowSchema = z.object({
+  index: z.number().int().nonnegative(),
+  status: z.enum(ROW_STATUSES),
+  /** Relative to the manifest's directory, so that a folder of renders can be moved as a whole. */
+  output: z.string(),
+  /** The top-level values the composition saw: declared defaults < --variables < row. */
+  variables: z.record(z.string(), z.unknown()),
+  startedAt: z.string().optional(),
+  finishedAt: z.string().optional(),
+  /** Wall-clock time of the row's render. */
+  renderMs: z.number().optional(),
+  /** Length of the rendered output, in seconds. */
+  durationSeconds: z.number().optional(),
+  totalFrames: z.number().optional(),
+  bytes: z.number().optional(),
+  error: z.object({code: z.string(), message: z.string()}).optional(),
+  /** Why a skipped row was not launched. */
+  skippedReason: z.string().optional(),
+})
+
+/** Render options that change the pixels or the file: a resumed batch must use the same ones. */
+const settingsSchema = z.object({
+  format: z.string(),
+  fps: z.string(),
+  quality: z.string(),
+  crf: z.number().optional(),
+  videoBitrate: z.string().optional(),
+  gifLoop: z.number(),
+  gpu: z.boolean(),
+  hdr: z.boolean(),
+  sdr: z.boolean(),
+  videoFrameFormat: z.string(),
+})
+
+export const manifestSchema = z.object({
+  version: z.literal(MANIFEST_VERSION),
+  /** Absolute path of the composition. */
+  composition: z.string(),
+  compositionSha256: z.string(),
+  /** Absolute path of the batch file. */
+  batchFile: z.string(),
+  rowsSha256: z.string(),
+  /** `--output` as given (or the default template). */
+  outputTemplate: z.string(),
+  settings: settingsSchema,
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  /** Set when the batch ended (every row completed, failed or skipped); absent while it runs. */
+  finishedAt: z.string().optional(),
+  counts: z.record(z.enum(ROW_STATUSES), z.number()),
+  rows: z.array(rowSchema),
+})
+
+export type BatchManifest = z.infer<typeof manifestSchema>
+export type ManifestRow = z.infer<typeof rowSchema>
+export type RenderSettings = z.infer<typeof settingsSchema>
+export type StatusCounts = Record<RowStatus, number>
+
+export function countStatuses(rows: readonly ManifestRow[]): StatusCounts {
+  const counts: StatusCounts = {pending: 0, running: 0, completed: 0, failed: 0, skipped: 0}
+  for (const row of rows) counts[row.status] += 1
+  return counts
+}

@@ -1,0 +1,86 @@
+import {readFile} from 'node:fs/promises'
+import {resolve} from 'node:path'
+import {compileComposition} from '../compose/compile-composition.js'
+import {getFormat} from '../encode/format-registry.js'
+import {planRender} from '../plan/plan-render.js'
+import type {ResolvedRenderOptions} from '../plan/resolve-options.js'
+import type {BatchEventListener} from './batch-events.js'
+import {ManifestStore} from './manifest-store.js'
+import {defaultOutputTemplate} from './output-template.js'
+import {preflightBatch} from './preflight.js'
+import {readBatchFile, sha256} from './read-batch-file.js'
+import {runBatch, type BatchSummary, type RenderRow} from './run-batch.js'
+import {freshManifest, renderSettings, resumeManifest, type BatchIdentity} from './start-manifest.js'
+
+export interface BatchRequest {
+  /** Path of the composition HTML file. */
+  composition: string
+  /** Path of the batch file (`--batch`). */
+  batchFile: string
+  /** `options.output` is the template; without it, `renders/<name>-{index}.<ext>`. */
+  options: ResolvedRenderOptions
+  /** `--variables-file` < `--variables`: the layer under every row. */
+  baseVariables?: Record<string, unknown>
+  /** Keep the rows the existing manifest records as completed. */
+  resume?: boolean
+  /** Renders one row: `renderComposition`, or one bound to shared resources. */
+  render: RenderRow
+  signal?: AbortSignal
+  onEvent?: BatchEventListener
+  /** Directory relative templates resolve against (default: the working directory). */
+  cwd?: string
+}
+
+/**
+ * `engine render --batch`: reads the rows, checks all of them before the first render (throwing
+ * one BATCH_PREFLIGHT error that lists every problem), then renders them with a manifest next to
+ * the outputs. Resolves with the counts also when rows failed; the caller decides the exit status.
+ */
+export async function renderBatch(request: BatchRequest): Promise<BatchSummary> {
+  const {options} = request
+  const cwd = request.cwd ?? process.cwd()
+  const emit = request.onEvent ?? (() => {})
+  const baseVariables = request.baseVariables ?? {}
+  const batch = await readBatchFile(resolve(cwd, request.batchFile))
+  const compositionPath = resolve(cwd, request.composition)
+  // Compile and plan once: whatever fails here would fail every row, so it fails the batch now.
+  const compiled = await compileComposition(compositionPath, {variables: baseVariables, strictVariables: options.strictVariables})
+  const format = getFormat(options.format)
+  planRender(compiled, options, format)
+
+  const outputTemplate = options.output ?? defaultOutputTemplate(compositionPath, format, cwd)
+  const {jobs, manifestPath} = preflightBatch({
+    rows: batch.rows,
+    template: outputTemplate,
+    cwd,
+    declarations: compiled.declarations,
+    compositionId: compiled.compositionId,
+    baseVariables,
+    strict: options.strictVariables,
+    compositionFindings: compiled.findings,
+  })
+  const identity: BatchIdentity = {
+    composition: compositionPath,
+    compositionSha256: sha256(await readFile(compositionPath, 'utf8')),
+    batchFile: batch.path,
+    rowsSha256: batch.rowsSha256,
+    outputTemplate,
+    settings: renderSettings(options),
+  }
+  const {manifest, notices} = request.resume
+    ? await resumeManifest(identity, jobs, manifestPath)
+    : {manifest: freshManifest(identity, jobs, manifestPath), notices: []}
+  for (const notice of notices) emit({type: 'warning', ...notice})
+
+  return runBatch({
+    composition: compositionPath,
+    options,
+    jobs,
+    store: new ManifestStore(manifestPath, manifest),
+    render: request.render,
+    concurrency: options.batchConcurrency,
+    failFast: options.batchFailFast,
+    signal: request.signal,
+    onEvent: emit,
+  })
+}

@@ -1,0 +1,126 @@
+import {isEngineError, toEngineError} from '../errors/engine-error.js'
+import type {ResolvedRenderOptions} from '../plan/resolve-options.js'
+import type {RenderRequest, RenderResult} from '../render/render-composition.js'
+import type {StatusCounts} from './batch-manifest.js'
+import type {BatchEvent, BatchEventListener} from './batch-events.js'
+import type {ManifestStore} from './manifest-store.js'
+import type {BatchJob} from './preflight.js'
+
+/**
+ * Renders one row. The batch runner never launches browsers itself: the caller passes
+ * `renderComposition`, or a function that closes over shared resources (a pool of warm browser
+ * processes) so that rows reuse them.
+ */
+export type RenderRow = (request: RenderRequest) => Promise<Pick<RenderResult, 'output' | 'durationSeconds'>>
+
+export interface RunBatchOptions {
+  composition: string
+  /** Options shared by every row; each row gets its own `output`. */
+  options: ResolvedRenderOptions
+  jobs: readonly BatchJob[]
+  /** Holds the manifest; rows already completed in it are not rendered again. */
+  store: ManifestStore
+  render: RenderRow
+  concurrency: number
+  failFast: boolean
+  signal?: AbortSignal
+  onEvent?: BatchEventListener
+}
+
+export interface BatchSummary {
+  counts: StatusCounts
+  manifest: string
+  elapsedMs: number
+  failed: Array<{row: number; code: string; message: string}>
+}
+
+/**
+ * Runs the pending rows, `concurrency` at a time, in row order. A failed row is recorded and the
+ * others go on; with `failFast` no row is launched after the first failure, and rows never
+ * launched (after a failure or an interruption) end as `skipped`. The manifest is saved on every
+ * change, before the matching event is emitted.
+ */
+export async function runBatch(options: RunBatchOptions): Promise<BatchSummary> {
+  const {store, signal} = options
+  const emit = options.onEvent ?? (() => {})
+  const started = performance.now()
+  const queue = options.jobs.filter((job) => store.row(job.index).status !== 'completed')
+  let halt: string | undefined
+  emit({
+    type: 'batch-start',
+    composition: options.composition,
+    manifest: store.path,
+    rows: options.jobs.length,
+    toRender: queue.length,
+    concurrency: options.concurrency,
+    failFast: options.failFast,
+  })
+  await store.save()
+
+  const rowEvent = (job: BatchJob): BatchEvent => {
+    const {status, renderMs, durationSeconds, error, skippedReason} = store.row(job.index)
+    return {type: 'row', row: job.index, status, output: job.output, renderMs, durationSeconds, error, skippedReason}
+  }
+
+  const runRow = async (job: BatchJob): Promise<void> => {
+    const startedAt = new Date().toISOString()
+    await store.setRow(job.index, {status: 'running', startedAt})
+    emit(rowEvent(job))
+    const began = performance.now()
+    try {
+      const result = await options.render({
+        composition: options.composition,
+        options: {...options.options, output: job.output},
+        variables: job.overrides,
+        signal,
+        onEvent: (event) => {
+          if (event.type !== 'error') emit({...event, row: job.index})
+        },
+      })
+      const renderMs = Math.round(performance.now() - began)
+      await store.setRow(job.index, {status: 'completed', startedAt, finishedAt: new Date().toISOString(), renderMs, durationSeconds: result.durationSeconds})
+    } catch (error) {
+      const {code, message} = toEngineError(error)
+      const renderMs = Math.round(performance.now() - began)
+      await store.setRow(job.index, {status: 'failed', startedAt, finishedAt: new Date().toISOString(), renderMs, error: {code, message}})
+      if (options.failFast && !isEngineError(error, 'CANCELLED')) halt ??= `row ${job.index} failed and --batch-fail-fast is set`
+    }
+    emit(rowEvent(job))
+  }
+
+  const worker = async (): Promise<void> => {
+    for (let job = queue.shift(); job; job = queue.shift()) {
+      if (signal?.aborted) halt ??= 'the batch was interrupted'
+      if (halt !== undefined) {
+        queue.unshift(job)
+        return
+      }
+      try {
+        await runRow(job)
+      } catch (error) {
+        halt ??= 'the batch manifest could not be written'
+        throw error
+      }
+    }
+  }
+  const workers = Array.from({length: Math.max(1, Math.min(options.concurrency, queue.length))}, worker)
+  // A worker only rejects when the manifest cannot be written; let the others finish their rows first.
+  const outcomes = await Promise.allSettled(workers)
+
+  for (const job of queue.splice(0)) {
+    await store.setRow(job.index, {status: 'skipped', skippedReason: `not launched: ${halt ?? 'the batch was interrupted'}`})
+    emit(rowEvent(job))
+  }
+  await store.finish()
+  const rejected = outcomes.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected')
+  if (rejected) throw rejected.reason
+
+  const elapsedMs = Math.round(performance.now() - started)
+  const counts = store.current.counts as StatusCounts
+  const rowsPerMinute = elapsedMs > 0 ? Math.round((counts.completed * 60_000 * 10) / elapsedMs) / 10 : 0
+  emit({type: 'batch-done', counts, manifest: store.path, elapsedMs, rowsPerMinute})
+  const failed = store.current.rows
+    .filter((row) => row.status === 'failed')
+    .map((row) => ({row: row.index, code: row.error?.code ?? 'INTERNAL', message: row.error?.message ?? ''}))
+  return {counts, manifest: store.path, elapsedMs, failed}
+}

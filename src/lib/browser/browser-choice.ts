@@ -1,0 +1,17 @@
+/** Where the browser executable came from, in the order `resolveBrowser` looks. */
+export type BrowserSource = 'flag' | 'config' | 'env' | 'pinned' | 'system-headless-shell' | 'sparticuz' | 'system-chrome'
+
+/** The browser a render captures with; plain data so it can be logged and passed to workers. */
+export interface BrowserChoice {
+  executablePath: string
+  source: BrowserSource
+  /**
+   * The executable is an old-headless shell that supports `HeadlessExperimental.beginFrame`
+   * (fast capture with damage tracking); otherwise frames are taken with `Page.captureScreenshot`.
+   */
+  beginFrame: boolean
+  /** Let the browser use the host GPU (`--browser-gpu`); off means `--disable-gpu`. */
+  gpu: boolean
+  /** Browser version, when it was probed (e.g. "HeadlessChrome/156.0.8078.79"). */
+  version?: string
+}

@@ -1,0 +1,102 @@
+import puppeteer, {type Browser} from 'puppeteer-core'
+import {EngineError} from '../errors/engine-error.js'
+import {abortReason} from './abort-reason.js'
+import type {BrowserChoice} from './browser-choice.js'
+
+/** What makes `HeadlessExperimental.beginFrame` drive every frame (old-headless shell only). */
+export const BEGIN_FRAME_FLAGS = [
+  '--deterministic-mode',
+  '--enable-begin-frame-control',
+  '--disable-new-content-rendering-timeout',
+  '--run-all-compositor-stages-before-draw',
+  '--disable-threaded-animation',
+  '--disable-threaded-scrolling',
+  '--disable-checker-imaging',
+  '--disable-image-animation-resync',
+]
+
+const LAUNCH_TIMEOUT_MS = 30_000
+
+export function browserArgs(choice: BrowserChoice, isRoot = process.getuid?.() === 0): string[] {
+  return [
+    ...(choice.beginFrame ? BEGIN_FRAME_FLAGS : []),
+    ...(choice.gpu ? [] : ['--disable-gpu']),
+    // Root cannot use the sandbox; neither can Lambda, where sparticuz's build runs.
+    ...(isRoot || choice.source === 'sparticuz' ? ['--no-sandbox'] : []),
+    '--force-device-scale-factor=1',
+    '--font-render-hinting=none',
+    '--hide-scrollbars',
+    '--mute-audio',
+    '--autoplay-policy=no-user-gesture-required',
+    '--allow-file-access-from-files',
+  ]
+}
+
+export interface LaunchOptions {
+  signal?: AbortSignal
+  /** Upper bound for any one DevTools call; callers use shorter, named timeouts on top. */
+  protocolTimeoutMs?: number
+}
+
+/**
+ * Starts one browser process. The caller owns it and must `closeBrowser` it; aborting `signal`
+ * kills it at once. Puppeteer's own signal handlers stay off: cancellation belongs to the caller,
+ * and puppeteer still kills the process if Node exits first.
+ */
+export async function launchBrowser(choice: BrowserChoice, options: LaunchOptions = {}): Promise<Browser> {
+  if (options.signal?.aborted) throw abortReason(options.signal)
+  try {
+    const browser = await puppeteer.launch({
+      executablePath: choice.executablePath,
+      headless: choice.beginFrame ? 'shell' : true,
+      args: browserArgs(choice),
+      defaultViewport: null,
+      pipe: true,
+      handleSIGINT: false,
+      handleSIGTERM: false,
+      handleSIGHUP: false,
+      waitForInitialPage: false,
+      timeout: LAUNCH_TIMEOUT_MS,
+      protocolTimeout: options.protocolTimeoutMs ?? 120_000,
+      signal: options.signal,
+    })
+    if (options.signal?.aborted) {
+      killBrowser(browser)
+      throw abortReason(options.signal)
+    }
+    return browser
+  } catch (error) {
+    if (options.signal?.aborted) throw abortReason(options.signal)
+    const reason = error instanceof Error ? error.message.split('\n')[0] : String(error)
+    throw new EngineError(
+      'BROWSER_FAILED',
+      `could not start the browser ${choice.executablePath} (${choice.source}): ${reason}. Pass another browser with --browser-path or ENGINE_BROWSER_PATH`,
+      {executablePath: choice.executablePath, source: choice.source},
+      {cause: error},
+    )
+  }
+}
+
+/** SIGKILL: for cancellation and for a browser that does not close in time. */
+export function killBrowser(browser: Browser): void {
+  const child = browser.process()
+  if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
+}
+
+/** Closes gracefully, and kills the process when that takes longer than `timeoutMs`. Never throws. */
+export async function closeBrowser(browser: Browser, timeoutMs = 5000): Promise<void> {
+  let timer: NodeJS.Timeout | undefined
+  try {
+    await Promise.race([
+      browser.close(),
+      new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, timeoutMs)
+      }),
+    ])
+  } catch {
+    // Already gone or disconnected: the kill below makes sure.
+  } finally {
+    clearTimeout(timer)
+    killBrowser(browser)
+  }
+}

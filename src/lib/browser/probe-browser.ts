@@ -1,0 +1,97 @@
+import {mkdir, readFile, rename, stat, writeFile} from 'node:fs/promises'
+import {dirname, join} from 'node:path'
+import {z} from 'zod'
+import {EngineError} from '../errors/engine-error.js'
+import type {BrowserChoice} from './browser-choice.js'
+import {engineCacheDir} from './engine-cache-dir.js'
+import {closeBrowser, launchBrowser} from './launch-browser.js'
+
+export interface BrowserProbe {
+  version: string
+  beginFrame: boolean
+}
+
+const PROBE_STEP_TIMEOUT_MS = 5000
+const probeFileSchema = z.record(z.string(), z.object({stamp: z.string(), version: z.string(), beginFrame: z.boolean()}))
+
+const inMemory = new Map<string, Promise<BrowserProbe>>()
+
+/**
+ * Launches `executablePath` once to learn its version and whether begin-frame capture works
+ * there (only old-headless shells support it). Results are cached in memory and on disk, keyed by
+ * the file's size and modification time, so a render pays for the launch only after an upgrade.
+ */
+export function probeBrowser(executablePath: string, options: {env?: NodeJS.ProcessEnv} = {}): Promise<BrowserProbe> {
+  let probe = inMemory.get(executablePath)
+  if (!probe) {
+    probe = cachedOrLaunch(executablePath, options.env ?? process.env)
+    inMemory.set(executablePath, probe)
+    probe.catch(() => inMemory.delete(executablePath))
+  }
+  return probe
+}
+
+async function cachedOrLaunch(executablePath: string, env: NodeJS.ProcessEnv): Promise<BrowserProbe> {
+  const file = join(engineCacheDir(env), 'browser-probes.json')
+  const info = await stat(executablePath)
+  const stamp = `${info.size}:${info.mtimeMs}`
+  const cache = await readProbeFile(file)
+  const hit = cache[executablePath]
+  if (hit?.stamp === stamp) return {version: hit.version, beginFrame: hit.beginFrame}
+  const probe = await launchProbe(executablePath)
+  cache[executablePath] = {stamp, ...probe}
+  await writeProbeFile(file, cache)
+  return probe
+}
+
+async function launchProbe(executablePath: string): Promise<BrowserProbe> {
+  const choice: BrowserChoice = {executablePath, source: 'flag', beginFrame: true, gpu: false}
+  const browser = await launchBrowser(choice, {protocolTimeoutMs: PROBE_STEP_TIMEOUT_MS})
+  try {
+    const version = await browser.version()
+    return {version, beginFrame: await supportsBeginFrame(browser)}
+  } catch (error) {
+    throw new EngineError('BROWSER_FAILED', `${executablePath} started but did not answer: ${error instanceof Error ? error.message : String(error)}`, {
+      executablePath,
+    })
+  } finally {
+    await closeBrowser(browser)
+  }
+}
+
+async function supportsBeginFrame(browser: Awaited<ReturnType<typeof launchBrowser>>): Promise<boolean> {
+  const session = await browser.target().createCDPSession()
+  try {
+    const url = `about:blank#engine-probe-${process.pid}`
+    await session.send('Target.createTarget', {url, width: 16, height: 16, enableBeginFrameControl: true})
+    const target = await browser.waitForTarget((candidate) => candidate.url() === url, {timeout: PROBE_STEP_TIMEOUT_MS})
+    const page = await target.createCDPSession()
+    await page.send('HeadlessExperimental.enable')
+    await page.send('HeadlessExperimental.beginFrame', {interval: 16, screenshot: {format: 'jpeg', quality: 10}})
+    return true
+  } catch {
+    // New headless: the domain "wasn't found", or begin-frame control was not honoured.
+    return false
+  }
+}
+
+async function readProbeFile(file: string): Promise<z.infer<typeof probeFileSchema>> {
+  try {
+    const parsed = probeFileSchema.safeParse(JSON.parse(await readFile(file, 'utf8')))
+    return parsed.success ? parsed.data : {}
+  } catch {
+    return {}
+  }
+}
+
+/** Best effort: a read-only cache directory only costs a launch next time. */
+async function writeProbeFile(file: string, cache: z.infer<typeof probeFileSchema>): Promise<void> {
+  try {
+    await mkdir(dirname(file), {recursive: true})
+    const temporary = `${file}.${process.pid}.tmp`
+    await writeFile(temporary, JSON.stringify(cache, null, 2))
+    await rename(temporary, file)
+  } catch {
+    // Ignored on purpose, see above.
+  }
+}

@@ -1,0 +1,103 @@
+import {constants} from 'node:fs'
+import {access, stat} from 'node:fs/promises'
+import {delimiter, join} from 'node:path'
+import {EngineError} from '../errors/engine-error.js'
+import type {BrowserChoice, BrowserSource} from './browser-choice.js'
+import {browserCacheDir} from './engine-cache-dir.js'
+import {findPinnedBrowser, PINNED_BROWSER, SYSTEM_PACKAGE_FIX} from './pinned-browser.js'
+import {probeBrowser} from './probe-browser.js'
+
+export const SYSTEM_HEADLESS_SHELL = '/usr/bin/chromium-headless-shell'
+/** New-headless browsers: they render, but only through screenshots. */
+const SYSTEM_CHROME_NAMES = ['chromium', 'chromium-browser', 'google-chrome', 'google-chrome-stable', 'chrome']
+const SPARTICUZ_PACKAGE = '@sparticuz/chromium'
+
+export interface ResolveBrowserOptions {
+  /** Explicit executable (`--browser-path` or the config file); wins over everything else. */
+  browserPath?: string
+  /** Where `browserPath` came from, for messages and the render's start event. */
+  browserPathSource?: 'flag' | 'config'
+  /** `--browser-gpu`: let the browser use the host GPU. */
+  browserGpu?: boolean
+  env?: NodeJS.ProcessEnv
+}
+
+/**
+ * Picks the browser to capture with, in this order: an explicit path (flag or config), then
+ * `ENGINE_BROWSER_PATH`, the pinned chrome-headless-shell in engine's cache, the system
+ * chromium-headless-shell, `@sparticuz/chromium` when installed, and finally any Chrome/Chromium
+ * on PATH (screenshot capture only). Explicit paths are probed for begin-frame support.
+ */
+export async function resolveBrowser(options: ResolveBrowserOptions = {}): Promise<BrowserChoice> {
+  const env = options.env ?? process.env
+  const gpu = options.browserGpu ?? false
+  const explicit = options.browserPath
+    ? {path: options.browserPath, source: options.browserPathSource ?? 'flag', name: options.browserPathSource === 'config' ? 'browserPath (config)' : '--browser-path'}
+    : env.ENGINE_BROWSER_PATH
+      ? {path: env.ENGINE_BROWSER_PATH, source: 'env' as const, name: 'ENGINE_BROWSER_PATH'}
+      : undefined
+  if (explicit) {
+    if (!(await isExecutableFile(explicit.path))) {
+      throw new EngineError(
+        'BROWSER_NOT_FOUND',
+        `${explicit.name}: "${explicit.path}" is not an executable file; point it at a Chromium or chrome-headless-shell binary, or remove it to use ${SYSTEM_HEADLESS_SHELL}`,
+        {field: explicit.name, value: explicit.path},
+      )
+    }
+    const probe = await probeBrowser(explicit.path, {env})
+    return {executablePath: explicit.path, source: explicit.source, beginFrame: probe.beginFrame, gpu, version: probe.version}
+  }
+
+  const pinned = await findPinnedBrowser(env)
+  if (pinned) return choice(pinned, 'pinned', true, gpu)
+  if (await isExecutableFile(SYSTEM_HEADLESS_SHELL)) return choice(SYSTEM_HEADLESS_SHELL, 'system-headless-shell', true, gpu)
+  const sparticuz = await sparticuzChromium()
+  if (sparticuz) return choice(sparticuz, 'sparticuz', true, gpu)
+  const chrome = await findOnPath(SYSTEM_CHROME_NAMES, env)
+  if (chrome) return choice(chrome, 'system-chrome', false, gpu)
+
+  throw new EngineError(
+    'BROWSER_NOT_FOUND',
+    `no browser to capture with. Fix one of: \`${SYSTEM_PACKAGE_FIX}\` (as root); ` +
+      `\`engine browser install\` (downloads chrome-headless-shell ${PINNED_BROWSER.buildId} into ${browserCacheDir(env)}); ` +
+      `or pass --browser-path <path> / set ENGINE_BROWSER_PATH to a Chromium executable`,
+    {looked: ['--browser-path', 'ENGINE_BROWSER_PATH', browserCacheDir(env), SYSTEM_HEADLESS_SHELL, SPARTICUZ_PACKAGE, ...SYSTEM_CHROME_NAMES]},
+  )
+}
+
+function choice(executablePath: string, source: BrowserSource, beginFrame: boolean, gpu: boolean): BrowserChoice {
+  return {executablePath, source, beginFrame, gpu}
+}
+
+async function isExecutableFile(path: string): Promise<boolean> {
+  try {
+    if (!(await stat(path)).isFile()) return false
+    await access(path, constants.X_OK)
+    return true
+  } catch {
+    return false
+  }
+}
+
+async function findOnPath(names: readonly string[], env: NodeJS.ProcessEnv): Promise<string | undefined> {
+  const directories = (env.PATH ?? '').split(delimiter).filter(Boolean)
+  for (const name of names) {
+    for (const directory of directories) {
+      const candidate = join(directory, name)
+      if (await isExecutableFile(candidate)) return candidate
+    }
+  }
+  return undefined
+}
+
+/** `@sparticuz/chromium` is optional (the Lambda bundle adds it); its executable is unpacked on first use. */
+async function sparticuzChromium(): Promise<string | undefined> {
+  try {
+    const name = SPARTICUZ_PACKAGE
+    const module = (await import(name)) as {default?: {executablePath?: () => Promise<string>}}
+    const path = await module.default?.executablePath?.()
+    return path && (await isExecutableFile(path)) ? path : undefined
+  } catch {
+    return undefined
+  }
+}

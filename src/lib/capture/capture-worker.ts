@@ -1,0 +1,141 @@
+import type {Protocol} from 'puppeteer-core'
+import {abortReason} from '../browser/abort-reason.js'
+import type {BrowserChoice} from '../browser/browser-choice.js'
+import {closeBrowser, launchBrowser} from '../browser/launch-browser.js'
+import {EngineError} from '../errors/engine-error.js'
+import type {FrameRange, RenderPlan} from '../plan/render-plan.js'
+import {ENGINE_GLOBAL, type PageErrorRecord, type ReadyReport, type SeekResult} from '../runtime/page-protocol.js'
+import type {CallLimit} from './page-connection.js'
+import {loadCompositionPage, type LoadedPage} from './load-composition-page.js'
+import {pageError} from './page-error.js'
+
+export const DEFAULT_READY_TIMEOUT_MS = 30_000
+export const DEFAULT_FRAME_TIMEOUT_MS = 60_000
+
+export interface CaptureWorkerOptions {
+  browser: BrowserChoice
+  signal?: AbortSignal
+  /** How long the page may take to load its fonts, images and scripts (default 30 s). */
+  readyTimeoutMs?: number
+  /** How long one frame (seek + capture) may take (default 60 s). */
+  frameTimeoutMs?: number
+  /** File name the compiled page is served as under `plan.baseUrl` (default index.html); error locations use it. */
+  documentName?: string
+}
+
+export type FrameSink = (index: number, image: Buffer) => Promise<void> | void
+
+export interface CaptureWorker {
+  /** True when frames are drawn with HeadlessExperimental.beginFrame; false with screenshots. */
+  readonly beginFrame: boolean
+  /** What the page reported when it became ready (timing findings, clip count). */
+  readonly ready: ReadyReport
+  /**
+   * Renders `range` in order and hands each image to `onFrame`, in frame order; the next frame is
+   * captured while `onFrame` of the previous one is still running. Ranges may come in any order.
+   */
+  captureRange(range: FrameRange, onFrame: FrameSink): Promise<void>
+  /** Evaluates an expression in the page (awaiting promises) and returns its JSON value. */
+  evaluate<T>(expression: string): Promise<T>
+  close(): Promise<void>
+}
+
+/**
+ * Starts a browser process for one worker and loads the composition in it once. The worker can
+ * then render any frames, in any order. `close()` must be called (it is safe to call twice); an
+ * abort of `signal` kills the browser at once and fails the pending call with CANCELLED.
+ */
+export async function openCaptureWorker(plan: RenderPlan, options: CaptureWorkerOptions): Promise<CaptureWorker> {
+  const {signal} = options
+  if (signal?.aborted) throw abortReason(signal)
+  const browser = await launchBrowser(options.browser, {signal})
+  let page: LoadedPage
+  try {
+    page = await loadCompositionPage(browser, plan, {
+      beginFrame: options.browser.beginFrame,
+      readyTimeoutMs: options.readyTimeoutMs ?? DEFAULT_READY_TIMEOUT_MS,
+      documentName: options.documentName ?? 'index.html',
+      signal,
+    })
+  } catch (error) {
+    await closeBrowser(browser)
+    throw signal?.aborted ? abortReason(signal) : error
+  }
+  return new BrowserCaptureWorker(plan, page, () => closeBrowser(browser), options)
+}
+
+class BrowserCaptureWorker implements CaptureWorker {
+  readonly beginFrame: boolean
+  readonly ready: ReadyReport
+  private closed: Promise<void> | undefined
+  private readonly frameTimeoutMs: number
+
+  constructor(
+    private readonly plan: RenderPlan,
+    private readonly page: LoadedPage,
+    private readonly closeBrowser: () => Promise<void>,
+    private readonly options: CaptureWorkerOptions,
+  ) {
+    this.beginFrame = options.browser.beginFrame
+    this.ready = page.report
+    this.frameTimeoutMs = options.frameTimeoutMs ?? DEFAULT_FRAME_TIMEOUT_MS
+  }
+
+  async captureRange(range: FrameRange, onFrame: FrameSink): Promise<void> {
+    let delivering: Promise<void> = Promise.resolve()
+    for (let index = range.start; index < range.end; index++) {
+      if (this.options.signal?.aborted) throw abortReason(this.options.signal)
+      const limit = this.frameLimit(index)
+      const seek = await this.evaluateWithLimit<SeekResult>(`window.${ENGINE_GLOBAL}.seek(${index})`, limit)
+      if (seek) throw pageError(seek, this.plan.baseUrl)
+      const image = await this.page.capturer.capture(limit)
+      await delivering
+      delivering = Promise.resolve(onFrame(index, image))
+      delivering.catch(() => {})
+    }
+    await delivering
+    // Errors thrown after the last seek (a rejection settling late) still fail the range.
+    const late = await this.evaluate<PageErrorRecord | null>(`window.${ENGINE_GLOBAL}.errors()[0] ?? null`)
+    if (late) throw pageError(late, this.plan.baseUrl)
+  }
+
+  evaluate<T>(expression: string): Promise<T> {
+    return this.evaluateWithLimit<T>(expression, {
+      timeoutMs: this.frameTimeoutMs,
+      onTimeout: () => new EngineError('PAGE_TIMEOUT', `the page did not answer within ${this.frameTimeoutMs / 1000} s (evaluating ${expression.slice(0, 80)})`),
+    })
+  }
+
+  close(): Promise<void> {
+    this.closed ??= (async () => {
+      this.page.connection.dispose()
+      await this.closeBrowser()
+    })()
+    return this.closed
+  }
+
+  private frameLimit(index: number): CallLimit {
+    return {
+      timeoutMs: this.frameTimeoutMs,
+      onTimeout: () =>
+        new EngineError(
+          'PAGE_TIMEOUT',
+          `frame ${index} took longer than ${this.frameTimeoutMs / 1000} s to render (a script stuck in a loop, or an image or font that never loads?)`,
+          {frame: index, timeoutMs: this.frameTimeoutMs},
+        ),
+    }
+  }
+
+  private async evaluateWithLimit<T>(expression: string, limit: CallLimit): Promise<T> {
+    const response: Protocol.Runtime.EvaluateResponse = await this.page.connection.send(
+      'Runtime.evaluate',
+      {expression, awaitPromise: true, returnByValue: true},
+      limit,
+    )
+    if (response.exceptionDetails) {
+      const details = response.exceptionDetails
+      throw new EngineError('PAGE_ERROR', details.exception?.description ?? details.text, {expression, details})
+    }
+    return response.result.value as T
+  }
+}

@@ -1,0 +1,93 @@
+import type {Protocol} from 'puppeteer-core'
+import {EngineError} from '../errors/engine-error.js'
+import type {RenderPlan} from '../plan/render-plan.js'
+import type {CallLimit, PageConnection} from './page-connection.js'
+
+/** Takes the image of the page as it is now (after a seek). */
+export interface FrameCapturer {
+  capture(limit: CallLimit): Promise<Buffer>
+}
+
+/** A begin-frame screenshot occasionally comes back empty; asking again produces it. */
+const EMPTY_FRAME_RETRIES = 3
+
+export function screenshotOptions(plan: RenderPlan): Protocol.HeadlessExperimental.ScreenshotParams {
+  // optimizeForSpeed also quantises PNG alpha, which alpha formats cannot afford.
+  return plan.capture.imageFormat === 'png'
+    ? {format: 'png'}
+    : {format: 'jpeg', quality: plan.capture.jpegQuality, optimizeForSpeed: true}
+}
+
+/**
+ * Capture with `HeadlessExperimental.beginFrame`: each call draws exactly one frame. A frame
+ * that asks for a screenshot always redraws, so damage is only visible on frames without one.
+ * While frames keep changing, each frame is one beginFrame with a screenshot. Once a frame comes
+ * back byte-identical to the previous one, the page is treated as possibly static: each frame first
+ * draws without a screenshot, and when that reports no damage the previous image is reused (the
+ * pixels cannot have changed); only damaged frames pay for a screenshot.
+ */
+export class BeginFrameCapturer implements FrameCapturer {
+  private previous: Buffer | undefined
+  private probeDamage = false
+  private frameTimeTicks = 0
+  private readonly intervalMs: number
+  private readonly screenshot: Protocol.HeadlessExperimental.ScreenshotParams
+
+  constructor(
+    private readonly connection: PageConnection,
+    plan: RenderPlan,
+  ) {
+    this.intervalMs = (1000 * plan.fps.den) / plan.fps.num
+    this.screenshot = screenshotOptions(plan)
+  }
+
+  /** A frame without a screenshot; it lets the page lay out and paint (while loading, for example). */
+  async pump(limit: CallLimit): Promise<boolean> {
+    const {hasDamage} = await this.beginFrame(false, limit)
+    // What this frame drew was never captured, so the next capture cannot assume "no damage, same image".
+    if (hasDamage) this.probeDamage = false
+    return hasDamage
+  }
+
+  async capture(limit: CallLimit): Promise<Buffer> {
+    if (this.probeDamage && this.previous) {
+      const {hasDamage} = await this.beginFrame(false, limit)
+      if (!hasDamage) return this.previous
+    }
+    for (let attempt = 0; attempt <= EMPTY_FRAME_RETRIES; attempt++) {
+      const {screenshotData} = await this.beginFrame(true, limit)
+      if (!screenshotData) continue
+      const image = Buffer.from(screenshotData, 'base64')
+      this.probeDamage = this.previous !== undefined && image.equals(this.previous)
+      this.previous = image
+      return image
+    }
+    throw new EngineError('BROWSER_FAILED', `the browser returned no image for a frame after ${EMPTY_FRAME_RETRIES + 1} attempts`)
+  }
+
+  private beginFrame(withScreenshot: boolean, limit: CallLimit): Promise<Protocol.HeadlessExperimental.BeginFrameResponse> {
+    this.frameTimeTicks += this.intervalMs
+    return this.connection.send(
+      'HeadlessExperimental.beginFrame',
+      {frameTimeTicks: this.frameTimeTicks, interval: this.intervalMs, ...(withScreenshot ? {screenshot: this.screenshot} : {})},
+      limit,
+    )
+  }
+}
+
+/** Capture with `Page.captureScreenshot`, for browsers without begin-frame control (new headless). */
+export class ScreenshotCapturer implements FrameCapturer {
+  private readonly params: Protocol.Page.CaptureScreenshotRequest
+
+  constructor(
+    private readonly connection: PageConnection,
+    plan: RenderPlan,
+  ) {
+    this.params = {...screenshotOptions(plan), fromSurface: true, captureBeyondViewport: false}
+  }
+
+  async capture(limit: CallLimit): Promise<Buffer> {
+    const {data} = await this.connection.send('Page.captureScreenshot', this.params, limit)
+    return Buffer.from(data, 'base64')
+  }
+}

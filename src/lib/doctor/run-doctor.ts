@@ -1,0 +1,11 @@
+import {checkBrowser} from './check-browser.js'
+import {checkContainerRuntime} from './check-container.js'
+import {checkFfmpeg} from './check-ffmpeg.js'
+import {checkJavascriptRuntime} from './check-runtime.js'
+import {doctorReport, type DoctorReport} from './doctor-check.js'
+
+/** Every dependency a render can touch, checked concurrently, reported in a fixed order. */
+export async function runDoctor(options: {browserPath?: string} = {}): Promise<DoctorReport> {
+  const [ffmpeg, browser, container] = await Promise.all([checkFfmpeg(), checkBrowser(options), checkContainerRuntime()])
+  return doctorReport([checkJavascriptRuntime(), ...ffmpeg, browser, container])
+}

@@ -1,0 +1,128 @@
+import type {EnginePageApi, ReadinessState, ReadyReport, ReadyStage, SeekResult} from '../page-protocol.js'
+import type {RuntimeConfig} from '../runtime-config.js'
+import {readClipTiming, type ClipTiming} from './clip-timing.js'
+import {ClipVisibility} from './clip-visibility.js'
+import {InstanceScope} from './instance-scope.js'
+import {PageErrors} from './page-errors.js'
+import {PendingAssets} from './pending-assets.js'
+import {AnimationSeeker} from './seek-animations.js'
+import {installSeededRandom, SeededRandom} from './seeded-random.js'
+import {TimelineRegistry} from './timeline-registry.js'
+import {installVirtualClock, VirtualClock} from './virtual-clock.js'
+
+export interface PageEngine extends EnginePageApi {
+  __runScoped<T>(instanceKey: string, fn: (engine: EnginePageApi) => T): T
+}
+
+/** Rounds of 0 ms timers run at load before timing is read (scripts that defer their setup). */
+const LOAD_TIMER_ROUNDS = 10
+
+/** Frame i shows t = i / fps, computed from the exact fraction so float drift never lands on a neighbour frame. */
+export function frameSeconds(frame: number, config: RuntimeConfig): number {
+  return (Math.floor(frame + 1e-9) * config.fps.den) / config.fps.num
+}
+
+/**
+ * Installs the runtime into a fresh page, before any page script runs: virtual time, seeded
+ * randomness, the timeline registry and error recording. Returns `window.__engine`.
+ */
+export function installRuntime(win: Window & typeof globalThis, config: RuntimeConfig): PageEngine {
+  const realSetTimeout = win.setTimeout.bind(win)
+  const nextTask = () => new Promise<void>((resolve) => realSetTimeout(resolve, 0))
+
+  const errors = new PageErrors()
+  errors.install(win)
+  const clock = new VirtualClock((error) => errors.report(error))
+  installVirtualClock(win, clock)
+  const random = new SeededRandom(config.seed)
+  installSeededRandom(win, random)
+  const scope = new InstanceScope(config)
+  const registry = new TimelineRegistry(config, scope)
+  registry.install(win)
+  const assets = new PendingAssets(win.document)
+  assets.observe()
+
+  let timing: ClipTiming = {clips: [], instanceStarts: new Map(), findings: []}
+  const seeker = new AnimationSeeker(win, registry, (key) => (key === undefined ? 0 : (timing.instanceStarts.get(key) ?? 0)))
+  let visibility = new ClipVisibility([])
+  let stage: ReadyStage = 'load'
+
+  const readiness = (): ReadinessState => {
+    const doc = win.document
+    switch (stage) {
+      case 'load':
+        return {stage, pending: [`document.readyState is "${doc.readyState}"`]}
+      case 'fonts':
+        return {stage, pending: Array.from(doc.fonts, (font) => font).filter((font) => font.status === 'loading').map((font) => font.family)}
+      case 'images':
+        return {stage, pending: assets.undecodedImages()}
+      default:
+        return {stage, pending: []}
+    }
+  }
+
+  const becomeReady = async (): Promise<ReadyReport> => {
+    if (win.document.readyState !== 'complete') await new Promise((resolve) => win.addEventListener('load', resolve, {once: true}))
+    stage = 'fonts'
+    await assets.waitForFonts()
+    stage = 'images'
+    await assets.waitForAllImages()
+    stage = 'scripts'
+    // Setup deferred with setTimeout(fn, 0) or requestAnimationFrame still belongs to load.
+    clock.advanceTo(0)
+    clock.flushFrames()
+    for (let round = 0; round < LOAD_TIMER_ROUNDS; round++) {
+      clock.advanceTo(0)
+      await nextTask()
+      if (!clock.hasTimersDueBy(0)) break
+    }
+    await assets.waitForFonts()
+    await assets.waitForAllImages()
+    stage = 'timing'
+    timing = readClipTiming(win.document, config)
+    visibility = new ClipVisibility(timing.clips)
+    ClipVisibility.install(win.document)
+    stage = 'ready'
+    return {errors: [...errors.records], timingFindings: timing.findings, clipCount: timing.clips.length}
+  }
+
+  let readyPromise: Promise<ReadyReport> | undefined
+  const ready = () => (readyPromise ??= becomeReady())
+
+  const seek = async (frame: number): Promise<SeekResult> => {
+    await ready()
+    const seconds = frameSeconds(frame, config)
+    random.reseed(frame)
+    clock.advanceTo(seconds * 1000)
+    seeker.seekGsap(seconds)
+    const generation = registry.generation
+    clock.flushFrames()
+    // A timeline registered by a frame callback must show this frame's time too.
+    if (registry.generation !== generation) seeker.seekTimelines(seconds)
+    seeker.seekDocumentAnimations(seconds)
+    visibility.apply(seconds)
+    await assets.settleChanges()
+    return errors.first()
+  }
+
+  const api: EnginePageApi = {
+    getVariables: () => scope.variables(),
+    ready,
+    readiness,
+    seek,
+    errors: () => [...errors.records],
+  }
+  const scoped = new Map<string, EnginePageApi>()
+  const scopedApi = (key: string): EnginePageApi => {
+    let engine = scoped.get(key)
+    if (!engine) {
+      engine = {...api, getVariables: () => scope.variables(key)}
+      scoped.set(key, engine)
+    }
+    return engine
+  }
+  return {
+    ...api,
+    __runScoped: (instanceKey, fn) => scope.run(instanceKey, () => fn.call(win, scopedApi(instanceKey))),
+  }
+}

@@ -1,0 +1,78 @@
+import {INSTANCE_ATTRIBUTE} from '../runtime-config.js'
+import type {TimelineRegistry} from './timeline-registry.js'
+
+interface GsapLike {
+  globalTimeline?: {totalTime(time: number, suppressEvents?: boolean): unknown; pause(): unknown; paused(): boolean}
+  ticker?: {lagSmoothing?(threshold: number): unknown}
+}
+
+/** Absolute start (seconds) of a sub-composition instance by key; 0 for unknown keys. */
+export type InstanceStart = (instanceKey: string | undefined) => number
+
+/**
+ * Drives everything that animates by time: GSAP (the global timeline for plain tweens, and every
+ * registered timeline at its instance's local time) and every CSS animation, CSS transition and
+ * Web Animation. All of them are a pure function of t, so any frame renders the same whatever was
+ * rendered before it.
+ */
+export class AnimationSeeker {
+  /**
+   * Animations seen so far. `document.getAnimations()` drops an animation once it has finished
+   * without fill, so a backwards seek must reach it through this set.
+   */
+  private readonly known = new Set<Animation>()
+  private readonly instanceOfTarget = new WeakMap<Element, string | undefined>()
+  private gsapReady: GsapLike | undefined
+
+  constructor(
+    private readonly win: Window & typeof globalThis,
+    private readonly registry: TimelineRegistry,
+    private readonly instanceStart: InstanceStart,
+  ) {}
+
+  seekGsap(seconds: number): void {
+    const gsap = (this.win as unknown as {gsap?: GsapLike}).gsap
+    const global = gsap?.globalTimeline
+    if (global) {
+      if (this.gsapReady !== gsap) {
+        // The ticker would otherwise squash a long jump between seeks to 33 ms of "lag".
+        gsap.ticker?.lagSmoothing?.(0)
+        this.gsapReady = gsap
+      }
+      if (!global.paused()) global.pause()
+      global.totalTime(seconds, false)
+    }
+    this.seekTimelines(seconds)
+  }
+
+  /** Registered timelines at their instance's local time (never before 0). */
+  seekTimelines(seconds: number): void {
+    for (const {instanceKey, timeline} of this.registry.entries) {
+      if (timeline.paused && timeline.pause && !timeline.paused()) timeline.pause()
+      timeline.totalTime(Math.max(0, seconds - this.instanceStart(instanceKey)), false)
+    }
+  }
+
+  /** CSS animations, transitions and Web Animations: paused, at local time (relative to their instance's start). */
+  seekDocumentAnimations(seconds: number): void {
+    for (const animation of this.win.document.getAnimations()) this.known.add(animation)
+    for (const animation of this.known) {
+      if (animation.playState === 'idle') {
+        // Cancelled (its CSS rule went away, or a script cancelled it): leave it dead.
+        this.known.delete(animation)
+        continue
+      }
+      const target = animation.effect instanceof KeyframeEffect ? animation.effect.target : null
+      const local = seconds - (target ? this.instanceStart(this.instanceOf(target)) : 0)
+      if (animation.playState !== 'paused') animation.pause()
+      animation.currentTime = local * 1000
+    }
+  }
+
+  private instanceOf(element: Element): string | undefined {
+    if (this.instanceOfTarget.has(element)) return this.instanceOfTarget.get(element)
+    const key = element.closest(`[${INSTANCE_ATTRIBUTE}]`)?.getAttribute(INSTANCE_ATTRIBUTE) ?? undefined
+    this.instanceOfTarget.set(element, key)
+    return key
+  }
+}

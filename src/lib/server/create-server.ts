@@ -1,0 +1,123 @@
+import {createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse} from 'node:http'
+import polka, {type PolkaRequest} from 'polka'
+import {EngineError} from '../errors/engine-error.js'
+import {assertAuthorized} from './authorize.js'
+import {sendError, sendJson} from './http-errors.js'
+import {MAX_BODY_BYTES, readJsonBody} from './read-json-body.js'
+import type {RenderService} from './render-service.js'
+import {parseStreamBody} from './request-schema.js'
+import {resolveCompositionPath} from './resolve-composition-path.js'
+import {sendOutput, sendOutputFile} from './serve-output.js'
+import {EventStream} from './sse.js'
+import type {StreamEvent} from './stream-events.js'
+
+export interface CreateServerOptions {
+  service: RenderService
+  /** Real path of the directory compositions must live in. */
+  root: string
+  /** When set, every route but /health requires `Authorization: Bearer <token>`. */
+  token?: string
+  maxBodyBytes?: number
+}
+
+type Route = (req: PolkaRequest, res: ServerResponse) => Promise<void>
+
+/** Runs an async route; a failure becomes the JSON error body (or ends a response already begun). */
+function route(handler: Route) {
+  return (req: PolkaRequest, res: ServerResponse) => {
+    handler(req, res).catch((error: unknown) => {
+      if (res.headersSent) res.destroy()
+      else sendError(res, error)
+    })
+  }
+}
+
+/**
+ * The producer server's HTTP interface:
+ *   GET    /health                      liveness, no token needed
+ *   GET    /render/queue                {maxConcurrentRenders, activeRenders, queuedRenders}
+ *   POST   /render/stream               JSON body -> server-sent events (see StreamEvent)
+ *   GET    /render/:requestId/output    the finished output (png-sequence: a JSON listing)
+ *   GET    /render/:requestId/output/:file  one file of a png-sequence
+ *   DELETE /render/:requestId           cancels a queued or running render, or deletes its output
+ */
+export function createServer(options: CreateServerOptions): Server {
+  const {service, root, token} = options
+  const app = polka({
+    onNoMatch: (req, res) => sendError(res, new EngineError('NOT_FOUND', `no route for ${req.method} ${req.path}`)),
+  })
+
+  app.use((req, res, next) => {
+    if (token === undefined || (req.method === 'GET' && req.path === '/health')) return next()
+    try {
+      assertAuthorized(req, token)
+      next()
+    } catch (error) {
+      sendError(res, error, {'WWW-Authenticate': 'Bearer'})
+    }
+  })
+
+  app.get('/health', (_req, res) => sendJson(res, 200, {status: 'ok'}))
+  app.get('/render/queue', (_req, res) => sendJson(res, 200, service.status()))
+
+  app.post(
+    '/render/stream',
+    route(async (req, res) => {
+      const body = parseStreamBody(await readJsonBody(req, options.maxBodyBytes ?? MAX_BODY_BYTES))
+      const composition = body.composition === undefined ? undefined : await resolveCompositionPath(root, body.composition)
+      const stream = new EventStream(res)
+      const send = (event: StreamEvent) => {
+        stream.send(event)
+        if (event.type === 'complete' || event.type === 'error') stream.end()
+      }
+      const {requestId, finished} = service.submit({...body, composition}, send)
+      // A client that goes away no longer wants its render: free the slot for the next one.
+      res.once('close', () => {
+        if (service.isPending(requestId)) void service.cancel(requestId, 'the client disconnected')
+      })
+      await finished
+    }),
+  )
+
+  app.get(
+    '/render/:requestId/output',
+    route(async (req, res) => sendOutput(res, findOutput(service, req.params.requestId))),
+  )
+  app.get(
+    '/render/:requestId/output/:file',
+    route(async (req, res) => sendOutputFile(res, findOutput(service, req.params.requestId), decodePathSegment(req.params.file))),
+  )
+
+  app.delete(
+    '/render/:requestId',
+    route(async (req, res) => {
+      const {requestId} = req.params
+      if (await service.cancel(requestId)) return sendJson(res, 200, {requestId, status: 'cancelled'})
+      if (await service.outputs.remove(requestId)) return sendJson(res, 200, {requestId, status: 'deleted'})
+      throw unknownRequest(requestId)
+    }),
+  )
+
+  return createHttpServer((req: IncomingMessage, res: ServerResponse) => app.handler(req, res))
+}
+
+function decodePathSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment)
+  } catch {
+    return segment
+  }
+}
+
+function unknownRequest(requestId: string): EngineError {
+  return new EngineError('NOT_FOUND', `no render ${requestId} on this server (finished outputs are kept only for a while)`, {requestId})
+}
+
+function findOutput(service: RenderService, requestId: string) {
+  const output = service.outputs.get(requestId)
+  if (output) return output
+  if (service.isPending(requestId)) {
+    throw new EngineError('OUTPUT_NOT_READY', `render ${requestId} has not finished yet; download it after its "complete" event`, {requestId})
+  }
+  throw unknownRequest(requestId)
+}

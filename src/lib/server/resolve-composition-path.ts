@@ -1,0 +1,35 @@
+import {realpath, stat} from 'node:fs/promises'
+import {isAbsolute, relative, resolve, sep} from 'node:path'
+import {EngineError} from '../errors/engine-error.js'
+
+function isInside(root: string, path: string): boolean {
+  const rel = relative(root, path)
+  return rel !== '..' && !rel.startsWith('..' + sep) && !isAbsolute(rel)
+}
+
+/**
+ * The real path of a requested composition, which must be a file inside `root` (itself a real
+ * path). The path is checked as written (so that `../` never reveals whether something exists
+ * outside) and again after resolving symlinks (so that a link cannot lead out of the root).
+ */
+export async function resolveCompositionPath(root: string, requested: string): Promise<string> {
+  const outside = () =>
+    new EngineError('PATH_OUTSIDE_ROOT', `body field "composition": "${requested}" is outside the server root; give a path inside ${root}`, {
+      composition: requested,
+    })
+  const lexical = resolve(root, requested)
+  if (!isInside(root, lexical)) throw outside()
+  let real: string
+  try {
+    real = await realpath(lexical)
+  } catch {
+    throw new EngineError('COMPOSITION_NOT_FOUND', `body field "composition": "${requested}" does not exist in the server root ${root}`, {
+      composition: requested,
+    })
+  }
+  if (!isInside(root, real)) throw outside()
+  if (!(await stat(real)).isFile()) {
+    throw new EngineError('COMPOSITION_NOT_FOUND', `body field "composition": "${requested}" is not a file`, {composition: requested})
+  }
+  return real
+}

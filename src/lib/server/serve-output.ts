@@ -1,0 +1,63 @@
+import {createReadStream} from 'node:fs'
+import {readdir, stat} from 'node:fs/promises'
+import type {ServerResponse} from 'node:http'
+import {basename, extname, join} from 'node:path'
+import {pipeline} from 'node:stream/promises'
+import {EngineError} from '../errors/engine-error.js'
+import {sendJson} from './http-errors.js'
+import type {StoredOutput} from './output-store.js'
+
+const CONTENT_TYPES: Record<string, string> = {
+  '.mp4': 'video/mp4',
+  '.mov': 'video/quicktime',
+  '.webm': 'video/webm',
+  '.gif': 'image/gif',
+  '.png': 'image/png',
+  '.jpg': 'image/jpeg',
+  '.aac': 'audio/aac',
+}
+
+export function contentTypeFor(path: string): string {
+  return CONTENT_TYPES[extname(path).toLowerCase()] ?? 'application/octet-stream'
+}
+
+export interface OutputListing {
+  requestId: string
+  format: string
+  files: {name: string; bytes: number; url: string}[]
+}
+
+/**
+ * A file output is sent as is. A directory output (png-sequence) is described by a JSON listing
+ * whose entries link to `GET /render/:requestId/output/:file`; archiving thousands of PNGs that
+ * are already compressed would only cost time.
+ */
+export async function sendOutput(res: ServerResponse, output: StoredOutput): Promise<void> {
+  if (!output.isDirectory) return sendFile(res, output.path)
+  const files: OutputListing['files'] = []
+  for (const entry of (await readdir(output.path, {withFileTypes: true})).filter((e) => e.isFile()).sort((a, b) => a.name.localeCompare(b.name))) {
+    const {size} = await stat(join(output.path, entry.name))
+    files.push({name: entry.name, bytes: size, url: `/render/${output.requestId}/output/${encodeURIComponent(entry.name)}`})
+  }
+  const listing: OutputListing = {requestId: output.requestId, format: output.format, files}
+  sendJson(res, 200, listing)
+}
+
+/** One file of a directory output; names are matched against the directory, never joined blindly. */
+export async function sendOutputFile(res: ServerResponse, output: StoredOutput, name: string): Promise<void> {
+  const notFound = () => new EngineError('NOT_FOUND', `render ${output.requestId} has no output file "${name}"`, {requestId: output.requestId, file: name})
+  if (!output.isDirectory) throw notFound()
+  const names = new Set((await readdir(output.path, {withFileTypes: true})).filter((e) => e.isFile()).map((e) => e.name))
+  if (!names.has(name)) throw notFound()
+  await sendFile(res, join(output.path, name))
+}
+
+async function sendFile(res: ServerResponse, path: string): Promise<void> {
+  const {size} = await stat(path)
+  res.writeHead(200, {
+    'Content-Type': contentTypeFor(path),
+    'Content-Length': size,
+    'Content-Disposition': `attachment; filename="${basename(path).replace(/["\\\r\n]/g, '_')}"`,
+  })
+  await pipeline(createReadStream(path), res)
+}

@@ -1,0 +1,115 @@
+import {join} from 'node:path'
+import {describe, expect, it} from 'vitest'
+import {commonDirectory, preflightBatch, type PreflightInput} from '../../src/lib/batch/index.js'
+import {isEngineError} from '../../src/lib/errors/engine-error.js'
+import {parseDeclarations} from '../../src/lib/variables/index.js'
+
+const {declarations} = parseDeclarations(
+  JSON.stringify([
+    {id: 'title', type: 'string', label: 'Title', default: 'Card'},
+    {id: 'background', type: 'color', label: 'Background', default: '#000000'},
+    {id: 'size', type: 'enum', label: 'Size', default: 'small', options: [{value: 'small', label: 'S'}, {value: 'large', label: 'L'}]},
+  ]),
+)
+
+function input(overrides: Partial<PreflightInput>): PreflightInput {
+  return {
+    rows: [],
+    template: 'out/{index}.mp4',
+    cwd: '/work',
+    declarations,
+    compositionId: 'card',
+    baseVariables: {},
+    strict: false,
+    compositionFindings: [],
+    ...overrides,
+  }
+}
+
+function preflightError(overrides: Partial<PreflightInput>) {
+  try {
+    preflightBatch(input(overrides))
+  } catch (error) {
+    if (isEngineError(error, 'BATCH_PREFLIGHT')) return error
+    throw error
+  }
+  throw new Error('preflight passed')
+}
+
+describe('batch preflight', () => {
+  it('turns each row into an output path and the variables it renders with, the base layer under the row', () => {
+    const {jobs, manifestPath} = preflightBatch(
+      input({rows: [{title: 'Ada'}, {title: 'Grace', size: 'large'}], template: 'out/{index}-{title}.mp4', baseVariables: {size: 'small', background: '#112233'}}),
+    )
+    expect(manifestPath).toBe('/work/out/manifest.json')
+    expect(jobs).toEqual([
+      {
+        index: 0,
+        output: '/work/out/0-Ada.mp4',
+        overrides: {size: 'small', background: '#112233', title: 'Ada'},
+        variables: {title: 'Ada', background: '#112233', size: 'small'},
+      },
+      {
+        index: 1,
+        output: '/work/out/1-Grace.mp4',
+        overrides: {size: 'large', background: '#112233', title: 'Grace'},
+        variables: {title: 'Grace', background: '#112233', size: 'large'},
+      },
+    ])
+  })
+
+  it('puts the manifest in the deepest directory holding every output', () => {
+    const {manifestPath} = preflightBatch(input({rows: [{size: 'small'}, {size: 'large'}], template: 'renders/{size}/clip-{index}.mp4'}))
+    expect(manifestPath).toBe('/work/renders/manifest.json')
+    expect(commonDirectory(['/a/b/c', '/a/b/d', '/a/b'])).toBe('/a/b')
+    expect(commonDirectory(['/a', '/b'])).toBe('/')
+  })
+
+  it('lists every problem of every row in one BATCH_PREFLIGHT error', () => {
+    const error = preflightError({
+      rows: [{title: 'Ada'}, 'Grace', {title: 'Ada'}, {size: 'large'}, null, {title: {first: 'Alan'}}],
+      template: 'out/{title}.mp4',
+    })
+    expect(error.message.split('\n')).toEqual([
+      '--batch: 5 problems found before rendering, so nothing was rendered:',
+      '  - row 1: must be a JSON object of variable values, got a string',
+      '  - row 2, --output: "out/Ada.mp4" is also the output of row 0; make the template unique per row, for example with {index}',
+      '  - row 3, --output {title}: the row has no "title" key; add it to every row or remove the placeholder',
+      '  - row 4: must be a JSON object of variable values, got null',
+      '  - row 5, --output {title}: "title" is an object; only a string, number or boolean can name a file',
+      'Fix the batch file, the --output template or the variables, then run again.',
+    ])
+    expect(error.details).toEqual({problems: expect.arrayContaining([{row: 1, reason: expect.any(String)}])})
+  })
+
+  it('refuses a template without placeholders for more than one row, and an empty batch', () => {
+    expect(preflightError({rows: [{}, {}], template: 'out/video.mp4'}).message).toContain('row 1, --output: "out/video.mp4" is also the output of row 0')
+    expect(preflightBatch(input({rows: [{}], template: 'out/video.mp4'})).jobs).toHaveLength(1)
+    expect(preflightError({rows: []}).message).toContain('the batch file has no rows')
+  })
+
+  it('refuses an output that would overwrite the manifest', () => {
+    expect(preflightError({rows: [{name: 'manifest'}], template: 'out/{name}.json'}).message).toContain(
+      'row 0, --output: "/work/out/manifest.json" is where the batch manifest goes',
+    )
+  })
+
+  it('with --strict-variables, reports each mismatched row value and the findings shared by every row', () => {
+    const rows = [{title: 'Ada'}, {title: 3, size: 'huge'}, {title: 'Alan', colour: '#fff'}, {background: 'red'}]
+    expect(preflightBatch(input({rows, strict: false})).jobs).toHaveLength(4)
+    const error = preflightError({
+      rows,
+      strict: true,
+      compositionFindings: [
+        {code: 'undeclared', variable: 'x', value: 1, expected: 'one of title', message: '--variables: "x" is not a declared variable', severity: 'error', source: '--variables'},
+      ],
+    })
+    expect(error.message.split('\n').slice(1, -1)).toEqual([
+      '  - [undeclared] --variables: "x" is not a declared variable',
+      '  - row 1, "title": [type-mismatch] 3 given, expected a string',
+      '  - row 1, "size": [enum-out-of-range] "huge" is not an option, expected one of "small", "large"',
+      '  - row 2, "colour": [undeclared] not a declared variable (expected one of title, background, size)',
+      '  - row 3, "background": [type-mismatch] "red" given, expected a "#rrggbb" color string',
+    ])
+  })
+})

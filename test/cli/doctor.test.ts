@@ -1,0 +1,36 @@
+import {describe, expect, it} from 'vitest'
+import {runCli} from '../support/run-cli.js'
+
+interface Report {
+  ok: boolean
+  checks: {name: string; status: string; required: boolean; summary: string; fix?: string; info: Record<string, unknown>}[]
+}
+
+describe('engine doctor', () => {
+  it('reports every dependency in JSON and exits 0 on this machine', async () => {
+    const result = await runCli(['doctor', '--json'])
+    expect(result.code).toBe(0)
+    const report = JSON.parse(result.stdout) as Report
+    expect(report.checks.map((check) => check.name)).toEqual(['javascript runtime', 'ffmpeg', 'ffprobe', 'browser', 'container runtime'])
+    const byName = Object.fromEntries(report.checks.map((check) => [check.name, check]))
+    expect(byName.ffmpeg.info.formats).toEqual(expect.arrayContaining([expect.objectContaining({format: 'mp4', available: true})]))
+    expect(byName.browser.info).toMatchObject({beginFrame: true, version: expect.stringMatching(/Chrome/)})
+    expect(byName['container runtime'].required).toBe(false)
+  })
+
+  it('exits non-zero with the fix when ffmpeg is missing', async () => {
+    const result = await runCli(['doctor'], {env: {ENGINE_FFMPEG_PATH: '/nonexistent/ffmpeg'}})
+    expect(result.code).toBe(1)
+    expect(result.stdout).toMatch(/missing\s+ffmpeg: ENGINE_FFMPEG_PATH="\/nonexistent\/ffmpeg" does not run/)
+    expect(result.stdout).toContain('fix: apt-get install -y ffmpeg')
+  })
+
+  it('reports a browser path that does not exist', async () => {
+    const result = await runCli(['doctor', '--json', '--browser-path', '/nonexistent/chrome'])
+    expect(result.code).toBe(1)
+    const report = JSON.parse(result.stdout) as Report
+    const browser = report.checks.find((check) => check.name === 'browser')!
+    expect(browser.status).toBe('missing')
+    expect(browser.summary).toContain('/nonexistent/chrome')
+  })
+})

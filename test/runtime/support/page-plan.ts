@@ -1,0 +1,48 @@
+import {readFileSync} from 'node:fs'
+import {join} from 'node:path'
+import {pathToFileURL} from 'node:url'
+import type {RenderPlan} from '../../../src/lib/plan/render-plan.js'
+import type {RuntimeInstance} from '../../../src/lib/runtime/runtime-config.js'
+
+export const PAGES_DIR = join(import.meta.dirname, '../../fixtures/pages')
+export const WIDTH = 320
+export const HEIGHT = 180
+
+export interface PagePlanOptions {
+  variables?: Record<string, unknown>
+  instances?: Record<string, RuntimeInstance>
+  durationSeconds?: number
+  fps?: {num: number; den: number}
+  imageFormat?: 'jpeg' | 'png'
+  transparent?: boolean
+  seed?: number
+}
+
+/** A render plan for a fixture page (or inline HTML), served from test/fixtures/pages/. */
+export function pagePlan(page: string, options: PagePlanOptions = {}): RenderPlan {
+  const html = page.trimStart().startsWith('<') ? page : readFileSync(join(PAGES_DIR, page), 'utf8')
+  const fps = options.fps ?? {num: 30, den: 1}
+  const durationSeconds = options.durationSeconds ?? 2
+  const imageFormat = options.imageFormat ?? 'jpeg'
+  return {
+    html,
+    baseUrl: pathToFileURL(PAGES_DIR + '/').href,
+    runtime: {
+      compositionId: 'main',
+      fps,
+      durationSeconds,
+      width: WIDTH,
+      height: HEIGHT,
+      variables: options.variables ?? {},
+      instances: options.instances ?? {},
+      seed: options.seed ?? 7,
+    },
+    width: WIDTH,
+    height: HEIGHT,
+    fps,
+    totalFrames: Math.ceil((durationSeconds * fps.num) / fps.den),
+    format: imageFormat === 'png' ? 'png-sequence' : 'mp4',
+    capture: {imageFormat, jpegQuality: 90, transparent: options.transparent ?? false},
+    encode: {quality: 'draft', gifLoop: 0, gpu: false},
+  }
+}
