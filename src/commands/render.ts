@@ -11,6 +11,7 @@ import {parseRenderOptions} from '../lib/plan/render-options.js'
 import {resolveRenderOptions} from '../lib/plan/resolve-options.js'
 import {renderComposition, type RenderResult} from '../lib/render/render-composition.js'
 import type {RenderEventListener} from '../lib/render/render-events.js'
+import {renderOnServer} from '../lib/server-client/render-on-server.js'
 import {parseVariablesText, readVariablesFile} from '../lib/variables/read-overrides.js'
 
 export default class Render extends BaseCommand {
@@ -26,11 +27,12 @@ export default class Render extends BaseCommand {
   async run(): Promise<void> {
     const {args, flags} = await this.parse(Render)
     // --resume steers this one command run; it is not a render option (config, server, SDK).
-    const {variables: variablesText, resume, ...otherFlags} = flags
+    const {variables: variablesText, resume, server, ...otherFlags} = flags
     const config = await loadConfig()
     const fromFlags = parseRenderOptions(renderFlagsToOptions(otherFlags))
     const options = resolveRenderOptions(config.options, fromFlags)
     if (resume && !options.batch) throw new EngineError('INVALID_FLAG', '--resume only applies to a batch: add --batch <rows.json>')
+    if (server !== undefined && options.batch) throw new EngineError('INVALID_FLAG', '--server renders one composition; drop --batch or --server')
     if (options.docker) this.notImplemented('--docker', 'issue "Container mode and determinism"')
     if (options.hdr) this.notImplemented('--hdr', 'issue "Media in compositions"')
 
@@ -43,8 +45,14 @@ export default class Render extends BaseCommand {
     const cancel = () => controller.abort(new EngineError('CANCELLED', 'the render was interrupted'))
     process.once('SIGINT', cancel)
     process.once('SIGTERM', cancel)
-    const run = (onEvent?: RenderEventListener) =>
-      renderComposition({composition: args.composition, options, variables, signal: controller.signal, onEvent})
+    const onQueued = (position: number, requestId: string) => {
+      if (options.json) process.stdout.write(JSON.stringify({type: 'queued', requestId, position}) + '\n')
+      else if (!options.quiet) process.stderr.write(`queued on ${server}: position ${position}\n`)
+    }
+    const run = (onEvent?: RenderEventListener): Promise<RenderSummary> =>
+      server === undefined
+        ? renderComposition({composition: args.composition, options, variables, signal: controller.signal, onEvent})
+        : renderOnServer({server, composition: args.composition, options, variables, signal: controller.signal, onEvent, onQueued})
     try {
       if (options.batch) {
         const onEvent = options.json ? batchJsonLines : options.quiet ? undefined : batchLines((line) => this.log(line))
@@ -62,7 +70,7 @@ export default class Render extends BaseCommand {
         assertNoFailedRows(batch)
         return
       }
-      let result: RenderResult
+      let result: RenderSummary
       if (options.json) result = await run(jsonLines)
       else if (options.quiet) result = await run()
       else result = await withProgress(`Rendering ${args.composition}`, run)
@@ -74,7 +82,10 @@ export default class Render extends BaseCommand {
   }
 }
 
-function summary(result: RenderResult, quiet: boolean): string {
+/** What the summary line needs; a local render and a render on a producer server both provide it. */
+type RenderSummary = Pick<RenderResult, 'output' | 'bytes' | 'totalFrames' | 'durationSeconds'> & {timings: {totalMs: number}}
+
+function summary(result: RenderSummary, quiet: boolean): string {
   const path = relative(process.cwd(), result.output) || result.output
   if (quiet) return path
   const seconds = result.timings.totalMs / 1000

@@ -1,24 +1,64 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../cli/base-command.js'
+import {
+  DEFAULT_HOST,
+  DEFAULT_KEEP_OUTPUTS,
+  DEFAULT_PORT,
+  MAX_CONCURRENT_RENDERS_ENV,
+  resolveServerSettings,
+  TOKEN_ENV,
+} from '../lib/server/server-settings.js'
+import {startServer} from '../lib/server/start-server.js'
 
 export default class Serve extends BaseCommand {
   static override summary = 'Start the producer server: a FIFO render queue with server-sent events'
-  static override examples = ['<%= config.bin %> serve --port 9847 --max-concurrent-renders 2']
+  static override description = [
+    'Endpoints: GET /health, GET /render/queue, POST /render/stream (JSON body, server-sent events),',
+    'GET /render/:requestId/output, DELETE /render/:requestId.',
+  ].join('\n')
+  static override examples = [
+    '<%= config.bin %> serve --port 9847 --max-concurrent-renders 2',
+    `${TOKEN_ENV}=$(openssl rand -hex 24) <%= config.bin %> serve --host 0.0.0.0 --root ./compositions`,
+  ]
   static override flags = {
-    port: Flags.integer({description: 'port to listen on', default: 9847}),
-    host: Flags.string({description: 'address to bind', default: '127.0.0.1'}),
+    port: Flags.integer({description: `port to listen on (default ${DEFAULT_PORT}; 0 picks a free one)`}),
+    host: Flags.string({description: `address to bind (default ${DEFAULT_HOST}); any non-loopback address requires --token`}),
     root: Flags.string({description: 'directory compositions are served from (default: working directory)'}),
-    'max-concurrent-renders': Flags.integer({
-      description: 'renders run at once, 1-10 (env PRODUCER_MAX_CONCURRENT_RENDERS)',
-      min: 1,
-      max: 10,
-    }),
-    'max-queue': Flags.integer({description: 'reject requests with 429 when this many are waiting'}),
-    token: Flags.string({description: 'bearer token required when binding a non-loopback address', env: 'ENGINE_SERVER_TOKEN'}),
+    'max-concurrent-renders': Flags.integer({description: `renders run at once, 1-10 (default 2; env ${MAX_CONCURRENT_RENDERS_ENV})`}),
+    'max-queue': Flags.integer({description: 'reject requests with 429 when this many are already waiting (default: unlimited)'}),
+    token: Flags.string({description: `bearer token clients must send; required for a non-loopback --host (env ${TOKEN_ENV})`}),
+    'output-dir': Flags.string({description: 'directory for render outputs (default: a temporary directory removed on exit)'}),
+    'keep-outputs': Flags.integer({description: `finished outputs kept for download; older ones are deleted (default ${DEFAULT_KEEP_OUTPUTS})`}),
   }
 
   async run(): Promise<void> {
-    await this.parse(Serve)
-    this.notImplemented('engine serve', 'issue "Producer server"')
+    const {flags} = await this.parse(Serve)
+    const settings = await resolveServerSettings(
+      {
+        port: flags.port,
+        host: flags.host,
+        root: flags.root,
+        maxConcurrentRenders: flags['max-concurrent-renders'],
+        maxQueue: flags['max-queue'],
+        token: flags.token,
+        outputDir: flags['output-dir'],
+        keepOutputs: flags['keep-outputs'],
+      },
+      process.env,
+    )
+    const server = await startServer(settings, {log: (line) => this.log(`${new Date().toISOString()} ${line}`)})
+    this.log(
+      `engine serve listening on ${server.url} (root ${settings.root}, ${settings.maxConcurrentRenders} concurrent render(s)${settings.token ? ', token required' : ''}, outputs in ${server.service.outputs.dir})`,
+    )
+    await new Promise<void>((resolve, reject) => {
+      const stop = (signal: NodeJS.Signals) => {
+        this.log(`${signal}: cancelling renders and shutting down`)
+        process.off('SIGINT', stop)
+        process.off('SIGTERM', stop)
+        server.close().then(resolve, reject)
+      }
+      process.on('SIGINT', stop)
+      process.on('SIGTERM', stop)
+    })
   }
 }

@@ -5,12 +5,7 @@ import {assembleOutput} from '../../src/lib/encode/assemble-output.js'
 import {clampFpsToFormat} from '../../src/lib/encode/format-constraints.js'
 import {getFormat} from '../../src/lib/encode/format-registry.js'
 import {HEIGHT, WIDTH, encodeSegments, ffmpeg, makeFrames, probeVideoStream, useScratchDir, testPlan} from './support/encode-fixtures.js'
-
-/** Loop count from the NETSCAPE2.0 application extension (absent means play once). */
-function gifLoopCount(bytes: Buffer): number | undefined {
-  const at = bytes.indexOf('NETSCAPE2.0')
-  return at < 0 ? undefined : bytes.readUInt16LE(at + 11 + 2)
-}
+import {gifLoopCount} from '../support/media.js'
 
 describe('gif', () => {
   const scratch = useScratchDir()

@@ -1,0 +1,72 @@
+// Batch throughput: rows per minute for 20 short rows (640x360, 1 s at 30 fps, draft), rendered
+// 1 and 2 rows at a time, end to end through renderBatch. Per-row overhead (compile, browser
+// launch, encoder start) dominates such rows, so this is the figure a warm browser pool moves.
+// Run after `npm run build`: `node bench/batch.mjs`, or import { benchBatch } from bench/run.mjs.
+import {mkdtempSync, rmSync, writeFileSync} from 'node:fs'
+import {availableParallelism, tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {pathToFileURL} from 'node:url'
+import {measure} from './cpu-meter.mjs'
+
+const dist = new URL('../dist/src/lib/', import.meta.url)
+const load = (path) => import(new URL(path, dist).href)
+
+const COMPOSITION = `<!doctype html>
+<html data-composition-variables='[
+  {"id": "title", "type": "string", "label": "Title", "default": "Row"},
+  {"id": "accent", "type": "color", "label": "Accent", "default": "#ff5a36"}
+]'>
+<head><style>
+  html, body { margin: 0; }
+  #stage { position: relative; width: 640px; height: 360px; overflow: hidden; background: #14161f; font-family: "DejaVu Sans", sans-serif; }
+  #title { position: absolute; left: 40px; top: 120px; margin: 0; font-size: 56px; color: #fff; animation: in 0.6s ease-out both; }
+  #bar { position: absolute; left: 0; bottom: 0; height: 16px; width: 100%; transform-origin: left; animation: grow 1s linear both; }
+  @keyframes in { from { transform: translateX(-40px); opacity: 0; } to { transform: none; opacity: 1; } }
+  @keyframes grow { from { transform: scaleX(0); } to { transform: scaleX(1); } }
+</style></head>
+<body>
+  <div id="stage" data-composition-id="row" data-width="640" data-height="360" data-duration="1">
+    <h1 id="title" data-start="0" data-duration="1" data-track-index="1">Row</h1>
+    <div id="bar" data-start="0" data-duration="1" data-track-index="0"></div>
+  </div>
+  <script>
+    var v = __engine.getVariables();
+    document.getElementById('title').textContent = v.title;
+    document.getElementById('bar').style.background = v.accent;
+  </script>
+</body>
+</html>
+`
+
+/** Renders `rows` rows at each concurrency and returns {concurrency, rows, seconds, rowsPerMinute, cpu} per run. */
+export async function benchBatch({rows = 20, concurrencies = [1, 2], log = console.log} = {}) {
+  const {renderBatch} = await load('batch/render-batch.js')
+  const {renderComposition} = await load('render/render-composition.js')
+  const {resolveRenderOptions} = await load('plan/resolve-options.js')
+  const work = mkdtempSync(join(tmpdir(), 'engine-bench-batch-'))
+  const results = []
+  try {
+    const composition = join(work, 'row.html')
+    writeFileSync(composition, COMPOSITION)
+    const batchFile = join(work, 'rows.json')
+    const palette = ['#ff5a36', '#36c2ff', '#8bd450', '#f2c94c']
+    writeFileSync(batchFile, JSON.stringify(Array.from({length: rows}, (_, index) => ({title: `Row ${index}`, accent: palette[index % palette.length]}))))
+    log(`batch: ${rows} rows of 640x360, 1 s at 30 fps, draft; ${availableParallelism()} cores`)
+    for (const concurrency of concurrencies) {
+      const options = resolveRenderOptions({fps: 30, quality: 'draft', batchConcurrency: concurrency, output: join(work, `c${concurrency}`, '{index}.mp4')})
+      const run = await measure(() => renderBatch({composition, batchFile, options, render: renderComposition, cwd: work}))
+      const {counts} = run.result
+      if (counts.completed !== rows) throw new Error(`batch at concurrency ${concurrency}: ${JSON.stringify(counts)}`)
+      const result = {concurrency, rows, seconds: run.seconds, rowsPerMinute: (rows * 60) / run.seconds, cpu: run.utilisation}
+      results.push(result)
+      log(
+        `--batch-concurrency ${concurrency}: ${rows} rows in ${run.seconds.toFixed(1)} s = ${result.rowsPerMinute.toFixed(1)} rows/min, CPU ${(run.utilisation * 100).toFixed(0)}%`,
+      )
+    }
+    return results
+  } finally {
+    rmSync(work, {recursive: true, force: true})
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1]).href) await benchBatch()

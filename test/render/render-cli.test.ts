@@ -1,0 +1,97 @@
+import {existsSync} from 'node:fs'
+import {readFile, readdir} from 'node:fs/promises'
+import {join} from 'node:path'
+import {describe, expect, it} from 'vitest'
+import {decodedFrameHashes, near, pixelAt} from '../support/media.js'
+import {runCli} from '../support/run-cli.js'
+import {FIXTURES, useScratchDir} from './support.js'
+
+const blocks = join(FIXTURES, 'blocks.html')
+
+function jsonEvents(stdout: string): {type: string; [key: string]: unknown}[] {
+  return stdout
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line))
+}
+
+describe('engine render (CLI)', () => {
+  const scratch = useScratchDir()
+
+  it('--json prints start, progress and done events with the resolved settings', async () => {
+    const output = join(scratch(), 'json.mp4')
+    const result = await runCli(['render', blocks, '--json', '--quality', 'draft', '--fps', '15', '-o', output])
+    expect(result.code).toBe(0)
+    const events = jsonEvents(result.stdout)
+    const start = events.find((event) => event.type === 'start')
+    expect(start).toMatchObject({format: 'mp4', width: 320, height: 180, fps: '15', totalFrames: 30, browser: {beginFrame: true}})
+    expect(events.some((event) => event.type === 'progress')).toBe(true)
+    expect(events.at(-1)).toMatchObject({type: 'done', output, totalFrames: 30, bytes: expect.any(Number)})
+  })
+
+  it('strict variables: exits non-zero before any frame, writes nothing', async () => {
+    const output = join(scratch(), 'strict.mp4')
+    const result = await runCli(['render', blocks, '--strict-variables', '--variables', '{"colour": "#00ff00", "color": 5}', '-o', output])
+    expect(result.code).toBe(1)
+    expect(result.stderr).toMatch(/STRICT_VARIABLES/)
+    expect(result.stderr).toMatch(/colour/)
+    expect(result.stderr).toMatch(/color/)
+    expect(existsSync(output)).toBe(false)
+  })
+
+  it('without --strict-variables the same problems are warnings and the render completes', async () => {
+    const output = join(scratch(), 'lenient.mp4')
+    const result = await runCli(['render', blocks, '--quiet', '--fps', '10', '--variables', '{"colour": "#00ff00"}', '-o', output])
+    expect(result.code).toBe(0)
+    expect(existsSync(output)).toBe(true)
+  })
+
+  it.each([
+    [['--fps', '500'], /--fps: "500" is out of range/],
+    [['--crf', '18', '--video-bitrate', '8M'], /--crf and --video-bitrate cannot be combined/],
+    [['--workers', '30'], /--workers: 30 is invalid/],
+    [['--format', 'avi'], /--format: "avi" is not a known format; use one of mp4, mov, webm, gif, png-sequence/],
+    [['--quality', 'best'], /--quality: "best" is invalid/],
+  ])('rejects %j naming the flag and the allowed values', async (flags, message) => {
+    const output = join(scratch(), 'bad.mp4')
+    const result = await runCli(['render', blocks, ...flags, '-o', output])
+    expect(result.code).toBe(1)
+    expect(result.stderr).toMatch(message)
+    expect(existsSync(output)).toBe(false)
+  })
+
+  it('a composition script that throws fails the render with the page message and leaves nothing', async () => {
+    const output = join(scratch(), 'throws.mp4')
+    const result = await runCli(['render', join(FIXTURES, 'throws.html'), '-o', output])
+    expect(result.code).toBe(1)
+    expect(result.stderr).toMatch(/PAGE_ERROR.*the title font failed to load/)
+    expect(existsSync(output)).toBe(false)
+    expect((await readdir(scratch())).filter((name) => name.includes('throws'))).toEqual([])
+  })
+
+  it('--workers 1 and --workers 2 give identical frames (png-sequence bytes, lossless mp4 decode)', async () => {
+    const [one, two] = ['w1', 'w2'].map((name) => join(scratch(), name))
+    for (const [dir, workers] of [[one, '1'], [two, '2']]) {
+      const result = await runCli(['render', join(FIXTURES, 'motion.html'), '--format', 'png-sequence', '--workers', workers, '-o', dir, '--quiet'])
+      expect(result.code).toBe(0)
+    }
+    const names = (await readdir(one)).sort()
+    expect(names).toHaveLength(60)
+    expect((await readdir(two)).sort()).toEqual(names)
+    for (const name of names) expect((await readFile(join(two, name))).equals(await readFile(join(one, name))), name).toBe(true)
+
+    // Every time source puts its box at x = 140..180 at t = 1 s (frame 30): CSS, WAAPI, rAF, Date + timers.
+    const middle = join(one, 'frame_000030.png')
+    expect(near(await pixelAt(middle, 0, 160, 20), {r: 255, g: 0, b: 0, a: 255})).toBe(true)
+    expect(near(await pixelAt(middle, 0, 160, 65), {r: 0, g: 255, b: 0, a: 255})).toBe(true)
+    expect((await pixelAt(middle, 0, 160, 110)).a).toBe(255)
+    expect(near(await pixelAt(middle, 0, 160, 155), {r: 255, g: 255, b: 0, a: 255})).toBe(true)
+    for (const y of [20, 65, 110, 155]) expect((await pixelAt(middle, 0, 100, y)).a, `nothing left of the boxes at y=${y}`).toBe(0)
+
+    const [mp4One, mp4Two] = ['w1.mp4', 'w2.mp4'].map((name) => join(scratch(), name))
+    for (const [file, workers] of [[mp4One, '1'], [mp4Two, '2']]) {
+      expect((await runCli(['render', join(FIXTURES, 'motion.html'), '--crf', '0', '--workers', workers, '-o', file, '--quiet'])).code).toBe(0)
+    }
+    expect(await decodedFrameHashes(mp4Two)).toEqual(await decodedFrameHashes(mp4One))
+  })
+})
