@@ -1,4 +1,3 @@
-import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {commonDirectory, preflightBatch, type PreflightInput} from '../../src/lib/batch/index.js'
 import {isEngineError} from '../../src/lib/errors/engine-error.js'

@@ -47,7 +47,7 @@ export const manifestSchema = z.object({
   /** Absolute path of the batch file. */
   batchFile: z.string(),
   rowsSha256: z.string(),
-  /** `--output` as given (or the default template). */
+  /** `--output` (or the default template), as an absolute path. */
   outputTemplate: z.string(),
   settings: settingsSchema,
   createdAt: z.string(),

@@ -30,7 +30,9 @@ export class ManifestStore {
   /** Replaces one row's entry (fields not in `entry` are dropped) and saves. */
   setRow(index: number, entry: Omit<ManifestRow, 'index' | 'output' | 'variables'>): Promise<void> {
     const {output, variables} = this.row(index)
-    this.manifest.rows = this.manifest.rows.map((row) => (row.index === index ? {index, output, variables, ...entry} : row))
+    const {status, ...rest} = entry
+    // Key order keeps the manifest readable: what and where first, the (long) variables last.
+    this.manifest.rows = this.manifest.rows.map((row) => (row.index === index ? {index, status, output, ...rest, variables} : row))
     return this.save()
   }
 

@@ -48,7 +48,7 @@ export async function renderBatch(request: BatchRequest): Promise<BatchSummary> 
   const format = getFormat(options.format)
   planRender(compiled, options, format)
 
-  const outputTemplate = options.output ?? defaultOutputTemplate(compositionPath, format, cwd)
+  const outputTemplate = resolve(cwd, options.output ?? defaultOutputTemplate(compositionPath, format, cwd))
   const {jobs, manifestPath} = preflightBatch({
     rows: batch.rows,
     template: outputTemplate,

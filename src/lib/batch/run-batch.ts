@@ -103,20 +103,20 @@ export async function runBatch(options: RunBatchOptions): Promise<BatchSummary> 
       }
     }
   }
-  const workers = Array.from({length: Math.max(1, Math.min(options.concurrency, queue.length))}, worker)
-  // A worker only rejects when the manifest cannot be written; let the others finish their rows first.
+  const workers = Array.from({length: Math.max(1, Math.min(options.concurrency, queue.length))}, () => worker())
+  // A worker only rejects when the manifest cannot be written; the others finish their rows first.
   const outcomes = await Promise.allSettled(workers)
+  const rejected = outcomes.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected')
+  if (rejected) throw rejected.reason
 
   for (const job of queue.splice(0)) {
     await store.setRow(job.index, {status: 'skipped', skippedReason: `not launched: ${halt ?? 'the batch was interrupted'}`})
     emit(rowEvent(job))
   }
   await store.finish()
-  const rejected = outcomes.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected')
-  if (rejected) throw rejected.reason
 
   const elapsedMs = Math.round(performance.now() - started)
-  const counts = store.current.counts as StatusCounts
+  const {counts} = store.current
   const rowsPerMinute = elapsedMs > 0 ? Math.round((counts.completed * 60_000 * 10) / elapsedMs) / 10 : 0
   emit({type: 'batch-done', counts, manifest: store.path, elapsedMs, rowsPerMinute})
   const failed = store.current.rows
