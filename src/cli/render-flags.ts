@@ -31,6 +31,7 @@ export const renderFlags = {
   docker: Flags.boolean({description: 'render in container mode'}),
   quiet: Flags.boolean({char: 'q', description: 'less output'}),
   json: Flags.boolean({description: 'machine-readable progress events, one JSON object per line'}),
+  server: Flags.string({description: 'render on a running producer server (engine serve) at this URL and download the result to --output; token from ENGINE_SERVER_TOKEN'}),
 }
 
 type RenderFlagValues = {[K in keyof typeof renderFlags]?: unknown}

@@ -12,10 +12,8 @@ import {startServer} from '../lib/server/start-server.js'
 
 export default class Serve extends BaseCommand {
   static override summary = 'Start the producer server: a FIFO render queue with server-sent events'
-  static override description = [
-    'Endpoints: GET /health, GET /render/queue, POST /render/stream (JSON body, server-sent events),',
-    'GET /render/:requestId/output, DELETE /render/:requestId.',
-  ].join('\n')
+  static override description =
+    'Endpoints: GET /health, GET /render/queue, POST /render/stream (JSON body, answered with server-sent events), GET /render/:requestId/output, DELETE /render/:requestId.'
   static override examples = [
     '<%= config.bin %> serve --port 9847 --max-concurrent-renders 2',
     `${TOKEN_ENV}=$(openssl rand -hex 24) <%= config.bin %> serve --host 0.0.0.0 --root ./compositions`,

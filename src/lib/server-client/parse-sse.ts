@@ -58,10 +58,19 @@ export class SseParser {
   }
 }
 
-/** Reads a fetch response body as server-sent events. */
+/** Reads a fetch response body as server-sent events; stopping early closes the body. */
 export async function* readEventStream(body: ReadableStream<Uint8Array>): AsyncGenerator<SseMessage> {
   const parser = new SseParser()
   const decoder = new TextDecoder()
-  for await (const chunk of body) yield* parser.feed(decoder.decode(chunk, {stream: true}))
-  yield* parser.feed(decoder.decode())
+  const reader = body.getReader()
+  let done = false
+  try {
+    while (!done) {
+      const chunk = await reader.read()
+      done = chunk.done
+      yield* parser.feed(done ? decoder.decode() : decoder.decode(chunk.value, {stream: true}))
+    }
+  } finally {
+    if (!done) await reader.cancel().catch(() => {})
+  }
 }

@@ -65,6 +65,8 @@ export function createServer(options: CreateServerOptions): Server {
     route(async (req, res) => {
       const body = parseStreamBody(await readJsonBody(req, options.maxBodyBytes ?? MAX_BODY_BYTES))
       const composition = body.composition === undefined ? undefined : await resolveCompositionPath(root, body.composition)
+      // The client may have gone while its body was checked: then there is nobody to render for.
+      if (req.socket.destroyed) return
       const stream = new EventStream(res)
       const send = (event: StreamEvent) => {
         stream.send(event)

@@ -106,7 +106,10 @@ export class RenderQueue<Job, Result> {
     this.active.set(entry.id, controller)
     entry.callbacks.onStarted?.()
     Promise.resolve()
-      .then(() => this.options.run(entry.job, controller.signal))
+      .then(() => {
+        controller.signal.throwIfAborted()
+        return this.options.run(entry.job, controller.signal)
+      })
       .then(entry.resolve, entry.reject)
       .finally(() => {
         this.active.delete(entry.id)

@@ -81,7 +81,7 @@ export class RenderService {
    */
   submit(request: ServiceRequest, send: (event: StreamEvent) => void): AcceptedRender {
     const requestId = randomUUID()
-    const started = performance.now()
+    const arrived = performance.now()
     const outputName = request.composition === undefined ? INLINE_NAME : basename(request.composition, extname(request.composition))
     const job: Job = {requestId, request, outputName, send}
     const result = this.queue.submit(requestId, job, {
@@ -94,33 +94,17 @@ export class RenderService {
         send({type: 'started', requestId})
       },
     })
-    const finished = result.then(
-      async (rendered) => {
-        const format = rendered.plan.format
-        const isDirectory = outputExtension(getFormat(format)) === undefined
-        await this.outputs.add({requestId, path: rendered.output, isDirectory, format, bytes: rendered.bytes})
-        const renderMs = Math.round(performance.now() - started)
-        this.log(`${requestId} complete: ${rendered.totalFrames} frames, ${rendered.bytes} bytes, ${renderMs} ms`)
-        send({
-          type: 'complete',
-          requestId,
-          outputUrl: `/render/${requestId}/output`,
-          format,
-          bytes: rendered.bytes,
-          duration: rendered.durationSeconds,
-          totalFrames: rendered.totalFrames,
-          renderMs,
-        })
-      },
-      (error: unknown) => {
-        const {code, message, details} = toEngineError(error).toJSON()
-        this.log(`${requestId} ${code === 'CANCELLED' ? 'cancelled' : `failed [${code}]: ${message}`}`)
-        send({type: 'error', requestId, code, message, ...(details === undefined ? {} : {details})})
-      },
-    )
-    const tracked = finished.finally(() => this.pending.delete(requestId))
-    this.pending.set(requestId, tracked)
-    return {requestId, finished: tracked}
+    const reportError = (error: unknown) => {
+      const {code, message, details} = toEngineError(error).toJSON()
+      this.log(`${requestId} ${code === 'CANCELLED' ? 'cancelled' : `failed [${code}]: ${message}`}`)
+      send({type: 'error', requestId, code, message, ...(details === undefined ? {} : {details})})
+    }
+    const finished = result
+      .then((rendered) => this.complete(requestId, rendered, Math.round(performance.now() - arrived), send))
+      .catch(reportError)
+      .finally(() => this.pending.delete(requestId))
+    this.pending.set(requestId, finished)
+    return {requestId, finished}
   }
 
   /** Cancels a queued or running request and waits until its slot is free and its files are gone. */
@@ -141,6 +125,24 @@ export class RenderService {
   async close(): Promise<void> {
     await Promise.all([...this.pending.keys()].map((id) => this.cancel(id, 'the server is shutting down')))
     await this.outputs.close()
+  }
+
+  private async complete(requestId: string, rendered: RenderResult, renderMs: number, send: (event: StreamEvent) => void): Promise<void> {
+    const format = rendered.plan.format
+    const isDirectory = outputExtension(getFormat(format)) === undefined
+    await this.outputs.add({requestId, path: rendered.output, isDirectory, format, bytes: rendered.bytes})
+    this.log(`${requestId} complete: ${rendered.totalFrames} frames, ${rendered.bytes} bytes, ${renderMs} ms`)
+    send({
+      type: 'complete',
+      requestId,
+      outputUrl: `/render/${requestId}/output`,
+      format,
+      bytes: rendered.bytes,
+      duration: rendered.durationSeconds,
+      totalFrames: rendered.totalFrames,
+      renderMs,
+      timings: rendered.timings,
+    })
   }
 
   private async run(job: Job, signal: AbortSignal): Promise<RenderResult> {

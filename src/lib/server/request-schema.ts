@@ -41,7 +41,8 @@ export function parseStreamBody(body: unknown): ParsedStreamBody {
         return `${issue.keys.map(describe).join(', ')}: not accepted; the body takes composition or html, variables, and ${CLIENT_OPTION_KEYS.join(', ')}`
       }
       if (issue.path.length === 0) return `the body must be a JSON object (${issue.message})`
-      return `${describe(issue.path.join('.'))}: ${issue.message}`
+      const value = (body as Record<string, unknown>)[String(issue.path[0])]
+      return `${describe(issue.path.join('.'))}: ${JSON.stringify(value)?.slice(0, 80)} is invalid (${issue.message})`
     })
     throw new EngineError('INVALID_REQUEST', problems.join('\n'), {issues: result.error.issues})
   }

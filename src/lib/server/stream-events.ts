@@ -30,7 +30,10 @@ export type StreamEvent =
       /** Seconds of video. */
       duration: number
       totalFrames: number
+      /** Time from the request's arrival (queue wait included) to its completion. */
       renderMs: number
+      /** The render's own phases, queue wait excluded. */
+      timings: {compileMs: number; captureMs: number; assembleMs: number; totalMs: number}
     }
   | {type: 'error'; requestId: string; code: ErrorCode; message: string; details?: unknown}
 

@@ -1,0 +1,10 @@
+/** The producer server (`engine serve`) and its client, for programs that embed or call it. */
+export {startServer, type RunningServer, type StartServerOptions} from './start-server.js'
+export {resolveServerSettings, resolveMaxConcurrentRenders, type ServerFlags, type ServerSettings} from './server-settings.js'
+export {RenderQueue, type QueueStatus, type QueueCallbacks, type QueueRunner} from './render-queue.js'
+export type {RenderFunction} from './render-service.js'
+export type {StreamEvent} from './stream-events.js'
+export {renderStreamBodySchema, type RenderStreamBody} from './request-schema.js'
+export {streamRender, getQueueStatus, cancelRender, type ServerConnection} from '../server-client/server-api.js'
+export {downloadOutput} from '../server-client/download-output.js'
+export {renderOnServer, type ServerRenderRequest, type ServerRenderResult} from '../server-client/render-on-server.js'
