@@ -1,17 +1,47 @@
 import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from '../cli/base-command.js'
+import {loadConfig} from '../lib/config/load-config.js'
+import {parseFps} from '../lib/plan/fps.js'
+import {RENDER_DEFAULTS} from '../lib/plan/render-options.js'
+import {openInBrowser, startPreviewServer} from '../lib/preview/index.js'
 
 export default class Preview extends BaseCommand {
   static override summary = 'Open a composition in a browser with a player and a variables editor'
-  static override examples = ['<%= config.bin %> preview examples/hello/index.html --port 3000 --no-open']
+  static override description = [
+    'Serves a player page on 127.0.0.1: the composition at its real size scaled to fit, driven by the same',
+    'runtime as renders; play, scrub and step through frames; edit every declared variable with a native',
+    'control and copy the values as --variables JSON; lint findings; reloads when a file next to the',
+    'composition changes. Files are served from the project (the nearest folder with a package.json or .git).',
+  ].join(' ')
+  static override examples = ['<%= config.bin %> preview examples/hello/index.html', '<%= config.bin %> preview index.html --port 0 --no-open --fps 60']
   static override args = {composition: Args.string({description: 'composition HTML file', required: true})}
   static override flags = {
-    port: Flags.integer({description: 'port of the preview server', default: 3000}),
-    open: Flags.boolean({description: 'open the default browser', default: true, allowNo: true}),
+    port: Flags.integer({description: 'port of the preview server (0 picks a free one)', default: 3000, min: 0, max: 65535}),
+    open: Flags.boolean({description: 'open the default browser (--no-open only prints the URL)', default: true, allowNo: true}),
+    fps: Flags.string({description: 'frame rate of the player (default: fps of the config file, else 30)'}),
   }
 
   async run(): Promise<void> {
-    await this.parse(Preview)
-    this.notImplemented('engine preview', 'issue "Preview with a variables editor"')
+    const {args, flags} = await this.parse(Preview)
+    const config = await loadConfig()
+    const fps = parseFps(flags.fps ?? config.options.fps ?? RENDER_DEFAULTS.fps, flags.fps === undefined && config.filepath ? `${config.filepath}: key "fps"` : '--fps')
+    const server = await startPreviewServer({
+      composition: args.composition,
+      port: flags.port,
+      fps,
+      onChange: (files) => this.log(`changed: ${files.join(', ')}; the preview reloads`),
+    })
+    this.log(`engine preview of ${args.composition}: ${server.url}`)
+    this.log(`serving files under ${server.root}; press Ctrl+C to stop`)
+    if (flags.open && !(await openInBrowser(server.url))) this.log(`could not open a browser here; open ${server.url} yourself`)
+    await new Promise<void>((resolve, reject) => {
+      const stop = () => {
+        process.off('SIGINT', stop)
+        process.off('SIGTERM', stop)
+        server.close().then(resolve, reject)
+      }
+      process.on('SIGINT', stop)
+      process.on('SIGTERM', stop)
+    })
   }
 }

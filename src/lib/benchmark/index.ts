@@ -1,0 +1,6 @@
+export type {BenchmarkConfiguration, BenchmarkMeasurement, BenchmarkRecommendation, BenchmarkResult, CaptureMode} from './benchmark-result.js'
+export {formatBenchmark} from './format-benchmark.js'
+export {recommend, workerCountsToMeasure} from './recommend.js'
+export {referenceComposition} from './reference-composition.js'
+export {runBenchmark, type BenchmarkOptions} from './run-benchmark.js'
+export {findSaveTarget, saveToConfig, SAVED_CONFIG_FILE, type SaveTarget} from './save-recommendation.js'

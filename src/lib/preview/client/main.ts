@@ -1,0 +1,116 @@
+// The player page of `engine preview`. Its state is mirrored on <body> for tools and tests:
+// data-state (loading | ready | error), data-frame (the frame on screen) and data-shown-variables
+// (the values the composition on screen was loaded with, as JSON).
+import {CompositionView} from './composition-view.js'
+import {showLintFindings, showPageErrors} from './diagnostics.js'
+import {Player} from './player.js'
+import {PREVIEW_ROUTES, VARIABLES_PARAMETER, type ChangeEvent, type PreviewState} from './preview-protocol.js'
+import {VariablesPanel} from './variables-panel.js'
+import type {PageErrorRecord} from '../../runtime/page-protocol.js'
+
+const byId = <T extends HTMLElement>(id: string) => document.getElementById(id) as T
+const body = document.body
+const errorBox = byId<HTMLDivElement>('composition-error')
+const pageErrorList = byId<HTMLUListElement>('page-errors')
+
+let state: PreviewState | undefined
+let pageErrors: PageErrorRecord[] = []
+
+const view = new CompositionView(byId('stage'), byId('viewport'))
+const player = new Player(
+  {
+    play: byId('play'),
+    stepBack: byId('step-back'),
+    stepForward: byId('step-forward'),
+    scrubber: byId('scrubber'),
+    time: byId('time'),
+    duration: byId('duration'),
+    frameNumber: byId('frame-number'),
+    lastFrame: byId('last-frame'),
+  },
+  async (frame) => addPageError(await view.seek(frame)),
+  (frame) => (body.dataset.frame = String(frame)),
+)
+const panel = new VariablesPanel(byId('variables-form'), byId('variables-json'), () => void reload())
+
+byId('reset-variables').addEventListener('click', () => panel.reset())
+byId('copy-variables').addEventListener('click', () => void copyVariables())
+
+function showError(message: string | undefined): void {
+  errorBox.hidden = message === undefined
+  errorBox.textContent = message ?? ''
+  if (message !== undefined) body.dataset.state = 'error'
+}
+
+function addPageError(error: PageErrorRecord | null): void {
+  if (!error || pageErrors.some((known) => known.message === error.message)) return
+  pageErrors.push(error)
+  showPageErrors(pageErrorList, pageErrors)
+}
+
+/** Reads the composition from the server again (at start and after every change on disk). */
+async function refresh(): Promise<void> {
+  const response = await fetch(PREVIEW_ROUTES.state, {cache: 'no-store'})
+  state = (await response.json()) as PreviewState
+  showLintFindings(byId('lint-findings'), state.lint)
+  const {composition} = state
+  if (!composition) {
+    showError(state.error ? `${state.error.code}: ${state.error.message}` : 'the composition could not be read')
+    return
+  }
+  byId('composition-size').textContent = `${composition.width}×${composition.height}, ${composition.durationSeconds} s at ${state.fps.num}${state.fps.den === 1 ? '' : `/${state.fps.den}`} fps`
+  view.setSize(composition.width, composition.height)
+  player.setTiming(state.fps, composition.totalFrames)
+  panel.setDeclarations(composition.declarations)
+  await reload()
+}
+
+/** Loads the composition with the current variable values, keeping the frame on screen. */
+async function reload(): Promise<void> {
+  if (!state?.composition) return
+  body.dataset.state = 'loading'
+  const values = panel.values
+  const query = new URLSearchParams({[VARIABLES_PARAMETER]: JSON.stringify(values), revision: String(state.revision)})
+  let shownFrame = player.frame
+  const outcome = await view.load(`${state.documentPath}?${query}`, () => (shownFrame = player.frame))
+  if (outcome.kind === 'superseded') return
+  if (outcome.kind === 'failed') return showError(outcome.message)
+  showError(undefined)
+  pageErrors = []
+  for (const error of outcome.report.errors) addPageError(error)
+  addPageError(outcome.seekError)
+  showPageErrors(pageErrorList, pageErrors)
+  body.dataset.frame = String(shownFrame)
+  body.dataset.shownVariables = JSON.stringify(values)
+  body.dataset.state = 'ready'
+  // The player may have moved on while the page loaded.
+  if (player.frame !== shownFrame) player.seekTo(player.frame)
+}
+
+async function copyVariables(): Promise<void> {
+  const status = byId('copy-status')
+  const json = byId<HTMLTextAreaElement>('variables-json')
+  try {
+    await navigator.clipboard.writeText(json.value)
+    status.textContent = 'Copied'
+  } catch {
+    json.focus()
+    json.select()
+    status.textContent = 'Press Ctrl+C (or Cmd+C) to copy the selected JSON'
+  }
+}
+
+function listenForChanges(): void {
+  const connection = byId('connection')
+  const events = new EventSource(PREVIEW_ROUTES.events)
+  let refreshing = Promise.resolve()
+  events.addEventListener('open', () => (connection.textContent = 'live reload on'))
+  events.addEventListener('error', () => (connection.textContent = 'preview server unreachable; retrying'))
+  events.addEventListener('message', (message: MessageEvent<string>) => {
+    const event = JSON.parse(message.data) as ChangeEvent
+    if (event.type === 'change') refreshing = refreshing.then(refresh, refresh)
+  })
+}
+
+listenForChanges()
+refresh().catch((error: unknown) => showError(`the preview could not start: ${String(error)}`))

@@ -1,0 +1,38 @@
+import {load} from 'cheerio'
+import {compileComposition} from '../compose/compile-composition.js'
+import type {Fps} from '../plan/fps.js'
+import {RUNTIME_CONFIG_GLOBAL, type RuntimeConfig} from '../runtime/runtime-config.js'
+
+/** Same seed as a render's default plan, so seeded randomness shows the frames a render would. */
+const PREVIEW_SEED = 1
+
+/**
+ * The composition as the preview's iframe loads it: compiled exactly as for a render (same
+ * variables resolution, sub-compositions inlined), with `window.__ENGINE_CONFIG__` and the
+ * runtime script (`runtimeUrl`) as the first scripts of the document, so they run before any
+ * page script, as in capture.
+ */
+export async function compositionDocument(file: string, options: {variables: Record<string, unknown>; fps: Fps; runtimeUrl: string}): Promise<string> {
+  const compiled = await compileComposition(file, {variables: options.variables})
+  const config: RuntimeConfig = {
+    compositionId: compiled.compositionId,
+    fps: options.fps,
+    durationSeconds: compiled.durationSeconds,
+    width: compiled.width,
+    height: compiled.height,
+    variables: compiled.variables,
+    instances: compiled.instances,
+    seed: PREVIEW_SEED,
+  }
+  const $ = load(compiled.html)
+  $('head').prepend(
+    `<script>window.${RUNTIME_CONFIG_GLOBAL} = ${scriptSafeJson(config)};</script>`,
+    `<script src="${options.runtimeUrl}"></script>`,
+  )
+  return $.html()
+}
+
+/** JSON that cannot end the inline script it is written into. */
+function scriptSafeJson(value: unknown): string {
+  return JSON.stringify(value).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029')
+}
