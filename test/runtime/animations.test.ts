@@ -39,9 +39,13 @@ describe('CSS animations and Web Animations', () => {
     expect(await at(6)).toEqual({css: translate(10), short: translate(20), delayed: translate(0), waapi: '0.2'})
   })
 
-  it('stays paused between seeks (nothing runs on wall-clock time)', async () => {
+  it('stays paused between seeks (nothing runs on wall-clock time, not even an autoplaying video)', async () => {
     const before = await at(9)
+    const video = `[document.getElementById('video').paused, document.getElementById('video').currentTime]`
+    const videoBefore = await worker.evaluate(video)
     await new Promise((resolve) => setTimeout(resolve, 300))
     expect(await worker.evaluate(styles)).toEqual(before)
+    expect(await worker.evaluate(video)).toEqual(videoBefore)
+    expect(videoBefore).toEqual([true, expect.any(Number)])
   })
 })

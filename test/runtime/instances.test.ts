@@ -17,19 +17,25 @@ const plan = pagePlan('instances.html', {
 interface Positions {
   rootbox: number
   plain: number
+  late: number
   firstMover: number
   secondMover: number
   firstSlide: string
   secondSlide: string
+  firstTween: number
+  secondTween: number
 }
 
 const positions = `({
   rootbox: gsap.getProperty('#rootbox', 'x'),
   plain: gsap.getProperty('#plain', 'x'),
+  late: gsap.getProperty('#late', 'x'),
   firstMover: gsap.getProperty('#first .mover', 'x'),
   secondMover: gsap.getProperty('#second .mover', 'x'),
   firstSlide: getComputedStyle(document.querySelector('#first .slide')).transform,
   secondSlide: getComputedStyle(document.querySelector('#second .slide')).transform,
+  firstTween: gsap.getProperty('#first .tween', 'x'),
+  secondTween: gsap.getProperty('#second .tween', 'x'),
 })`
 
 describe('variables and timelines of sub-composition instances', () => {
@@ -56,16 +62,19 @@ describe('variables and timelines of sub-composition instances', () => {
     expect(await worker.evaluate(`(__engine.getVariables().title = 'changed', __engine.getVariables().title)`)).toBe('Root')
   })
 
-  it('seeks the root timeline, plain tweens and each instance timeline at its local time', async () => {
+  it('seeks the root timeline, plain tweens (also one a timer created) and each instance timeline and tween at its local time', async () => {
     expect(await at(45)).toEqual({
       rootbox: 150,
       plain: 100,
+      late: 50,
       firstMover: 100,
       secondMover: 50,
       firstSlide: 'matrix(1, 0, 0, 1, 100, 0)',
       secondSlide: 'matrix(1, 0, 0, 1, 50, 0)',
+      firstTween: 100,
+      secondTween: 50,
     })
-    expect(await at(15)).toMatchObject({rootbox: 50, plain: 50, firstMover: 50, secondMover: 0, firstSlide: 'matrix(1, 0, 0, 1, 50, 0)'})
+    expect(await at(15)).toMatchObject({rootbox: 50, plain: 50, late: 0, firstMover: 50, secondMover: 0, firstSlide: 'matrix(1, 0, 0, 1, 50, 0)', firstTween: 50, secondTween: 0})
   })
 
   it('keeps both registrations under the shared composition id', async () => {

@@ -27,7 +27,6 @@ export function browserArgs(choice: BrowserChoice, isRoot = process.getuid?.() =
     '--font-render-hinting=none',
     '--hide-scrollbars',
     '--mute-audio',
-    '--autoplay-policy=no-user-gesture-required',
     '--allow-file-access-from-files',
   ]
 }
@@ -60,6 +59,9 @@ export async function launchBrowser(choice: BrowserChoice, options: LaunchOption
       protocolTimeout: options.protocolTimeoutMs ?? 120_000,
       signal: options.signal,
     })
+    // Puppeteer drops its pipe error listeners when the connection closes; a pipe that then
+    // reports ECONNRESET (the process was killed) would crash Node with an uncaught error.
+    for (const stream of browser.process()?.stdio ?? []) stream?.on('error', () => {})
     if (options.signal?.aborted) {
       killBrowser(browser)
       throw abortReason(options.signal)

@@ -35,7 +35,12 @@ export async function findPinnedBrowser(env: NodeJS.ProcessEnv = process.env): P
  * Without internet it fails fast with the offline alternatives.
  */
 export async function installPinnedBrowser(
-  options: {env?: NodeJS.ProcessEnv; onProgress?: (downloadedBytes: number, totalBytes: number) => void} = {},
+  options: {
+    env?: NodeJS.ProcessEnv
+    onProgress?: (downloadedBytes: number, totalBytes: number) => void
+    /** A mirror of the Chrome for Testing downloads (default: Google's storage). */
+    baseUrl?: string
+  } = {},
 ): Promise<InstalledBrowser> {
   const cacheDir = browserCacheDir(options.env)
   const platform = detectBrowserPlatform()
@@ -46,7 +51,7 @@ export async function installPinnedBrowser(
     )
   }
   try {
-    const installed = await install({...PINNED_BROWSER, platform, cacheDir, downloadProgressCallback: options.onProgress})
+    const installed = await install({...PINNED_BROWSER, platform, cacheDir, downloadProgressCallback: options.onProgress, baseUrl: options.baseUrl})
     return {executablePath: installed.executablePath, buildId: PINNED_BROWSER.buildId, cacheDir}
   } catch (error) {
     const reason = error instanceof Error ? error.message.replace(/\s+/g, ' ').trim() : String(error)

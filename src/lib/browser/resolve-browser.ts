@@ -20,6 +20,8 @@ export interface ResolveBrowserOptions {
   /** `--browser-gpu`: let the browser use the host GPU. */
   browserGpu?: boolean
   env?: NodeJS.ProcessEnv
+  /** Where the system package puts the headless shell (default /usr/bin/chromium-headless-shell). */
+  systemHeadlessShell?: string
 }
 
 /**
@@ -50,7 +52,8 @@ export async function resolveBrowser(options: ResolveBrowserOptions = {}): Promi
 
   const pinned = await findPinnedBrowser(env)
   if (pinned) return choice(pinned, 'pinned', true, gpu)
-  if (await isExecutableFile(SYSTEM_HEADLESS_SHELL)) return choice(SYSTEM_HEADLESS_SHELL, 'system-headless-shell', true, gpu)
+  const systemShell = options.systemHeadlessShell ?? SYSTEM_HEADLESS_SHELL
+  if (await isExecutableFile(systemShell)) return choice(systemShell, 'system-headless-shell', true, gpu)
   const sparticuz = await sparticuzChromium()
   if (sparticuz) return choice(sparticuz, 'sparticuz', true, gpu)
   const chrome = await findOnPath(SYSTEM_CHROME_NAMES, env)
@@ -61,7 +64,7 @@ export async function resolveBrowser(options: ResolveBrowserOptions = {}): Promi
     `no browser to capture with. Fix one of: \`${SYSTEM_PACKAGE_FIX}\` (as root); ` +
       `\`engine browser install\` (downloads chrome-headless-shell ${PINNED_BROWSER.buildId} into ${browserCacheDir(env)}); ` +
       `or pass --browser-path <path> / set ENGINE_BROWSER_PATH to a Chromium executable`,
-    {looked: ['--browser-path', 'ENGINE_BROWSER_PATH', browserCacheDir(env), SYSTEM_HEADLESS_SHELL, SPARTICUZ_PACKAGE, ...SYSTEM_CHROME_NAMES]},
+    {looked: ['--browser-path', 'ENGINE_BROWSER_PATH', browserCacheDir(env), systemShell, SPARTICUZ_PACKAGE, ...SYSTEM_CHROME_NAMES]},
   )
 }
 

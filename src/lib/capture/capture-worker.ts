@@ -1,4 +1,4 @@
-import type {Protocol} from 'puppeteer-core'
+import {ProtocolError, TimeoutError, type Protocol} from 'puppeteer-core'
 import {abortReason} from '../browser/abort-reason.js'
 import type {BrowserChoice} from '../browser/browser-choice.js'
 import {closeBrowser, launchBrowser} from '../browser/launch-browser.js'
@@ -23,6 +23,13 @@ export interface CaptureWorkerOptions {
   documentName?: string
 }
 
+export interface CaptureStats {
+  /** Frames handed to onFrame so far. */
+  frames: number
+  /** Of those, frames that reused the previous image (begin-frame capture saw no damage). */
+  reusedFrames: number
+}
+
 export type FrameSink = (index: number, image: Buffer) => Promise<void> | void
 
 export interface CaptureWorker {
@@ -30,6 +37,7 @@ export interface CaptureWorker {
   readonly beginFrame: boolean
   /** What the page reported when it became ready (timing findings, clip count). */
   readonly ready: ReadyReport
+  readonly stats: CaptureStats
   /**
    * Renders `range` in order and hands each image to `onFrame`, in frame order; the next frame is
    * captured while `onFrame` of the previous one is still running. Ranges may come in any order.
@@ -59,7 +67,7 @@ export async function openCaptureWorker(plan: RenderPlan, options: CaptureWorker
     })
   } catch (error) {
     await closeBrowser(browser)
-    throw signal?.aborted ? abortReason(signal) : error
+    throw signal?.aborted ? abortReason(signal) : asEngineError(error, 'while opening the composition')
   }
   return new BrowserCaptureWorker(plan, page, () => closeBrowser(browser), options)
 }
@@ -69,6 +77,8 @@ class BrowserCaptureWorker implements CaptureWorker {
   readonly ready: ReadyReport
   private closed: Promise<void> | undefined
   private readonly frameTimeoutMs: number
+  private frames = 0
+  private capturing = false
 
   constructor(
     private readonly plan: RenderPlan,
@@ -81,7 +91,24 @@ class BrowserCaptureWorker implements CaptureWorker {
     this.frameTimeoutMs = options.frameTimeoutMs ?? DEFAULT_FRAME_TIMEOUT_MS
   }
 
+  get stats(): CaptureStats {
+    return {frames: this.frames, reusedFrames: this.page.capturer.reusedFrames}
+  }
+
   async captureRange(range: FrameRange, onFrame: FrameSink): Promise<void> {
+    // One page has one clock: two ranges at once would seek it back and forth under each other.
+    if (this.capturing) throw new EngineError('INTERNAL', 'captureRange called while another range of the same worker is still capturing')
+    this.capturing = true
+    try {
+      await this.captureFrames(range, onFrame)
+    } catch (error) {
+      throw this.options.signal?.aborted ? abortReason(this.options.signal) : asEngineError(error, `while capturing frames ${range.start}-${range.end - 1}`)
+    } finally {
+      this.capturing = false
+    }
+  }
+
+  private async captureFrames(range: FrameRange, onFrame: FrameSink): Promise<void> {
     let delivering: Promise<void> = Promise.resolve()
     for (let index = range.start; index < range.end; index++) {
       if (this.options.signal?.aborted) throw abortReason(this.options.signal)
@@ -90,6 +117,7 @@ class BrowserCaptureWorker implements CaptureWorker {
       if (seek) throw pageError(seek, this.plan.baseUrl)
       const image = await this.page.capturer.capture(limit)
       await delivering
+      this.frames++
       delivering = Promise.resolve(onFrame(index, image))
       delivering.catch(() => {})
     }
@@ -138,4 +166,10 @@ class BrowserCaptureWorker implements CaptureWorker {
     }
     return response.result.value as T
   }
+}
+
+/** A DevTools protocol failure becomes BROWSER_FAILED saying what was going on; anything else (the sink's own errors) passes through. */
+function asEngineError(error: unknown, doing: string): unknown {
+  if (!(error instanceof ProtocolError || error instanceof TimeoutError)) return error
+  return new EngineError('BROWSER_FAILED', `the browser failed ${doing}: ${error.message}`, undefined, {cause: error})
 }

@@ -6,6 +6,8 @@ import type {CallLimit, PageConnection} from './page-connection.js'
 /** Takes the image of the page as it is now (after a seek). */
 export interface FrameCapturer {
   capture(limit: CallLimit): Promise<Buffer>
+  /** Frames answered with the previous image because nothing was drawn differently. */
+  readonly reusedFrames: number
 }
 
 /** A begin-frame screenshot occasionally comes back empty; asking again produces it. */
@@ -20,13 +22,15 @@ export function screenshotOptions(plan: RenderPlan): Protocol.HeadlessExperiment
 
 /**
  * Capture with `HeadlessExperimental.beginFrame`: each call draws exactly one frame. A frame
- * that asks for a screenshot always redraws, so damage is only visible on frames without one.
- * While frames keep changing, each frame is one beginFrame with a screenshot. Once a frame comes
- * back byte-identical to the previous one, the page is treated as possibly static: each frame first
- * draws without a screenshot, and when that reports no damage the previous image is reused (the
- * pixels cannot have changed); only damaged frames pay for a screenshot.
+ * that asks for a screenshot always redraws (and leaves the next frame damaged too), so damage is
+ * only meaningful on frames without one. While frames keep changing, each frame is one beginFrame
+ * with a screenshot. Once a screenshot comes back byte-identical to the previous one, the page is
+ * treated as possibly still: one extra frame absorbs the screenshot's own redraw, and from then on
+ * each frame first draws without a screenshot; when that reports no damage the pixels cannot have
+ * changed and the previous image is reused. Only damaged frames pay for a screenshot.
  */
 export class BeginFrameCapturer implements FrameCapturer {
+  reusedFrames = 0
   private previous: Buffer | undefined
   private probeDamage = false
   private frameTimeTicks = 0
@@ -52,7 +56,10 @@ export class BeginFrameCapturer implements FrameCapturer {
   async capture(limit: CallLimit): Promise<Buffer> {
     if (this.probeDamage && this.previous) {
       const {hasDamage} = await this.beginFrame(false, limit)
-      if (!hasDamage) return this.previous
+      if (!hasDamage) {
+        this.reusedFrames++
+        return this.previous
+      }
     }
     for (let attempt = 0; attempt <= EMPTY_FRAME_RETRIES; attempt++) {
       const {screenshotData} = await this.beginFrame(true, limit)
@@ -60,6 +67,7 @@ export class BeginFrameCapturer implements FrameCapturer {
       const image = Buffer.from(screenshotData, 'base64')
       this.probeDamage = this.previous !== undefined && image.equals(this.previous)
       this.previous = image
+      if (this.probeDamage) await this.beginFrame(false, limit)
       return image
     }
     throw new EngineError('BROWSER_FAILED', `the browser returned no image for a frame after ${EMPTY_FRAME_RETRIES + 1} attempts`)
@@ -77,6 +85,7 @@ export class BeginFrameCapturer implements FrameCapturer {
 
 /** Capture with `Page.captureScreenshot`, for browsers without begin-frame control (new headless). */
 export class ScreenshotCapturer implements FrameCapturer {
+  readonly reusedFrames = 0
   private readonly params: Protocol.Page.CaptureScreenshotRequest
 
   constructor(

@@ -3,6 +3,7 @@ export {
   DEFAULT_READY_TIMEOUT_MS,
   openCaptureWorker,
   type CaptureWorker,
+  type CaptureStats,
   type CaptureWorkerOptions,
   type FrameSink,
 } from './capture-worker.js'

@@ -42,27 +42,33 @@ export async function loadCompositionPage(browser: Browser, plan: RenderPlan, op
   const connection = new PageConnection(browser, await target.createCDPSession(), options.signal)
   const setup: CallLimit = {timeoutMs: SETUP_TIMEOUT_MS, onTimeout: () => new EngineError('BROWSER_FAILED', 'the browser did not answer while opening the page')}
 
-  const capturer = options.beginFrame ? new BeginFrameCapturer(connection, plan) : new ScreenshotCapturer(connection, plan)
-  if (options.beginFrame) await connection.send('HeadlessExperimental.enable', undefined, setup)
-  await connection.send('Emulation.setDeviceMetricsOverride', {width: plan.width, height: plan.height, deviceScaleFactor: 1, mobile: false}, setup)
-  if (plan.capture.transparent) {
-    await connection.send('Emulation.setDefaultBackgroundColorOverride', {color: {r: 0, g: 0, b: 0, a: 0}}, setup)
-  }
-  const bundle = await loadRuntimeBundle()
-  const bootstrap = `window.${RUNTIME_CONFIG_GLOBAL} = ${JSON.stringify(plan.runtime)};\n${bundle}`
-  await connection.send('Page.enable', undefined, setup)
-  await connection.send('Page.addScriptToEvaluateOnNewDocument', {source: bootstrap}, setup)
+  try {
+    const capturer = options.beginFrame ? new BeginFrameCapturer(connection, plan) : new ScreenshotCapturer(connection, plan)
+    if (options.beginFrame) await connection.send('HeadlessExperimental.enable', undefined, setup)
+    await connection.send('Emulation.setDeviceMetricsOverride', {width: plan.width, height: plan.height, deviceScaleFactor: 1, mobile: false}, setup)
+    if (plan.capture.transparent) {
+      await connection.send('Emulation.setDefaultBackgroundColorOverride', {color: {r: 0, g: 0, b: 0, a: 0}}, setup)
+    }
+    const bundle = await loadRuntimeBundle()
+    const bootstrap = `window.${RUNTIME_CONFIG_GLOBAL} = ${JSON.stringify(plan.runtime)};\n${bundle}`
+    // The runtime script only attaches to new documents while the Page domain is enabled.
+    await connection.send('Page.enable', undefined, setup)
+    await connection.send('Page.addScriptToEvaluateOnNewDocument', {source: bootstrap}, setup)
 
-  const pageUrl = new URL(options.documentName, plan.baseUrl).href
-  await serveDocument(connection, pageUrl, plan.html, setup)
-  const navigation = await connection.send('Page.navigate', {url: pageUrl}, setup)
-  if (navigation.errorText) {
-    throw new EngineError('BROWSER_FAILED', `the browser could not open the composition at ${pageUrl}: ${navigation.errorText}`)
-  }
+    const pageUrl = new URL(options.documentName, plan.baseUrl).href
+    await serveDocument(connection, pageUrl, plan.html, setup)
+    const navigation = await connection.send('Page.navigate', {url: pageUrl}, setup)
+    if (navigation.errorText) {
+      throw new EngineError('BROWSER_FAILED', `the browser could not open the composition at ${pageUrl}: ${navigation.errorText}`)
+    }
 
-  const report = await waitForReady(connection, capturer, pageUrl, options.readyTimeoutMs)
-  if (report.errors.length > 0) throw pageError(report.errors[0], plan.baseUrl)
-  return {connection, capturer, pageUrl, report}
+    const report = await waitForReady(connection, capturer, pageUrl, options.readyTimeoutMs)
+    if (report.errors.length > 0) throw pageError(report.errors[0], plan.baseUrl)
+    return {connection, capturer, pageUrl, report}
+  } catch (error) {
+    connection.dispose()
+    throw error
+  }
 }
 
 /** Answers the request for `pageUrl` with the compiled HTML; every other request goes to the network or disk. */

@@ -2,7 +2,9 @@ import type {EnginePageApi, ReadinessState, ReadyReport, ReadyStage, SeekResult}
 import type {RuntimeConfig} from '../runtime-config.js'
 import {readClipTiming, type ClipTiming} from './clip-timing.js'
 import {ClipVisibility} from './clip-visibility.js'
+import {GsapControl, type GsapChild} from './gsap-control.js'
 import {InstanceScope} from './instance-scope.js'
+import {MediaFreeze} from './media-freeze.js'
 import {PageErrors} from './page-errors.js'
 import {PendingAssets} from './pending-assets.js'
 import {AnimationSeeker} from './seek-animations.js'
@@ -41,19 +43,25 @@ export function installRuntime(win: Window & typeof globalThis, config: RuntimeC
   registry.install(win)
   const assets = new PendingAssets(win.document)
   assets.observe()
+  const gsap = new GsapControl()
+  gsap.install(win)
+  clock.beforeTimer = (dueMs) => gsap.seek(dueMs / 1000)
 
   let timing: ClipTiming = {clips: [], instanceStarts: new Map(), findings: []}
-  const seeker = new AnimationSeeker(win, registry, (key) => (key === undefined ? 0 : (timing.instanceStarts.get(key) ?? 0)))
+  const seeker = new AnimationSeeker(win, gsap, registry, (key) => (key === undefined ? 0 : (timing.instanceStarts.get(key) ?? 0)))
   let visibility = new ClipVisibility([])
+  const media = new MediaFreeze(win.document)
   let stage: ReadyStage = 'load'
+  /** Plain GSAP tweens sub-composition scripts created; they start at their instance's start, like its CSS animations. */
+  const instanceTweens: {instanceKey: string; created: GsapChild[]}[] = []
 
   const readiness = (): ReadinessState => {
     const doc = win.document
     switch (stage) {
       case 'load':
-        return {stage, pending: [`document.readyState is "${doc.readyState}"`]}
+        return {stage, pending: [`document.readyState is "${doc.readyState}"`, ...assets.undecodedImages()]}
       case 'fonts':
-        return {stage, pending: Array.from(doc.fonts, (font) => font).filter((font) => font.status === 'loading').map((font) => font.family)}
+        return {stage, pending: Array.from(doc.fonts).filter((font) => font.status === 'loading').map((font) => font.family)}
       case 'images':
         return {stage, pending: assets.undecodedImages()}
       default:
@@ -80,8 +88,13 @@ export function installRuntime(win: Window & typeof globalThis, config: RuntimeC
     await assets.waitForAllImages()
     stage = 'timing'
     timing = readClipTiming(win.document, config)
+    for (const {instanceKey, created} of instanceTweens) {
+      const offset = timing.instanceStarts.get(instanceKey) ?? 0
+      if (offset !== 0) for (const child of created) child.startTime(child.startTime() + offset)
+    }
     visibility = new ClipVisibility(timing.clips)
     ClipVisibility.install(win.document)
+    media.apply()
     stage = 'ready'
     return {errors: [...errors.records], timingFindings: timing.findings, clipCount: timing.clips.length}
   }
@@ -101,6 +114,7 @@ export function installRuntime(win: Window & typeof globalThis, config: RuntimeC
     if (registry.generation !== generation) seeker.seekTimelines(seconds)
     seeker.seekDocumentAnimations(seconds)
     visibility.apply(seconds)
+    media.apply()
     await assets.settleChanges()
     return errors.first()
   }
@@ -123,6 +137,13 @@ export function installRuntime(win: Window & typeof globalThis, config: RuntimeC
   }
   return {
     ...api,
-    __runScoped: (instanceKey, fn) => scope.run(instanceKey, () => fn.call(win, scopedApi(instanceKey))),
+    __runScoped: (instanceKey, fn) => {
+      let result: ReturnType<typeof fn> | undefined
+      const created = gsap.collectNew(() => {
+        result = scope.run(instanceKey, () => fn.call(win, scopedApi(instanceKey)))
+      })
+      if (created.length > 0) instanceTweens.push({instanceKey, created})
+      return result as ReturnType<typeof fn>
+    },
   }
 }

@@ -1,10 +1,6 @@
 import {INSTANCE_ATTRIBUTE} from '../runtime-config.js'
+import type {GsapControl} from './gsap-control.js'
 import type {TimelineRegistry} from './timeline-registry.js'
-
-interface GsapLike {
-  globalTimeline?: {totalTime(time: number, suppressEvents?: boolean): unknown; pause(): unknown; paused(): boolean}
-  ticker?: {lagSmoothing?(threshold: number): unknown}
-}
 
 /** Absolute start (seconds) of a sub-composition instance by key; 0 for unknown keys. */
 export type InstanceStart = (instanceKey: string | undefined) => number
@@ -22,26 +18,16 @@ export class AnimationSeeker {
    */
   private readonly known = new Set<Animation>()
   private readonly instanceOfTarget = new WeakMap<Element, string | undefined>()
-  private gsapReady: GsapLike | undefined
 
   constructor(
     private readonly win: Window & typeof globalThis,
+    private readonly gsap: GsapControl,
     private readonly registry: TimelineRegistry,
     private readonly instanceStart: InstanceStart,
   ) {}
 
   seekGsap(seconds: number): void {
-    const gsap = (this.win as unknown as {gsap?: GsapLike}).gsap
-    const global = gsap?.globalTimeline
-    if (global) {
-      if (this.gsapReady !== gsap) {
-        // The ticker would otherwise squash a long jump between seeks to 33 ms of "lag".
-        gsap.ticker?.lagSmoothing?.(0)
-        this.gsapReady = gsap
-      }
-      if (!global.paused()) global.pause()
-      global.totalTime(seconds, false)
-    }
+    this.gsap.seek(seconds)
     this.seekTimelines(seconds)
   }
 

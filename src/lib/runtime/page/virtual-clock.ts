@@ -37,6 +37,11 @@ export class VirtualClock {
   private nextFrameId = 1
   private order = 0
   private currentNesting = 0
+  /**
+   * Called with each timer's due time before it fires, so whatever the timer creates (a GSAP
+   * tween, say) starts at that time, however far the seek jumps.
+   */
+  beforeTimer: (dueMs: number) => void = () => {}
 
   constructor(private readonly report: (error: unknown) => void) {}
 
@@ -78,6 +83,7 @@ export class VirtualClock {
       const timer = this.nextDue(targetMs)
       if (!timer) break
       this.nowMs = timer.due
+      this.beforeTimer(timer.due)
       if (timer.period === undefined) this.timers.delete(timer.id)
       else {
         const period = timer.nesting >= NESTING_LEVEL_BEFORE_CLAMP ? Math.max(timer.period, CLAMPED_DELAY_MS) : timer.period

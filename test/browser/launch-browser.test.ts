@@ -1,0 +1,64 @@
+import {describe, expect, it} from 'vitest'
+import {BEGIN_FRAME_FLAGS, browserArgs, closeBrowser, launchBrowser} from '../../src/lib/browser/index.js'
+import type {BrowserChoice} from '../../src/lib/browser/index.js'
+import {EngineError} from '../../src/lib/errors/engine-error.js'
+
+const shell: BrowserChoice = {
+  executablePath: process.env.ENGINE_BROWSER_PATH ?? '/usr/bin/chromium-headless-shell',
+  source: 'system-headless-shell',
+  beginFrame: true,
+  gpu: false,
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch {
+    return false
+  }
+}
+
+async function gone(pid: number): Promise<boolean> {
+  for (let i = 0; i < 40 && isRunning(pid); i++) await new Promise((resolve) => setTimeout(resolve, 50))
+  return !isRunning(pid)
+}
+
+describe('browser flags', () => {
+  it('adds begin-frame control only for begin-frame browsers and disables the GPU unless asked for', () => {
+    const args = browserArgs(shell, false)
+    expect(args).toEqual(expect.arrayContaining([...BEGIN_FRAME_FLAGS, '--disable-gpu', '--force-device-scale-factor=1', '--font-render-hinting=none', '--hide-scrollbars', '--mute-audio']))
+    expect(args).not.toContain('--no-sandbox')
+    const chrome = browserArgs({...shell, source: 'system-chrome', beginFrame: false, gpu: true}, true)
+    expect(chrome).not.toContain('--enable-begin-frame-control')
+    expect(chrome).not.toContain('--disable-gpu')
+    expect(chrome).toContain('--no-sandbox')
+  })
+})
+
+describe('launchBrowser', () => {
+  it('closes the process it started', async () => {
+    const browser = await launchBrowser(shell)
+    const pid = browser.process()!.pid!
+    expect(await browser.version()).toMatch(/Chrome\/\d+/)
+    await closeBrowser(browser)
+    expect(await gone(pid)).toBe(true)
+  })
+
+  it('kills the process when the render is cancelled', async () => {
+    const controller = new AbortController()
+    const browser = await launchBrowser(shell, {signal: controller.signal})
+    const pid = browser.process()!.pid!
+    controller.abort(new EngineError('CANCELLED', 'cancelled by the test'))
+    expect(await gone(pid)).toBe(true)
+    await closeBrowser(browser)
+  })
+
+  it('reports a browser that cannot start with the path and the fix', async () => {
+    const error = await launchBrowser({...shell, executablePath: '/bin/false'}).catch((caught: unknown) => caught)
+    expect(error).toBeInstanceOf(EngineError)
+    expect((error as EngineError).code).toBe('BROWSER_FAILED')
+    expect((error as EngineError).message).toContain('/bin/false')
+    expect((error as EngineError).message).toContain('--browser-path')
+  })
+})
