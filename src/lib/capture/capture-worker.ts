@@ -62,7 +62,7 @@ export async function openCaptureWorker(plan: RenderPlan, options: CaptureWorker
     page = await loadCompositionPage(browser, plan, {
       beginFrame: options.browser.beginFrame,
       readyTimeoutMs: options.readyTimeoutMs ?? DEFAULT_READY_TIMEOUT_MS,
-      documentName: options.documentName ?? 'index.html',
+      documentName: options.documentName ?? plan.documentName ?? 'index.html',
       signal,
     })
   } catch (error) {

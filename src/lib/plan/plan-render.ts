@@ -1,8 +1,9 @@
 import {pathToFileURL} from 'node:url'
-import {dirname} from 'node:path'
+import {basename, dirname} from 'node:path'
 import type {CompiledComposition} from '../compose/compile-composition.js'
 import {assertFormatAccepts, clampFpsToFormat} from '../encode/format-constraints.js'
 import {captureImageFormat, type FormatPlugin} from '../encode/format-plugin.js'
+import {DEFAULT_SEED, runtimeConfig} from '../runtime/runtime-config.js'
 import {frameCount, parseFps, type Fps} from './fps.js'
 import type {ResolvedRenderOptions} from './resolve-options.js'
 import type {Quality, RenderPlan} from './render-plan.js'
@@ -24,7 +25,7 @@ export interface PlannedRender {
  * Turns a compiled composition and resolved options into the serialisable RenderPlan. Pure: the
  * same inputs give the same plan on a laptop and on Lambda.
  */
-export function planRender(compiled: CompiledComposition, options: ResolvedRenderOptions, format: FormatPlugin, seed = 1): PlannedRender {
+export function planRender(compiled: CompiledComposition, options: ResolvedRenderOptions, format: FormatPlugin, seed = DEFAULT_SEED): PlannedRender {
   assertFormatAccepts(format, compiled)
   const notices: PlanNotice[] = []
   const requested: Fps = parseFps(options.fps)
@@ -39,16 +40,8 @@ export function planRender(compiled: CompiledComposition, options: ResolvedRende
   const plan: RenderPlan = {
     html: compiled.html,
     baseUrl: pathToFileURL(dirname(compiled.file) + '/').href,
-    runtime: {
-      compositionId: compiled.compositionId,
-      fps,
-      durationSeconds: compiled.durationSeconds,
-      width: compiled.width,
-      height: compiled.height,
-      variables: compiled.variables,
-      instances: compiled.instances,
-      seed,
-    },
+    documentName: basename(compiled.file),
+    runtime: runtimeConfig(compiled, {fps, seed}),
     width: compiled.width,
     height: compiled.height,
     fps,

@@ -24,6 +24,8 @@ export interface RenderPlan {
   html: string
   /** Directory URL relative assets resolve against (file:// locally, https:// on Lambda). */
   baseUrl: string
+  /** Name the compiled page is served as under `baseUrl` (the composition's file name), so page errors name it. */
+  documentName?: string
   runtime: RuntimeConfig
   width: number
   height: number

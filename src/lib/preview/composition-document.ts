@@ -1,10 +1,7 @@
 import {load} from 'cheerio'
 import {compileComposition} from '../compose/compile-composition.js'
 import type {Fps} from '../plan/fps.js'
-import {RUNTIME_CONFIG_GLOBAL, type RuntimeConfig} from '../runtime/runtime-config.js'
-
-/** Same seed as a render's default plan, so seeded randomness shows the frames a render would. */
-const PREVIEW_SEED = 1
+import {RUNTIME_CONFIG_GLOBAL, runtimeConfig} from '../runtime/runtime-config.js'
 
 /**
  * The composition as the preview's iframe loads it: compiled exactly as for a render (same
@@ -14,16 +11,7 @@ const PREVIEW_SEED = 1
  */
 export async function compositionDocument(file: string, options: {variables: Record<string, unknown>; fps: Fps; runtimeUrl: string}): Promise<string> {
   const compiled = await compileComposition(file, {variables: options.variables})
-  const config: RuntimeConfig = {
-    compositionId: compiled.compositionId,
-    fps: options.fps,
-    durationSeconds: compiled.durationSeconds,
-    width: compiled.width,
-    height: compiled.height,
-    variables: compiled.variables,
-    instances: compiled.instances,
-    seed: PREVIEW_SEED,
-  }
+  const config = runtimeConfig(compiled, {fps: options.fps, embedded: true})
   const $ = load(compiled.html)
   $('head').prepend(
     `<script>window.${RUNTIME_CONFIG_GLOBAL} = ${scriptSafeJson(config)};</script>`,

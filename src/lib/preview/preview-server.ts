@@ -8,7 +8,7 @@ import {EngineError, toEngineError} from '../errors/engine-error.js'
 import type {Fps} from '../plan/fps.js'
 import {ChangeFeed} from './change-feed.js'
 import {compositionDocument} from './composition-document.js'
-import {loadEmbeddableRuntime} from './embeddable-runtime.js'
+import {loadRuntimeBundle} from '../capture/runtime-bundle.js'
 import {loadPreviewState, type PreviewTarget} from './load-preview-state.js'
 import {playerPage} from './player-page.js'
 import {PREVIEW_ROUTES, VARIABLES_PARAMETER, type PreviewState} from './client/preview-protocol.js'
@@ -61,7 +61,7 @@ export async function startPreviewServer(options: PreviewServerOptions): Promise
     '/': async (_req, res) => send(res, 200, 'text/html; charset=utf-8', playerPage(options.composition)),
     [PREVIEW_ROUTES.state]: async (_req, res) => send(res, 200, 'application/json; charset=utf-8', JSON.stringify(await currentState())),
     [PREVIEW_ROUTES.events]: async (_req, res) => feed.subscribe(res),
-    [PREVIEW_ROUTES.runtime]: async (_req, res) => send(res, 200, 'text/javascript; charset=utf-8', await loadEmbeddableRuntime()),
+    [PREVIEW_ROUTES.runtime]: async (_req, res) => send(res, 200, 'text/javascript; charset=utf-8', await loadRuntimeBundle()),
     ['/' + segments.join('/')]: async (_req, res, url) => {
       const variables = parseVariablesParameter(url.searchParams.get(VARIABLES_PARAMETER))
       const html = await compositionDocument(file, {variables, fps: options.fps, runtimeUrl: PREVIEW_ROUTES.runtime})

@@ -1,3 +1,4 @@
+import type {CompiledComposition} from '../compose/compile-composition.js'
 import type {Fps} from '../plan/fps.js'
 
 /**
@@ -23,6 +24,12 @@ export interface RuntimeConfig {
   instances: Record<string, RuntimeInstance>
   /** Seed for the per-frame deterministic `Math.random` / `crypto.getRandomValues`. */
   seed: number
+  /**
+   * The composition is shown inside a frame of another page (the preview). The runtime then
+   * installs there too; otherwise it installs only in the top document, so that frames nested in
+   * a composition keep their own clocks.
+   */
+  embedded?: boolean
 }
 
 export interface RuntimeInstance {
@@ -34,3 +41,24 @@ export interface RuntimeInstance {
 export const RUNTIME_CONFIG_GLOBAL = '__ENGINE_CONFIG__'
 /** Attribute compile sets on each sub-composition host; its value keys `RuntimeConfig.instances`. */
 export const INSTANCE_ATTRIBUTE = 'data-engine-instance'
+
+/** Same seed everywhere a composition is shown, so seeded randomness gives the same frames. */
+export const DEFAULT_SEED = 1
+
+/** The runtime config of a compiled composition: the one place render and preview build it. */
+export function runtimeConfig(
+  compiled: CompiledComposition,
+  options: {fps: Fps; seed?: number; embedded?: boolean},
+): RuntimeConfig {
+  return {
+    compositionId: compiled.compositionId,
+    fps: options.fps,
+    durationSeconds: compiled.durationSeconds,
+    width: compiled.width,
+    height: compiled.height,
+    variables: compiled.variables,
+    instances: compiled.instances,
+    seed: options.seed ?? DEFAULT_SEED,
+    ...(options.embedded ? {embedded: true} : {}),
+  }
+}

@@ -6,8 +6,9 @@ import {installRuntime} from './install-runtime.js'
 
 const config = (window as unknown as Record<string, RuntimeConfig | undefined>)[RUNTIME_CONFIG_GLOBAL]
 
-// Only the top document is seeked; an iframe keeps its own clocks.
-if (config && window === window.top) {
+// Only the top document is seeked (an iframe keeps its own clocks), unless the composition itself
+// is shown in a frame, as in the preview.
+if (config && (window === window.top || config.embedded)) {
   Object.defineProperty(window, ENGINE_GLOBAL, {
     value: installRuntime(window, config),
     enumerable: true,
