@@ -38,11 +38,15 @@ const COMPOSITION = `<!doctype html>
 </html>
 `
 
-/** Renders `rows` rows at each concurrency and returns {concurrency, rows, seconds, rowsPerMinute, cpu} per run. */
+/**
+ * Renders `rows` rows at each concurrency, with warm pooled browsers (what `engine render --batch`
+ * does) and, as the baseline of the same run, with a browser launched per row.
+ */
 export async function benchBatch({rows = 20, concurrencies = [1, 2], log = console.log} = {}) {
   const {renderBatch} = await load('batch/render-batch.js')
   const {renderComposition} = await load('render/render-composition.js')
   const {resolveRenderOptions} = await load('plan/resolve-options.js')
+  const {BrowserPool} = await load('browser/browser-pool.js')
   const work = mkdtempSync(join(tmpdir(), 'engine-bench-batch-'))
   const results = []
   try {
@@ -53,15 +57,21 @@ export async function benchBatch({rows = 20, concurrencies = [1, 2], log = conso
     writeFileSync(batchFile, JSON.stringify(Array.from({length: rows}, (_, index) => ({title: `Row ${index}`, accent: palette[index % palette.length]}))))
     log(`batch: ${rows} rows of 640x360, 1 s at 30 fps, draft; ${availableParallelism()} cores`)
     for (const concurrency of concurrencies) {
-      const options = resolveRenderOptions({fps: 30, quality: 'draft', batchConcurrency: concurrency, output: join(work, `c${concurrency}`, '{index}.mp4')})
-      const run = await measure(() => renderBatch({composition, batchFile, options, render: renderComposition, cwd: work}))
-      const {counts} = run.result
-      if (counts.completed !== rows) throw new Error(`batch at concurrency ${concurrency}: ${JSON.stringify(counts)}`)
-      const result = {concurrency, rows, seconds: run.seconds, rowsPerMinute: (rows * 60) / run.seconds, cpu: run.utilisation}
-      results.push(result)
-      log(
-        `--batch-concurrency ${concurrency}: ${rows} rows in ${run.seconds.toFixed(1)} s = ${result.rowsPerMinute.toFixed(1)} rows/min, CPU ${(run.utilisation * 100).toFixed(0)}%`,
-      )
+      for (const warm of [false, true]) {
+        const options = resolveRenderOptions({fps: 30, quality: 'draft', batchConcurrency: concurrency, output: join(work, `c${concurrency}-${warm}`, '{index}.mp4')})
+        const pool = warm ? new BrowserPool() : undefined
+        const render = (request) => renderComposition({...request, pool})
+        const run = await measure(() => renderBatch({composition, batchFile, options, render, cwd: work}).finally(() => pool?.close()))
+        const {counts} = run.result
+        if (counts.completed !== rows) throw new Error(`batch at concurrency ${concurrency}: ${JSON.stringify(counts)}`)
+        const result = {concurrency, warm, rows, seconds: run.seconds, rowsPerMinute: (rows * 60) / run.seconds, cpu: run.utilisation}
+        results.push(result)
+        log(
+          `--batch-concurrency ${concurrency}, ${warm ? 'warm browsers' : 'browser per row'}: ${rows} rows in ${run.seconds.toFixed(1)} s = ${result.rowsPerMinute.toFixed(1)} rows/min, CPU ${(run.utilisation * 100).toFixed(0)}%`,
+        )
+      }
+      const [cold, warm] = results.slice(-2)
+      log(`  warm / per-row launch: ${(warm.rowsPerMinute / cold.rowsPerMinute).toFixed(2)}x`)
     }
     return results
   } finally {

@@ -5,6 +5,7 @@ import {assertNoFailedRows, batchJsonLines, batchLines} from '../cli/batch-progr
 import {renderFlags, renderFlagsToOptions} from '../cli/render-flags.js'
 import {jsonLines, withProgress} from '../cli/render-progress.js'
 import {renderBatch} from '../lib/batch/render-batch.js'
+import {BrowserPool} from '../lib/browser/browser-pool.js'
 import {loadConfig} from '../lib/config/load-config.js'
 import {EngineError} from '../lib/errors/engine-error.js'
 import {parseRenderOptions} from '../lib/plan/render-options.js'
@@ -56,16 +57,18 @@ export default class Render extends BaseCommand {
     try {
       if (options.batch) {
         const onEvent = options.json ? batchJsonLines : options.quiet ? undefined : batchLines((line) => this.log(line))
+        // Rows share warm browser processes instead of launching one per worker per row.
+        const pool = new BrowserPool()
         const batch = await renderBatch({
           composition: args.composition,
           batchFile: options.batch,
           options,
           baseVariables: variables,
           resume,
-          render: renderComposition,
+          render: (request) => renderComposition({...request, pool}),
           signal: controller.signal,
           onEvent,
-        })
+        }).finally(() => pool.close())
         if (options.quiet) this.log(relative(process.cwd(), batch.manifest))
         assertNoFailedRows(batch)
         return

@@ -1,7 +1,7 @@
 import {ProtocolError, TimeoutError, type Protocol} from 'puppeteer-core'
 import {abortReason} from '../browser/abort-reason.js'
 import type {BrowserChoice} from '../browser/browser-choice.js'
-import {closeBrowser, launchBrowser} from '../browser/launch-browser.js'
+import {launchLease, type BrowserLease, type BrowserPool} from '../browser/browser-pool.js'
 import {EngineError} from '../errors/engine-error.js'
 import type {FrameRange, RenderPlan} from '../plan/render-plan.js'
 import {ENGINE_GLOBAL, type PageErrorRecord, type ReadyReport, type SeekResult} from '../runtime/page-protocol.js'
@@ -11,9 +11,12 @@ import {pageError} from './page-error.js'
 
 export const DEFAULT_READY_TIMEOUT_MS = 30_000
 export const DEFAULT_FRAME_TIMEOUT_MS = 60_000
+const TAB_CLOSE_TIMEOUT_MS = 5000
 
 export interface CaptureWorkerOptions {
   browser: BrowserChoice
+  /** Take a warm browser process from here (and give it back on close) instead of launching one. */
+  pool?: BrowserPool
   signal?: AbortSignal
   /** How long the page may take to load its fonts, images and scripts (default 30 s). */
   readyTimeoutMs?: number
@@ -56,20 +59,21 @@ export interface CaptureWorker {
 export async function openCaptureWorker(plan: RenderPlan, options: CaptureWorkerOptions): Promise<CaptureWorker> {
   const {signal} = options
   if (signal?.aborted) throw abortReason(signal)
-  const browser = await launchBrowser(options.browser, {signal})
+  const lease = options.pool ? await options.pool.acquire(options.browser, signal) : await launchLease(options.browser, signal)
   let page: LoadedPage
   try {
-    page = await loadCompositionPage(browser, plan, {
+    page = await loadCompositionPage(lease.browser, plan, {
+      clock: lease.clock,
       beginFrame: options.browser.beginFrame,
       readyTimeoutMs: options.readyTimeoutMs ?? DEFAULT_READY_TIMEOUT_MS,
       documentName: options.documentName ?? plan.documentName ?? 'index.html',
       signal,
     })
   } catch (error) {
-    await closeBrowser(browser)
+    await lease.release(false)
     throw signal?.aborted ? abortReason(signal) : asEngineError(error, 'while opening the composition')
   }
-  return new BrowserCaptureWorker(plan, page, () => closeBrowser(browser), options)
+  return new BrowserCaptureWorker(plan, page, lease, options)
 }
 
 class BrowserCaptureWorker implements CaptureWorker {
@@ -83,7 +87,7 @@ class BrowserCaptureWorker implements CaptureWorker {
   constructor(
     private readonly plan: RenderPlan,
     private readonly page: LoadedPage,
-    private readonly closeBrowser: () => Promise<void>,
+    private readonly lease: BrowserLease,
     private readonly options: CaptureWorkerOptions,
   ) {
     this.beginFrame = options.browser.beginFrame
@@ -136,8 +140,11 @@ class BrowserCaptureWorker implements CaptureWorker {
 
   close(): Promise<void> {
     this.closed ??= (async () => {
+      const healthy = !this.page.connection.error && !this.options.signal?.aborted
       this.page.connection.dispose()
-      await this.closeBrowser()
+      // A pooled process goes back only with its tab closed; if even that fails, it is ended.
+      const tabClosed = healthy && (await withTimeout(this.page.closeTab(), TAB_CLOSE_TIMEOUT_MS))
+      await this.lease.release(tabClosed)
     })()
     return this.closed
   }
@@ -172,4 +179,15 @@ class BrowserCaptureWorker implements CaptureWorker {
 function asEngineError(error: unknown, doing: string): unknown {
   if (!(error instanceof ProtocolError || error instanceof TimeoutError)) return error
   return new EngineError('BROWSER_FAILED', `the browser failed ${doing}: ${error.message}`, undefined, {cause: error})
+}
+
+/** True when `work` settles successfully within `ms`. */
+async function withTimeout(work: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined
+  const timeout = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)))
+  try {
+    return await Promise.race([work.then(() => true, () => false), timeout])
+  } finally {
+    clearTimeout(timer)
+  }
 }

@@ -1,4 +1,5 @@
 import type {Protocol} from 'puppeteer-core'
+import type {FrameClock} from '../browser/browser-pool.js'
 import {EngineError} from '../errors/engine-error.js'
 import type {RenderPlan} from '../plan/render-plan.js'
 import type {CallLimit, PageConnection} from './page-connection.js'
@@ -33,13 +34,13 @@ export class BeginFrameCapturer implements FrameCapturer {
   reusedFrames = 0
   private previous: Buffer | undefined
   private probeDamage = false
-  private frameTimeTicks = 0
   private readonly intervalMs: number
   private readonly screenshot: Protocol.HeadlessExperimental.ScreenshotParams
 
   constructor(
     private readonly connection: PageConnection,
     plan: RenderPlan,
+    private readonly clock: FrameClock,
   ) {
     this.intervalMs = (1000 * plan.fps.den) / plan.fps.num
     this.screenshot = screenshotOptions(plan)
@@ -74,10 +75,9 @@ export class BeginFrameCapturer implements FrameCapturer {
   }
 
   private beginFrame(withScreenshot: boolean, limit: CallLimit): Promise<Protocol.HeadlessExperimental.BeginFrameResponse> {
-    this.frameTimeTicks += this.intervalMs
     return this.connection.send(
       'HeadlessExperimental.beginFrame',
-      {frameTimeTicks: this.frameTimeTicks, interval: this.intervalMs, ...(withScreenshot ? {screenshot: this.screenshot} : {})},
+      {frameTimeTicks: this.clock.advance(this.intervalMs), interval: this.intervalMs, ...(withScreenshot ? {screenshot: this.screenshot} : {})},
       limit,
     )
   }

@@ -1,5 +1,6 @@
 import {randomUUID} from 'node:crypto'
 import type {Browser, Protocol} from 'puppeteer-core'
+import type {FrameClock} from '../browser/browser-pool.js'
 import {EngineError} from '../errors/engine-error.js'
 import type {RenderPlan} from '../plan/render-plan.js'
 import {ENGINE_GLOBAL, type ReadinessState, type ReadyReport} from '../runtime/page-protocol.js'
@@ -11,6 +12,8 @@ import {loadRuntimeBundle} from './runtime-bundle.js'
 
 export interface LoadPageOptions {
   beginFrame: boolean
+  /** Begin-frame time of the browser process the page lives in. */
+  clock: FrameClock
   readyTimeoutMs: number
   /** File name the page is served as under `plan.baseUrl`; error locations name it. */
   documentName: string
@@ -22,6 +25,8 @@ export interface LoadedPage {
   capturer: FrameCapturer
   pageUrl: string
   report: ReadyReport
+  /** Closes the tab (its browser process stays up for the next page). */
+  closeTab(): Promise<void>
 }
 
 /** How often a begin-frame page is given a frame while it loads (it paints nothing without one). */
@@ -37,13 +42,33 @@ const READINESS_QUERY_TIMEOUT_MS = 2000
 export async function loadCompositionPage(browser: Browser, plan: RenderPlan, options: LoadPageOptions): Promise<LoadedPage> {
   const blankUrl = `about:blank#engine-${randomUUID()}`
   const browserSession = await browser.target().createCDPSession()
-  await browserSession.send('Target.createTarget', {url: blankUrl, width: plan.width, height: plan.height, enableBeginFrameControl: options.beginFrame})
+  const {targetId} = await browserSession.send('Target.createTarget', {
+    url: blankUrl,
+    width: plan.width,
+    height: plan.height,
+    enableBeginFrameControl: options.beginFrame,
+  })
   const target = await browser.waitForTarget((candidate) => candidate.url() === blankUrl, {timeout: SETUP_TIMEOUT_MS})
+  // The next page of a pooled process must not start while this one's compositor is still around:
+  // two begin-frame pages at once get no images.
+  const closeTab = async () => {
+    const destroyed = new Promise<void>((resolve) => {
+      const onDestroyed = (gone: unknown) => {
+        if (gone !== target) return
+        browser.off('targetdestroyed', onDestroyed)
+        resolve()
+      }
+      browser.on('targetdestroyed', onDestroyed)
+    })
+    await browserSession.send('Target.closeTarget', {targetId})
+    await destroyed
+    await browserSession.detach()
+  }
   const connection = new PageConnection(browser, await target.createCDPSession(), options.signal)
   const setup: CallLimit = {timeoutMs: SETUP_TIMEOUT_MS, onTimeout: () => new EngineError('BROWSER_FAILED', 'the browser did not answer while opening the page')}
 
   try {
-    const capturer = options.beginFrame ? new BeginFrameCapturer(connection, plan) : new ScreenshotCapturer(connection, plan)
+    const capturer = options.beginFrame ? new BeginFrameCapturer(connection, plan, options.clock) : new ScreenshotCapturer(connection, plan)
     if (options.beginFrame) await connection.send('HeadlessExperimental.enable', undefined, setup)
     await connection.send('Emulation.setDeviceMetricsOverride', {width: plan.width, height: plan.height, deviceScaleFactor: 1, mobile: false}, setup)
     if (plan.capture.transparent) {
@@ -64,7 +89,7 @@ export async function loadCompositionPage(browser: Browser, plan: RenderPlan, op
 
     const report = await waitForReady(connection, capturer, pageUrl, options.readyTimeoutMs)
     if (report.errors.length > 0) throw pageError(report.errors[0], plan.baseUrl)
-    return {connection, capturer, pageUrl, report}
+    return {connection, capturer, pageUrl, report, closeTab}
   } catch (error) {
     connection.dispose()
     throw error

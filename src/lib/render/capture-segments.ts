@@ -1,4 +1,5 @@
-import type {BrowserChoice} from '../browser/index.js'
+import type {BrowserChoice} from '../browser/browser-choice.js'
+import type {BrowserPool} from '../browser/browser-pool.js'
 import {openCaptureWorker} from '../capture/index.js'
 import {EngineError, isEngineError} from '../errors/engine-error.js'
 import {getFormat} from '../encode/format-registry.js'
@@ -18,6 +19,8 @@ export interface CaptureSegmentsOptions {
   plan: RenderPlan
   ranges: readonly FrameRange[]
   browser: BrowserChoice
+  /** Warm browser processes shared between renders; without it each worker launches its own. */
+  pool?: BrowserPool
   ffmpeg: {ffmpegPath: string}
   workDir: string
   signal?: AbortSignal
@@ -40,7 +43,7 @@ export async function captureSegments(options: CaptureSegmentsOptions): Promise<
   const runWorker = async (range: FrameRange, index: number): Promise<SegmentRef> => {
     const path = segmentPath(options.workDir, format, index)
     let encoder: SegmentEncoder | undefined
-    const worker = await openCaptureWorker(plan, {browser: options.browser, signal: stop.signal})
+    const worker = await openCaptureWorker(plan, {browser: options.browser, pool: options.pool, signal: stop.signal})
     try {
       encoder = await openSegmentEncoder({plan, range, outputPath: path, ffmpeg: options.ffmpeg, gpuEncoder, threads: ENCODER_THREADS})
       const sink = encoder

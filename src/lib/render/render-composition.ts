@@ -1,7 +1,8 @@
 import {mkdtemp, rm} from 'node:fs/promises'
 import {availableParallelism, tmpdir} from 'node:os'
 import {join, resolve} from 'node:path'
-import {resolveBrowser} from '../browser/index.js'
+import type {BrowserPool} from '../browser/browser-pool.js'
+import {resolveBrowser} from '../browser/resolve-browser.js'
 import {compileComposition} from '../compose/compile-composition.js'
 import {getFormat} from '../encode/format-registry.js'
 import {selectGpuEncoder} from '../encode/gpu/select-gpu-encoder.js'
@@ -28,6 +29,8 @@ export interface RenderRequest {
   variables?: Record<string, unknown>
   signal?: AbortSignal
   onEvent?: RenderEventListener
+  /** Warm browser processes to reuse (batch rows, server renders); the caller closes it. */
+  pool?: BrowserPool
   /** Cores to plan workers for (default: this machine's). */
   cores?: number
 }
@@ -105,7 +108,7 @@ async function render(request: RenderRequest, emit: (event: RenderEvent) => void
     const meter = new ProgressMeter(plan.totalFrames, (frame, framesPerSecond, etaSeconds) =>
       emit({type: 'progress', stage: 'capture', frame, totalFrames: plan.totalFrames, framesPerSecond, etaSeconds}),
     )
-    const segments = await captureSegments({plan, ranges, browser, ffmpeg, workDir, signal, onFrame: () => meter.frameDone()})
+    const segments = await captureSegments({plan, ranges, browser, pool: request.pool, ffmpeg, workDir, signal, onFrame: () => meter.frameDone()})
     const capturedAt = performance.now()
     emit({type: 'stage', stage: 'assemble'})
     await assembleOutput({plan, segments, outputPath: output, ffmpeg, signal})
