@@ -7,6 +7,7 @@ import {getFormat} from '../encode/format-registry.js'
 import {EngineError, toEngineError} from '../errors/engine-error.js'
 import type {RenderOptionsInput} from '../plan/render-options.js'
 import {resolveRenderOptions} from '../plan/resolve-options.js'
+import {BrowserPool} from '../browser/browser-pool.js'
 import {renderComposition, type RenderRequest, type RenderResult} from '../render/render-composition.js'
 import type {RenderEvent} from '../render/render-events.js'
 import type {OutputStore} from './output-store.js'
@@ -56,9 +57,11 @@ export class RenderService {
   private readonly pending = new Map<string, Promise<void>>()
   private readonly render: RenderFunction
   private readonly log: (line: string) => void
+  /** Warm browser processes shared by the renders this service runs one after another. */
+  private readonly pool = new BrowserPool()
 
   constructor(private readonly options: RenderServiceOptions) {
-    this.render = options.render ?? renderComposition
+    this.render = options.render ?? ((request) => renderComposition({...request, pool: this.pool}))
     this.log = options.log ?? (() => {})
     this.queue = new RenderQueue({
       maxConcurrentRenders: options.maxConcurrentRenders,
@@ -124,6 +127,7 @@ export class RenderService {
   /** Cancels everything, waits for the renders to stop, and releases the output store. */
   async close(): Promise<void> {
     await Promise.all([...this.pending.keys()].map((id) => this.cancel(id, 'the server is shutting down')))
+    await this.pool.close()
     await this.outputs.close()
   }
 
