@@ -16,6 +16,9 @@ import type {ResolvedRenderOptions} from '../plan/resolve-options.js'
 import type {RenderPlan} from '../plan/render-plan.js'
 import {splitFrames, workerCount} from '../plan/worker-count.js'
 import {assertNoStrictErrors} from '../variables/strict-variables.js'
+import {attachAudioTrack} from '../media/attach-audio-track.js'
+import {mixAudioTrack} from '../media/mix-audio-track.js'
+import {prepareMedia} from '../media/prepare-media.js'
 import {captureSegments} from './capture-segments.js'
 import {defaultOutputPath, outputBytes} from './output-path.js'
 import {ProgressMeter} from './progress-meter.js'
@@ -104,6 +107,14 @@ async function render(request: RenderRequest, emit: (event: RenderEvent) => void
 
   const workDir = await mkdtemp(join(tmpdir(), 'engine-render-'))
   try {
+    const media = await prepareMedia({plan, browser, pool: request.pool, ffmpeg, frameFormat: options.videoFrameFormat, workDir, signal})
+    plan.runtime.media = media.runtime
+    for (const warning of media.warnings) emit({type: 'warning', ...warning})
+    const audioTrack = join(workDir, 'audio.wav')
+    const durationSeconds = (plan.totalFrames * plan.fps.den) / plan.fps.num
+    // The mix runs (once, offline) while the frames are captured.
+    const mixed = mixAudioTrack({clips: media.clips, durationSeconds, outputPath: audioTrack, ffmpegPath: ffmpeg.ffmpegPath, signal})
+    mixed.catch(() => {})
     emit({type: 'stage', stage: 'capture'})
     const meter = new ProgressMeter(plan.totalFrames, (frame, framesPerSecond, etaSeconds) =>
       emit({type: 'progress', stage: 'capture', frame, totalFrames: plan.totalFrames, framesPerSecond, etaSeconds}),
@@ -112,6 +123,7 @@ async function render(request: RenderRequest, emit: (event: RenderEvent) => void
     const capturedAt = performance.now()
     emit({type: 'stage', stage: 'assemble'})
     await assembleOutput({plan, segments, outputPath: output, ffmpeg, signal})
+    if (await mixed) await attachAudioTrack({format, outputPath: output, trackPath: audioTrack, ffmpegPath: ffmpeg.ffmpegPath, signal})
     const finished = performance.now()
 
     const timings = {
@@ -121,7 +133,6 @@ async function render(request: RenderRequest, emit: (event: RenderEvent) => void
       totalMs: Math.round(finished - started),
     }
     const bytes = await outputBytes(output)
-    const durationSeconds = (plan.totalFrames * plan.fps.den) / plan.fps.num
     emit({type: 'stage', stage: 'done'})
     emit({
       type: 'done',

@@ -1,4 +1,5 @@
 import type {TimingFinding} from '../compose/resolve-timing.js'
+import type {PageMediaElement} from '../media/runtime-media.js'
 
 /**
  * What the Node side and the in-page runtime (`window.__engine`) exchange. Plain JSON only: every
@@ -42,6 +43,11 @@ export interface EnginePageApi {
   readiness(): ReadinessState
   seek(frame: number): Promise<SeekResult>
   errors(): PageErrorRecord[]
+  /**
+   * The page's `<video>`/`<audio>` elements after its scripts ran (so a script-assigned `src`
+   * counts), timed as if each source without `data-duration` lasted `sourceSeconds[index]`.
+   */
+  mediaElements(sourceSeconds?: Record<number, number>): Promise<PageMediaElement[]>
 }
 
 export const ENGINE_GLOBAL = '__engine'

@@ -1,4 +1,5 @@
 import type {CompiledComposition} from '../compose/compile-composition.js'
+import type {RuntimeMedia} from '../media/runtime-media.js'
 import type {Fps} from '../plan/fps.js'
 
 /**
@@ -30,6 +31,8 @@ export interface RuntimeConfig {
    * a composition keep their own clocks.
    */
   embedded?: boolean
+  /** Probed `<video>`/`<audio>` sources and extracted video frames (set by the render's media stage). */
+  media?: RuntimeMedia[]
 }
 
 export interface RuntimeInstance {

@@ -28,7 +28,7 @@ export function findRootComposition(doc: Document, config: RuntimeConfig): Eleme
  * by a script counts like one in the source. Starts inside a sub-composition instance are relative
  * to the instance's start. The root's own duration comes from the config, never from the DOM.
  */
-export function readClipTiming(doc: Document, config: RuntimeConfig): ClipTiming {
+export function readClipTiming(doc: Document, config: RuntimeConfig, mediaLength: MediaLength = () => undefined): ClipTiming {
   const root = findRootComposition(doc, config) ?? doc.documentElement
   const elements = Array.from(root.querySelectorAll(`[data-start], [data-duration], [${INSTANCE_ATTRIBUTE}]`)).filter(
     (element) => !isSubCompositionRoot(element),
@@ -38,7 +38,7 @@ export function readClipTiming(doc: Document, config: RuntimeConfig): ClipTiming
     key: keys.get(element)!,
     id: element.id || undefined,
     start: parseStart(element.getAttribute('data-start')),
-    duration: durationOf(element),
+    duration: durationOf(element, mediaLength),
     parentKey: parentHost(element, root, keys),
   }))
   const {timings, findings} = resolveTiming(items)
@@ -72,17 +72,23 @@ function parseSeconds(raw: string | null): number | undefined {
   return NUMBER.test(trimmed) ? Number(trimmed) : undefined
 }
 
+/** Clip length of a media element from its probed source (the render knows it; the preview does not). */
+export type MediaLength = (element: Element) => number | undefined
+
 /**
  * `data-duration`; a host without one lasts as long as its sub-composition says; a media element
- * without one lasts for the rest of its source once the browser knows the source's length.
+ * without one lasts for the rest of its source: as probed by the render, else once the browser
+ * knows the source's length.
  */
-function durationOf(element: Element): number | undefined {
+function durationOf(element: Element, mediaLength: MediaLength): number | undefined {
   const own = parseSeconds(element.getAttribute('data-duration'))
   if (own !== undefined) return own
   if (element.hasAttribute(INSTANCE_ATTRIBUTE)) {
     const inner = Array.from(element.children).find(isSubCompositionRoot)
     return inner ? parseSeconds(inner.getAttribute('data-duration')) : undefined
   }
+  const probed = element instanceof HTMLMediaElement ? mediaLength(element) : undefined
+  if (probed !== undefined) return probed
   if (element instanceof HTMLMediaElement && Number.isFinite(element.duration)) {
     const offset = parseSeconds(element.getAttribute('data-playback-start') ?? element.getAttribute('data-media-start')) ?? 0
     const rate = parseSeconds(element.getAttribute('data-playback-rate')) ?? 1

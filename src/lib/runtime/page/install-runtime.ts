@@ -4,6 +4,8 @@ import {readClipTiming, type ClipTiming} from './clip-timing.js'
 import {ClipVisibility} from './clip-visibility.js'
 import {GsapControl, type GsapChild} from './gsap-control.js'
 import {InstanceScope} from './instance-scope.js'
+import {listMediaElements, mediaLengths} from '../../media/page/media-elements.js'
+import {VideoFrames} from '../../media/page/video-frames.js'
 import {MediaFreeze} from './media-freeze.js'
 import {PageErrors} from './page-errors.js'
 import {PendingAssets} from './pending-assets.js'
@@ -51,6 +53,7 @@ export function installRuntime(win: Window & typeof globalThis, config: RuntimeC
   const seeker = new AnimationSeeker(win, gsap, registry, (key) => (key === undefined ? 0 : (timing.instanceStarts.get(key) ?? 0)))
   let visibility = new ClipVisibility([])
   const media = new MediaFreeze(win.document)
+  const videoFrames = new VideoFrames(win.document, config.media)
   let stage: ReadyStage = 'load'
   /** Plain GSAP tweens sub-composition scripts created; they start at their instance's start, like its CSS animations. */
   const instanceTweens: {instanceKey: string; created: GsapChild[]}[] = []
@@ -87,7 +90,8 @@ export function installRuntime(win: Window & typeof globalThis, config: RuntimeC
     await assets.waitForFonts()
     await assets.waitForAllImages()
     stage = 'timing'
-    timing = readClipTiming(win.document, config)
+    timing = readClipTiming(win.document, config, mediaLengths(win.document, config.media))
+    videoFrames.attach(timing)
     for (const {instanceKey, created} of instanceTweens) {
       const offset = timing.instanceStarts.get(instanceKey) ?? 0
       if (offset !== 0) for (const child of created) child.startTime(child.startTime() + offset)
@@ -115,6 +119,7 @@ export function installRuntime(win: Window & typeof globalThis, config: RuntimeC
     seeker.seekDocumentAnimations(seconds)
     visibility.apply(seconds)
     media.apply()
+    await videoFrames.seek(seconds)
     await assets.settleChanges()
     return errors.first()
   }
@@ -125,6 +130,12 @@ export function installRuntime(win: Window & typeof globalThis, config: RuntimeC
     readiness,
     seek,
     errors: () => [...errors.records],
+    mediaElements: async (sourceSeconds = {}) => {
+      await ready()
+      const probed = Object.entries(sourceSeconds).map(([index, seconds]) => ({index: Number(index), sourceSeconds: seconds}))
+      const probedTiming = readClipTiming(win.document, config, mediaLengths(win.document, probed))
+      return listMediaElements(win.document, probedTiming, (key) => scope.variables(key))
+    },
   }
   const scoped = new Map<string, EnginePageApi>()
   const scopedApi = (key: string): EnginePageApi => {

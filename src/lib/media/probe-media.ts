@@ -1,0 +1,74 @@
+import {execFile} from 'node:child_process'
+import {promisify} from 'node:util'
+import {EngineError} from '../errors/engine-error.js'
+
+const exec = promisify(execFile)
+const PROBE_TIMEOUT_MS = 30_000
+
+export interface ProbedVideo {
+  width: number
+  height: number
+  /** Average frame rate, frames per second. */
+  fps: number
+  codec: string
+  /** The source carries alpha (an alpha pixel format, or VP8/VP9 with an alpha side stream). */
+  alpha: boolean
+  /** ffprobe's `color_transfer`, e.g. `smpte2084` (PQ), `arib-std-b67` (HLG), `bt709`. */
+  colorTransfer?: string
+}
+
+export interface ProbedMedia {
+  /** Length of the source in seconds. */
+  durationSeconds: number
+  video?: ProbedVideo
+  hasAudio: boolean
+}
+
+interface FfprobeStream {
+  codec_type?: string
+  codec_name?: string
+  width?: number
+  height?: number
+  avg_frame_rate?: string
+  r_frame_rate?: string
+  pix_fmt?: string
+  color_transfer?: string
+  duration?: string
+  tags?: Record<string, string>
+  disposition?: {attached_pic?: number}
+}
+
+function rate(text: string | undefined): number {
+  const [num, den] = (text ?? '0/1').split('/').map(Number)
+  return den ? num / den : 0
+}
+
+/** Streams and length of a media file, via ffprobe. */
+export async function probeMedia(ffprobePath: string, path: string, element: string): Promise<ProbedMedia> {
+  let json: {streams?: FfprobeStream[]; format?: {duration?: string}}
+  try {
+    const {stdout} = await exec(ffprobePath, ['-v', 'error', '-of', 'json', '-show_streams', '-show_format', path], {
+      timeout: PROBE_TIMEOUT_MS,
+      maxBuffer: 16 * 1024 * 1024,
+    })
+    json = JSON.parse(stdout)
+  } catch (error) {
+    const stderr = String((error as {stderr?: string}).stderr ?? (error as Error).message).trim()
+    throw new EngineError('MEDIA_FAILED', `${element}: ${path} is not a media file ffprobe can read: ${stderr}`, {element, path})
+  }
+  const streams = json.streams ?? []
+  const videoStream = streams.find((stream) => stream.codec_type === 'video' && !stream.disposition?.attached_pic)
+  const durationSeconds = Number(json.format?.duration ?? videoStream?.duration ?? NaN)
+  if (!Number.isFinite(durationSeconds) || durationSeconds <= 0) {
+    throw new EngineError('MEDIA_FAILED', `${element}: ${path} has no known length (ffprobe reports no duration)`, {element, path})
+  }
+  const video: ProbedVideo | undefined = videoStream && {
+    width: videoStream.width ?? 0,
+    height: videoStream.height ?? 0,
+    fps: rate(videoStream.avg_frame_rate) || rate(videoStream.r_frame_rate),
+    codec: videoStream.codec_name ?? '',
+    alpha: /^(yuva|rgba|bgra|argb|abgr|gbrap|ya|pal8)/.test(videoStream.pix_fmt ?? '') || (videoStream.tags?.alpha_mode ?? videoStream.tags?.ALPHA_MODE) === '1',
+    colorTransfer: videoStream.color_transfer,
+  }
+  return {durationSeconds, video, hasAudio: streams.some((stream) => stream.codec_type === 'audio')}
+}
