@@ -4,6 +4,7 @@ import {join, resolve} from 'node:path'
 import type {BrowserPool} from '../browser/browser-pool.js'
 import {resolveBrowser} from '../browser/resolve-browser.js'
 import {compileComposition} from '../compose/compile-composition.js'
+import {outputExtension} from '../encode/format-plugin.js'
 import {getFormat} from '../encode/format-registry.js'
 import {selectGpuEncoder} from '../encode/gpu/select-gpu-encoder.js'
 import {assembleOutput} from '../encode/assemble-output.js'
@@ -123,7 +124,15 @@ async function render(request: RenderRequest, emit: (event: RenderEvent) => void
     const capturedAt = performance.now()
     emit({type: 'stage', stage: 'assemble'})
     await assembleOutput({plan, segments, outputPath: output, ffmpeg, signal})
-    if (await mixed) await attachAudioTrack({format, outputPath: output, trackPath: audioTrack, ffmpegPath: ffmpeg.ffmpegPath, signal})
+    if (await mixed) {
+      try {
+        await attachAudioTrack({format, outputPath: output, trackPath: audioTrack, ffmpegPath: ffmpeg.ffmpegPath, signal})
+      } catch (error) {
+        // A video that silently lost its sound is not a result: leave nothing at the output path.
+        if (outputExtension(format) !== undefined) await rm(output, {force: true})
+        throw error
+      }
+    }
     const finished = performance.now()
 
     const timings = {
