@@ -1,9 +1,11 @@
+import {spawn} from 'node:child_process'
 import {existsSync} from 'node:fs'
 import {readFile, readdir} from 'node:fs/promises'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {decodedFrameHashes, near, pixelAt} from '../support/media.js'
-import {runCli} from '../support/run-cli.js'
+import {descendants, isAlive} from '../support/child-processes.js'
+import {REPO_ROOT, runCli} from '../support/run-cli.js'
 import {FIXTURES, useScratchDir} from './support.js'
 
 const blocks = join(FIXTURES, 'blocks.html')
@@ -93,5 +95,34 @@ describe('engine render (CLI)', () => {
       expect((await runCli(['render', join(FIXTURES, 'motion.html'), '--crf', '0', '--workers', workers, '-o', file, '--quiet'])).code).toBe(0)
     }
     expect(await decodedFrameHashes(mp4Two)).toEqual(await decodedFrameHashes(mp4One))
+  })
+})
+
+describe('engine render interrupted', () => {
+  const scratch = useScratchDir()
+
+  it('SIGINT stops the render: non-zero exit, nothing at the output path, no browser or ffmpeg left', async () => {
+    const output = join(scratch(), 'interrupted.mp4')
+    const child = spawn(process.execPath, [join(REPO_ROOT, 'bin', 'run.js'), 'render', join(FIXTURES, 'long.html'), '--json', '--workers', '2', '-o', output], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    let stdout = ''
+    const progressed = new Promise<void>((resolve) =>
+      child.stdout.on('data', (chunk) => {
+        stdout += chunk
+        if (stdout.includes('"type":"progress"')) resolve()
+      }),
+    )
+    const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)))
+    await progressed
+    const helpers = await descendants(child.pid)
+    expect(helpers.map((entry) => entry.name)).toEqual(expect.arrayContaining([expect.stringMatching(/chrom/), 'ffmpeg']))
+    child.kill('SIGINT')
+    expect(await exited).not.toBe(0)
+    expect(stdout).toContain('"code":"CANCELLED"')
+    expect(existsSync(output)).toBe(false)
+    expect((await readdir(scratch())).filter((name) => name.includes('interrupted'))).toEqual([])
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    expect(helpers.filter((entry) => isAlive(entry.pid))).toEqual([])
   })
 })

@@ -7,7 +7,7 @@ import type {StreamEvent} from '../../src/lib/server/stream-events.js'
 import {getQueueStatus, serverFetch, type ServerConnection} from '../../src/lib/server-client/server-api.js'
 import {near, pixelAt, probeVideoStream} from '../support/media.js'
 import {useScratchDir} from '../render/support.js'
-import {descendantProcesses} from './support/child-processes.js'
+import {descendantProcesses} from '../support/child-processes.js'
 import {eventually, ofType, openStream} from './support/test-server.js'
 
 const FIXTURES = join(import.meta.dirname, 'fixtures')

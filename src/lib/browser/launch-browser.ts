@@ -28,7 +28,18 @@ export function browserArgs(choice: BrowserChoice, isRoot = process.getuid?.() =
     '--hide-scrollbars',
     '--mute-audio',
     '--allow-file-access-from-files',
+    ...(choice.profile?.args ?? []),
   ]
+}
+
+/**
+ * Under a profile the browser gets the profile's environment, and none of the host's font or locale
+ * settings that the profile replaces; otherwise it inherits this process's environment.
+ */
+export function browserEnv(choice: BrowserChoice, env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv | undefined {
+  if (!choice.profile) return undefined
+  const inherited = Object.entries(env).filter(([name]) => !/^(FONTCONFIG_|LC_|LANGUAGE$|LANG$|TZ$)/.test(name))
+  return {...Object.fromEntries(inherited), ...choice.profile.env}
 }
 
 export interface LaunchOptions {
@@ -49,6 +60,7 @@ export async function launchBrowser(choice: BrowserChoice, options: LaunchOption
       executablePath: choice.executablePath,
       headless: choice.beginFrame ? 'shell' : true,
       args: browserArgs(choice),
+      env: browserEnv(choice),
       defaultViewport: null,
       pipe: true,
       handleSIGINT: false,
@@ -79,10 +91,20 @@ export async function launchBrowser(choice: BrowserChoice, options: LaunchOption
   }
 }
 
-/** SIGKILL: for cancellation and for a browser that does not close in time. */
+/**
+ * SIGKILL: for cancellation and for a browser that does not close in time. Puppeteer starts the
+ * browser as the leader of its own process group, so the whole group goes at once; killing only
+ * the main process leaves its renderer and GPU processes to die on their own seconds later.
+ */
 export function killBrowser(browser: Browser): void {
   const child = browser.process()
-  if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
+  if (!child || child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return
+  try {
+    if (process.platform === 'win32') throw new Error('no process groups')
+    process.kill(-child.pid, 'SIGKILL')
+  } catch {
+    child.kill('SIGKILL')
+  }
 }
 
 /** Closes gracefully, and kills the process when that takes longer than `timeoutMs`. Never throws. */
