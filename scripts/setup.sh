@@ -52,6 +52,11 @@ else
   apt_install chromium-headless-shell fonts-dejavu-core fonts-liberation
 fi
 
+# The font set of the deterministic render profile (--profile deterministic, and the tests).
+if [ ! -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || [ ! -f /usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf ]; then
+  apt_install fonts-dejavu-core fonts-liberation
+fi
+
 if ! command -v ffmpeg >/dev/null 2>&1 || ! command -v ffprobe >/dev/null 2>&1; then
   apt_install ffmpeg
 fi

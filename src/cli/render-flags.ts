@@ -28,7 +28,12 @@ export const renderFlags = {
   'browser-path': Flags.string({description: 'browser executable to capture with (env ENGINE_BROWSER_PATH)'}),
   hdr: Flags.boolean({description: 'force HDR output (mp4 only)'}),
   sdr: Flags.boolean({description: 'force SDR output even with HDR sources'}),
-  docker: Flags.boolean({description: 'render in container mode'}),
+  docker: Flags.boolean({
+    description: 'render in container mode: the engine-render image (pinned browser, fonts, ffmpeg) via docker or podman; built on first use, see `engine docker build`',
+  }),
+  profile: Flags.string({
+    description: 'render under a named profile without a container: deterministic (the container\'s browser build, flags, fonts and begin-frame capture; Linux with the pinned chromium-headless-shell)',
+  }),
   quiet: Flags.boolean({char: 'q', description: 'less output'}),
   json: Flags.boolean({description: 'machine-readable progress events, one JSON object per line'}),
   server: Flags.string({description: 'render on a running producer server (engine serve) at this URL and download the result to --output; token from ENGINE_SERVER_TOKEN'}),

@@ -6,8 +6,9 @@ import {renderFlags, renderFlagsToOptions} from '../cli/render-flags.js'
 import {jsonLines, withProgress} from '../cli/render-progress.js'
 import {renderBatch} from '../lib/batch/render-batch.js'
 import {BrowserPool} from '../lib/browser/browser-pool.js'
+import {renderBatchInContainer, renderInContainer} from '../lib/container/render-in-container.js'
 import {loadConfig} from '../lib/config/load-config.js'
-import {EngineError} from '../lib/errors/engine-error.js'
+import {EngineError, isEngineError} from '../lib/errors/engine-error.js'
 import {parseRenderOptions} from '../lib/plan/render-options.js'
 import {resolveRenderOptions} from '../lib/plan/resolve-options.js'
 import {renderComposition, type RenderResult} from '../lib/render/render-composition.js'
@@ -34,7 +35,10 @@ export default class Render extends BaseCommand {
     const options = resolveRenderOptions(config.options, fromFlags)
     if (resume && !options.batch) throw new EngineError('INVALID_FLAG', '--resume only applies to a batch: add --batch <rows.json>')
     if (server !== undefined && options.batch) throw new EngineError('INVALID_FLAG', '--server renders one composition; drop --batch or --server')
-    if (options.docker) this.notImplemented('--docker', 'issue "Container mode and determinism"')
+    if (options.docker && server !== undefined) throw new EngineError('INVALID_FLAG', '--docker renders on this machine; drop --docker or --server')
+    if (options.docker && otherFlags['browser-path'] !== undefined) {
+      throw new EngineError('INVALID_FLAG', '--browser-path cannot be combined with --docker: the container captures with its own pinned browser')
+    }
     if (options.hdr) this.notImplemented('--hdr', 'issue "Media in compositions"')
 
     const variables = {
@@ -50,13 +54,21 @@ export default class Render extends BaseCommand {
       if (options.json) process.stdout.write(JSON.stringify({type: 'queued', requestId, position}) + '\n')
       else if (!options.quiet) process.stderr.write(`queued on ${server}: position ${position}\n`)
     }
+    const onBuildLog = options.quiet ? undefined : (line: string) => process.stderr.write(line + '\n')
     const run = (onEvent?: RenderEventListener): Promise<RenderSummary> =>
-      server === undefined
-        ? renderComposition({composition: args.composition, options, variables, signal: controller.signal, onEvent})
-        : renderOnServer({server, composition: args.composition, options, variables, signal: controller.signal, onEvent, onQueued})
+      server !== undefined
+        ? renderOnServer({server, composition: args.composition, options, variables, signal: controller.signal, onEvent, onQueued})
+        : options.docker
+          ? renderInContainer({composition: args.composition, options, variables, signal: controller.signal, onEvent, onBuildLog})
+          : renderComposition({composition: args.composition, options, variables, signal: controller.signal, onEvent})
     try {
       if (options.batch) {
         const onEvent = options.json ? batchJsonLines : options.quiet ? undefined : batchLines((line) => this.log(line))
+        if (options.docker) {
+          const done = await renderBatchInContainer({composition: args.composition, options, variables, resume, signal: controller.signal, onEvent, onBuildLog})
+          if (options.quiet) this.log(relative(process.cwd(), done.manifest))
+          return
+        }
         // Rows share warm browser processes instead of launching one per worker per row.
         const pool = new BrowserPool()
         const batch = await renderBatch({
@@ -82,6 +94,14 @@ export default class Render extends BaseCommand {
       process.off('SIGINT', cancel)
       process.off('SIGTERM', cancel)
     }
+  }
+
+  /** A container that died without an engine error keeps its exit code (137 for out of memory, for example). */
+  protected override async catch(error: Error & {exitCode?: number; oclif?: {exit?: number}}): Promise<unknown> {
+    const result = await super.catch(error)
+    const exitCode = isEngineError(error, 'CONTAINER_FAILED') ? (error.details as {exitCode?: unknown} | undefined)?.exitCode : undefined
+    if (typeof exitCode === 'number' && exitCode > 0) process.exitCode = exitCode
+    return result
   }
 }
 

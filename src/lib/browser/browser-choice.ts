@@ -14,4 +14,12 @@ export interface BrowserChoice {
   gpu: boolean
   /** Browser version, when it was probed (e.g. "HeadlessChrome/156.0.8078.79"). */
   version?: string
+  /** Set under a render profile (`--profile`): its flags and the environment (fonts) the browser runs with. */
+  profile?: BrowserProfileLaunch
+}
+
+export interface BrowserProfileLaunch {
+  name: string
+  args: readonly string[]
+  env: Readonly<Record<string, string>>
 }

@@ -1,6 +1,6 @@
-export type {BrowserChoice, BrowserSource} from './browser-choice.js'
+export type {BrowserChoice, BrowserProfileLaunch, BrowserSource} from './browser-choice.js'
 export {browserCacheDir, engineCacheDir} from './engine-cache-dir.js'
-export {BEGIN_FRAME_FLAGS, browserArgs, closeBrowser, killBrowser, launchBrowser, type LaunchOptions} from './launch-browser.js'
+export {BEGIN_FRAME_FLAGS, browserArgs, browserEnv, closeBrowser, killBrowser, launchBrowser, type LaunchOptions} from './launch-browser.js'
 export {findPinnedBrowser, installPinnedBrowser, PINNED_BROWSER, type InstalledBrowser} from './pinned-browser.js'
 export {probeBrowser, type BrowserProbe} from './probe-browser.js'
 export {resolveBrowser, SYSTEM_HEADLESS_SHELL, type ResolveBrowserOptions} from './resolve-browser.js'

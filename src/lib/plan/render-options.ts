@@ -1,5 +1,6 @@
 import {z} from 'zod'
 import {EngineError} from '../errors/engine-error.js'
+import {PROFILE_NAMES} from '../profile/render-profile.js'
 import {QUALITIES} from './render-plan.js'
 
 export const MAX_WORKERS = 24
@@ -37,6 +38,7 @@ export const renderOptionsSchema = z
     hdr: z.boolean(),
     sdr: z.boolean(),
     docker: z.boolean(),
+    profile: z.enum(PROFILE_NAMES),
     quiet: z.boolean(),
     json: z.boolean(),
   })

@@ -2,7 +2,6 @@ import {mkdtemp, rm} from 'node:fs/promises'
 import {availableParallelism, tmpdir} from 'node:os'
 import {join, resolve} from 'node:path'
 import type {BrowserPool} from '../browser/browser-pool.js'
-import {resolveBrowser} from '../browser/resolve-browser.js'
 import {compileComposition} from '../compose/compile-composition.js'
 import {outputExtension} from '../encode/format-plugin.js'
 import {getFormat} from '../encode/format-registry.js'
@@ -13,6 +12,7 @@ import {toEngineError} from '../errors/engine-error.js'
 import {findBackgroundOnRoot} from '../lint/find-background-on-root.js'
 import {formatFps} from '../plan/fps.js'
 import {planRender} from '../plan/plan-render.js'
+import {resolveRenderBrowser} from '../profile/resolve-render-browser.js'
 import type {ResolvedRenderOptions} from '../plan/resolve-options.js'
 import type {RenderPlan} from '../plan/render-plan.js'
 import {splitFrames, workerCount} from '../plan/worker-count.js'
@@ -83,7 +83,8 @@ async function render(request: RenderRequest, emit: (event: RenderEvent) => void
   }
   const output = options.output ? resolve(options.output) : defaultOutputPath(request.composition, format)
 
-  const [ffmpeg, browser] = await Promise.all([resolveFfmpeg(), resolveBrowser({browserPath: options.browserPath, browserGpu: options.browserGpu})])
+  const [ffmpeg, {browser, notices: browserNotices}] = await Promise.all([resolveFfmpeg(), resolveRenderBrowser(options)])
+  for (const notice of browserNotices) emit({type: 'warning', ...notice})
   if (plan.encode.gpu) plan.encode.gpuEncoder = (await selectGpuEncoder({ffmpegPath: ffmpeg.ffmpegPath})).name
   const workers = workerCount(options.workers, request.cores ?? availableParallelism(), plan.totalFrames)
   const ranges = splitFrames(plan.totalFrames, workers)

@@ -1,0 +1,60 @@
+import type {ResolvedRenderOptions} from '../plan/resolve-options.js'
+import type {ProfileName} from '../profile/render-profile.js'
+
+/** The profile the container image is built for. */
+export const CONTAINER_PROFILE: ProfileName = 'deterministic'
+
+export interface InnerRenderInput {
+  /** Paths as the container sees them. */
+  composition: string
+  options: ResolvedRenderOptions
+  /** The single output, or the batch's output template. */
+  output: string
+  batch?: string
+  variablesFile?: string
+  resume?: boolean
+}
+
+/**
+ * `engine render` arguments for the engine inside the container: the host's resolved options (config
+ * file included, since the container reads no config), every path already mapped, machine-readable
+ * events to relay, the image's profile, and no host GPU. Host-only choices (a browser path, hardware
+ * encoding, a producer server) are left out; the caller refuses the ones that cannot be honoured.
+ */
+export function innerRenderArgs(input: InnerRenderInput): string[] {
+  const {options} = input
+  const args = [
+    'render',
+    input.composition,
+    '--json',
+    '--profile',
+    CONTAINER_PROFILE,
+    '--no-browser-gpu',
+    '--output',
+    input.output,
+    '--format',
+    options.format,
+    '--fps',
+    String(options.fps),
+    '--quality',
+    options.quality,
+    '--gif-loop',
+    String(options.gifLoop),
+    '--video-frame-format',
+    options.videoFrameFormat,
+    '--workers',
+    String(options.workers),
+  ]
+  if (options.crf !== undefined) args.push('--crf', String(options.crf))
+  if (options.videoBitrate !== undefined) args.push('--video-bitrate', options.videoBitrate)
+  if (options.strictVariables) args.push('--strict-variables')
+  if (options.hdr) args.push('--hdr')
+  if (options.sdr) args.push('--sdr')
+  if (input.variablesFile) args.push('--variables-file', input.variablesFile)
+  if (input.batch) {
+    args.push('--batch', input.batch, '--batch-concurrency', String(options.batchConcurrency))
+    if (options.batchFailFast) args.push('--batch-fail-fast')
+    if (input.resume) args.push('--resume')
+  }
+  return args
+}

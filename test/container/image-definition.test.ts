@@ -1,0 +1,67 @@
+import {existsSync} from 'node:fs'
+import {readFile} from 'node:fs/promises'
+import {join} from 'node:path'
+import {describe, expect, it} from 'vitest'
+import {imageTag} from '../../src/lib/container/container-image.js'
+import {fontsConf} from '../../src/lib/profile/fonts-conf.js'
+import {DETERMINISTIC_PROFILE, pinnedPackages} from '../../src/lib/profile/render-profile.js'
+import {useScratchDir} from '../determinism/support.js'
+import {REPO_ROOT, runCli} from '../support/run-cli.js'
+
+const DOCKER_DIR = join(REPO_ROOT, 'docker')
+const profile = DETERMINISTIC_PROFILE
+
+/** `name=version` pins on the apt-get install line(s) of the Dockerfile. */
+function aptPins(dockerfile: string): string[] {
+  const install = dockerfile.slice(dockerfile.indexOf('apt-get install'), dockerfile.indexOf('rm -rf /var/lib/apt/lists'))
+  return [...install.matchAll(/^\s+([a-z0-9][a-z0-9.+-]*=\S+) \\$/gm)].map((match) => match[1])
+}
+
+describe('the container image definition', () => {
+  it('installs exactly the profile packages, each at its pinned version, from one Debian snapshot', async () => {
+    const dockerfile = await readFile(join(DOCKER_DIR, 'Dockerfile'), 'utf8')
+    expect(aptPins(dockerfile)).toEqual(pinnedPackages(profile).map((pkg) => `${pkg.name}=${pkg.version}`))
+    expect(dockerfile).toContain(`ARG DEBIAN_SNAPSHOT=${profile.debian.snapshot}`)
+    expect(dockerfile).toMatch(/snapshot\.debian\.org\/archive\b/)
+    expect(dockerfile).toContain(`ARG NODE_IMAGE=${profile.nodeImage}`)
+    expect(dockerfile).toContain('FROM --platform=linux/amd64 ${NODE_IMAGE}')
+    expect(dockerfile).toContain(`${profile.browser.executablePath}`)
+    expect(dockerfile).toContain('ENTRYPOINT ["engine"]')
+  })
+
+  it('ships a fontconfig that sees only the profile fonts, and their checksums', async () => {
+    expect(await readFile(join(DOCKER_DIR, 'fonts.conf'), 'utf8')).toBe(fontsConf(profile.fonts, '/var/cache/engine-fontconfig'))
+    expect(await readFile(join(DOCKER_DIR, 'fonts.sha256'), 'utf8')).toBe(profile.fonts.files.map((file) => `${file.sha256}  ${file.path}\n`).join(''))
+    const conf = await readFile(join(DOCKER_DIR, 'fonts.conf'), 'utf8')
+    expect(conf).not.toContain('<include')
+    expect(conf).toContain('<rejectfont><glob>*</glob></rejectfont>')
+  })
+
+  it('is part of the published package', async () => {
+    const manifest = JSON.parse(await readFile(join(REPO_ROOT, 'package.json'), 'utf8')) as {files: string[]}
+    expect(manifest.files).toContain('docker')
+  })
+})
+
+describe('engine docker build --context', () => {
+  const scratch = useScratchDir()
+
+  it('writes a build context with this engine inside and prints the build command', async () => {
+    const context = join(scratch(), 'context')
+    const result = await runCli(['docker', 'build', '--context', context])
+    expect(result.code, result.stderr).toBe(0)
+    expect(result.stdout.trim()).toBe(
+      `docker build --platform linux/amd64 --tag ${imageTag()} --build-arg ENGINE_VERSION=${imageTag().split(':')[1]} ` +
+        `--label org.opencontainers.image.version=${imageTag().split(':')[1]} --label engine.profile=deterministic --file ${join(context, 'Dockerfile')} ${context}`,
+    )
+    for (const file of ['Dockerfile', 'fonts.conf', 'fonts.sha256', 'engine/package.json', 'engine/package-lock.json', 'engine/bin/run.js', 'engine/dist/src/commands/render.js']) {
+      expect(existsSync(join(context, file)), file).toBe(true)
+    }
+  })
+
+  it('refuses a runtime it does not know', async () => {
+    const result = await runCli(['docker', 'build', '--context', join(scratch(), 'other'), '--runtime', 'lxc'])
+    expect(result.code).toBe(1)
+    expect(result.stderr).toContain('error [INVALID_FLAG]: --runtime: "lxc" is not a container runtime engine can use; use docker or podman')
+  })
+})

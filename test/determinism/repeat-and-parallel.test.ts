@@ -1,0 +1,32 @@
+import {join} from 'node:path'
+import {describe, expect, it} from 'vitest'
+import {decodedFrameHashes} from '../support/media.js'
+import {expectSameFrames, frameFiles, renderUnderProfile, useScratchDir} from './support.js'
+
+// scene.html: a GSAP timeline and a plain gsap.to tween, a CSS animation, canvas drawn in
+// requestAnimationFrame with Math.random, a Date-driven clock in a timer, and text in the generic families.
+describe('the deterministic profile', () => {
+  const scratch = useScratchDir()
+
+  it('renders byte-identical PNG frames twice in a row and with 1 or 2 workers', async () => {
+    const [first, again, parallel] = ['first', 'again', 'parallel'].map((name) => join(scratch(), name))
+    await renderUnderProfile('scene.html', ['--format', 'png-sequence', '--workers', '1', '-o', first])
+    await renderUnderProfile('scene.html', ['--format', 'png-sequence', '--workers', '1', '-o', again])
+    await renderUnderProfile('scene.html', ['--format', 'png-sequence', '--workers', '2', '-o', parallel])
+    const frames = await frameFiles(first)
+    expect(frames.size).toBe(30)
+    expectSameFrames(await frameFiles(again), frames)
+    expectSameFrames(await frameFiles(parallel), frames)
+    // Everything moves: a frame that repeated its neighbour would hide a clock that stood still.
+    expect(new Set([...frames.values()].map((bytes) => bytes.toString('base64'))).size).toBe(30)
+  })
+
+  it('renders mp4 files whose decoded frames are identical with 1 and 2 workers', async () => {
+    const [one, two] = ['one.mp4', 'two.mp4'].map((name) => join(scratch(), name))
+    await renderUnderProfile('scene.html', ['--crf', '0', '--workers', '1', '-o', one])
+    await renderUnderProfile('scene.html', ['--crf', '0', '--workers', '2', '-o', two])
+    const hashes = await decodedFrameHashes(one)
+    expect(hashes).toHaveLength(30)
+    expect(await decodedFrameHashes(two)).toEqual(hashes)
+  })
+})

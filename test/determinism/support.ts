@@ -1,0 +1,36 @@
+import {mkdtemp, readdir, readFile, rm} from 'node:fs/promises'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {afterAll, beforeAll, expect} from 'vitest'
+import {REPO_ROOT, runCli} from '../support/run-cli.js'
+
+export const FIXTURES = join(REPO_ROOT, 'test', 'fixtures', 'determinism')
+
+/** Call at describe level: a scratch directory made before the tests and removed after them. */
+export function useScratchDir(): () => string {
+  let dir: string | undefined
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'engine-determinism-'))
+  })
+  afterAll(async () => {
+    if (dir) await rm(dir, {recursive: true, force: true})
+  })
+  return () => dir!
+}
+
+/** `engine render <fixture> --profile deterministic ...` as a user runs it; fails the test on a non-zero exit. */
+export async function renderUnderProfile(fixture: string, args: string[], env?: NodeJS.ProcessEnv): Promise<void> {
+  const result = await runCli(['render', join(FIXTURES, fixture), '--profile', 'deterministic', '--quiet', ...args], {env})
+  expect(result.code, result.stderr).toBe(0)
+}
+
+/** Every frame file of a png-sequence directory, by name. */
+export async function frameFiles(directory: string): Promise<Map<string, Buffer>> {
+  const names = (await readdir(directory)).filter((name) => name.endsWith('.png')).sort()
+  return new Map(await Promise.all(names.map(async (name) => [name, await readFile(join(directory, name))] as const)))
+}
+
+export function expectSameFrames(actual: Map<string, Buffer>, expected: Map<string, Buffer>): void {
+  expect([...actual.keys()]).toEqual([...expected.keys()])
+  for (const [name, bytes] of expected) expect(actual.get(name)!.equals(bytes), name).toBe(true)
+}
