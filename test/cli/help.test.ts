@@ -11,10 +11,10 @@ describe('engine --help', () => {
     }
   })
 
-  it('says "not implemented yet" and exits 2 for commands a later release builds', async () => {
-    const result = await runCli(['lambda', 'progress', 'some-render-id'])
+  it('says "not implemented yet" and exits 2 for what a later release builds (HDR output)', async () => {
+    const result = await runCli(['render', 'examples/hello/index.html', '--hdr'])
     expect(result.code).toBe(2)
-    expect(result.stderr).toMatch(/error \[NOT_IMPLEMENTED\]: engine lambda progress is not implemented yet/)
+    expect(result.stderr).toMatch(/error \[NOT_IMPLEMENTED\]: --hdr is not implemented yet/)
   })
 
   it('documents the render flags', async () => {
