@@ -1,4 +1,7 @@
 import {Flags} from '@oclif/core'
+import {EngineError} from '../lib/errors/engine-error.js'
+import {AWS_ENDPOINT_ENV, BUCKET_ENV, STATE_MACHINE_ENV} from '../lib/lambda/aws-clients.js'
+import type {RenderConfig} from '../lib/lambda/render-input.js'
 
 /** Chunk-planning flags shared by the serverless render commands. */
 export const chunkTuningFlags = {
@@ -8,6 +11,57 @@ export const chunkTuningFlags = {
 }
 
 export const lambdaSizeFlags = {
-  width: Flags.integer({description: 'output width in pixels', min: 1}),
-  height: Flags.integer({description: 'output height in pixels', min: 1}),
+  width: Flags.integer({description: 'output width in pixels (default: the composition\'s data-width)', min: 1}),
+  height: Flags.integer({description: 'output height in pixels (default: the composition\'s data-height)', min: 1}),
+}
+
+/** Where the stack is: every lambda command honours these flags and their environment variables. */
+export const stackFlags = {
+  endpoint: Flags.string({description: "AWS endpoint URL, e.g. the local stack's", env: AWS_ENDPOINT_ENV}),
+  region: Flags.string({description: 'AWS region (default: from the AWS environment)'}),
+  bucket: Flags.string({description: 'render bucket', env: BUCKET_ENV}),
+}
+
+export const stateMachineFlag = {
+  'state-machine-arn': Flags.string({description: 'render state machine', env: STATE_MACHINE_ENV}),
+}
+
+/** Encoding flags a distributed render accepts (same meaning as `engine render`). */
+export const lambdaEncodeFlags = {
+  fps: Flags.string({description: 'frames per second: an integer 1-240 or a rational such as 30000/1001 (default 30)'}),
+  format: Flags.string({char: 'f', description: 'mp4, mov, webm, gif or png-sequence (default mp4)'}),
+  quality: Flags.string({description: 'draft, standard or high (default standard)'}),
+  crf: Flags.integer({description: 'constant rate factor 0-51, overrides the preset'}),
+}
+
+export function required(value: string | undefined, flag: string, env: string): string {
+  if (value) return value
+  throw new EngineError('INVALID_FLAG', `--${flag} is required: pass it, or export ${env} (printed by \`engine lambda deploy\` or \`engine lambda local\`)`, {flag})
+}
+
+/** The render config the typed flags describe; flags left out stay out. */
+export function configFromFlags(flags: {
+  fps?: string
+  format?: string
+  quality?: string
+  crf?: number
+  width?: number
+  height?: number
+  'chunk-size'?: number
+  'max-parallel-chunks'?: number
+  'target-chunk-frames'?: number
+}): RenderConfig {
+  const config: Record<string, unknown> = {
+    fps: flags.fps,
+    format: flags.format,
+    quality: flags.quality,
+    crf: flags.crf,
+    width: flags.width,
+    height: flags.height,
+    chunkSize: flags['chunk-size'],
+    maxParallelChunks: flags['max-parallel-chunks'],
+    targetChunkFrames: flags['target-chunk-frames'],
+  }
+  for (const key of Object.keys(config)) if (config[key] === undefined) delete config[key]
+  return config as RenderConfig
 }

@@ -1,24 +1,65 @@
 import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
-import {chunkTuningFlags, lambdaSizeFlags} from '../../cli/lambda-flags.js'
+import {chunkTuningFlags, configFromFlags, lambdaEncodeFlags, lambdaSizeFlags, required, stackFlags, stateMachineFlag} from '../../cli/lambda-flags.js'
+import {progressLines, progressTick} from '../../cli/lambda-progress-text.js'
+import {EngineError} from '../../lib/errors/engine-error.js'
+import {BUCKET_ENV, STATE_MACHINE_ENV} from '../../lib/lambda/aws-clients.js'
+import {deploySite, siteHandleFromId} from '../../lib/lambda/deploy-site.js'
+import {renderToLambda} from '../../lib/lambda/render-to-lambda.js'
+import {waitForRender} from '../../lib/lambda/wait-for-render.js'
+import {parseVariablesText} from '../../lib/variables/read-overrides.js'
 
 export default class LambdaRender extends BaseCommand {
   static override summary = 'Render one video on the serverless stack'
   static override examples = [
     '<%= config.bin %> lambda render ./my-project --variables \'{"name":"Ada"}\' --output-key out/ada.mp4 --wait',
+    '<%= config.bin %> lambda render ./my-project --site-id 3f9c0c2d5b1e4a7f9d2c1b0a --target-chunk-frames 120',
   ]
-  static override args = {projectDir: Args.string({description: 'project directory', required: true})}
+  static override args = {projectDir: Args.string({description: 'project directory (its index.html is the composition)', required: true})}
   static override flags = {
     'site-id': Flags.string({description: 'use an uploaded site instead of uploading the project'}),
     variables: Flags.string({description: 'variable overrides as JSON object text'}),
-    'output-key': Flags.string({description: 'storage key of the result'}),
-    wait: Flags.boolean({description: 'wait for the render to finish'}),
+    'output-key': Flags.string({description: 'storage key of the result (default renders/<renderId>/output.<ext>)'}),
+    wait: Flags.boolean({description: 'wait for the render to finish, showing progress'}),
+    json: Flags.boolean({description: 'machine-readable output'}),
     ...lambdaSizeFlags,
+    ...lambdaEncodeFlags,
     ...chunkTuningFlags,
+    ...stackFlags,
+    ...stateMachineFlag,
   }
 
   async run(): Promise<void> {
-    await this.parse(LambdaRender)
-    this.notImplemented('engine lambda render', 'issue "Serverless stack"')
+    const {args, flags} = await this.parse(LambdaRender)
+    const bucketName = required(flags.bucket, 'bucket', BUCKET_ENV)
+    const stateMachineArn = required(flags['state-machine-arn'], 'state-machine-arn', STATE_MACHINE_ENV)
+    const aws = {endpoint: flags.endpoint, region: flags.region}
+    const config = {...configFromFlags(flags), ...(flags.variables === undefined ? {} : {variables: parseVariablesText(flags.variables)})}
+    const siteHandle = flags['site-id']
+      ? siteHandleFromId(flags['site-id'], bucketName)
+      : await deploySite({projectDir: args.projectDir, bucketName, ...aws})
+    const handle = await renderToLambda({siteHandle, bucketName, stateMachineArn, config, outputKey: flags['output-key'], ...aws})
+    if (!flags.wait) {
+      if (flags.json) this.log(JSON.stringify(handle))
+      else this.log(`renderId: ${handle.renderId}\nexecutionArn: ${handle.executionArn}`)
+      return
+    }
+    if (!flags.json) process.stderr.write(`renderId: ${handle.renderId}\nexecutionArn: ${handle.executionArn}\n`)
+    let last = ''
+    const progress = await waitForRender({
+      render: handle.executionArn,
+      ...aws,
+      onProgress: (report) => {
+        const line = progressTick(report)
+        if (flags.json) this.log(JSON.stringify({type: 'progress', ...report}))
+        else if (line !== last) process.stderr.write(line + '\n')
+        last = line
+      },
+    })
+    if (!flags.json) this.log(progressLines(progress).join('\n'))
+    if (progress.status !== 'SUCCEEDED') {
+      const error = progress.error ?? {code: 'INTERNAL' as const, message: `the render ended ${progress.status}`}
+      throw new EngineError(error.code, `render ${handle.renderId} ${progress.status}: ${error.message}`, error.details)
+    }
   }
 }

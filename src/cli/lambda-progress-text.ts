@@ -1,0 +1,25 @@
+import type {RenderProgress} from '../lib/lambda/render-progress.js'
+
+/** The human form of `lambda progress`. */
+export function progressLines(progress: RenderProgress): string[] {
+  const of = (done: number, total?: number) => (total === undefined ? `${done}` : `${done}/${total}`)
+  const size = progress.output.bytes === undefined ? '' : ` (${(progress.output.bytes / 1e6).toFixed(2)} MB)`
+  const lines = [
+    `Render ${progress.renderId}: ${progress.status} (${progress.stage})`,
+    `Execution: ${progress.executionArn}`,
+    `Chunks: ${of(progress.chunks.done, progress.chunks.total)} done; frames ${of(progress.frames.done, progress.frames.total)}`,
+    `Output: ${progress.output.url}${size}${progress.status === 'SUCCEEDED' ? '' : ' (when done)'}`,
+    `Elapsed: ${progress.elapsedSeconds.toFixed(1)} s`,
+    `Estimated cost: $${progress.cost.usd.toFixed(6)} (${progress.cost.lambdaGbSeconds} Lambda GB-s, ${progress.cost.stateTransitions} state transitions; S3 not included)`,
+  ]
+  for (const warning of progress.warnings) lines.push(`Warning [${warning.code}]: ${warning.message}`)
+  if (progress.error) lines.push(`Error [${progress.error.code}]: ${progress.error.message}`)
+  return lines
+}
+
+/** One short line while waiting. */
+export function progressTick(progress: RenderProgress): string {
+  const frames = progress.frames.total === undefined ? '' : `, frames ${progress.frames.done}/${progress.frames.total}`
+  const chunks = progress.chunks.total === undefined ? '' : `, chunks ${progress.chunks.done}/${progress.chunks.total}`
+  return `${progress.stage}${chunks}${frames}, ${progress.elapsedSeconds.toFixed(1)} s`
+}

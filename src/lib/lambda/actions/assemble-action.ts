@@ -1,0 +1,107 @@
+import {mkdtemp, readdir, rm, stat} from 'node:fs/promises'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {assembleOutput} from '../../encode/assemble-output.js'
+import {outputExtension, type SegmentRef} from '../../encode/format-plugin.js'
+import {getFormat} from '../../encode/format-registry.js'
+import {resolveFfmpeg} from '../../encode/resolve-ffmpeg.js'
+import {EngineError} from '../../errors/engine-error.js'
+import type {AssembleEvent} from '../render-input.js'
+import type {ChunkManifest, RenderResultRecord} from '../render-records.js'
+import {BucketObjects} from '../s3-objects.js'
+import {chunkManifestKey, chunkName, chunkSegmentPrefix, renderResultKey, scratchPrefix} from '../storage-keys.js'
+import {elapsedMs, type ActionContext} from './action-context.js'
+import {readPlan} from './read-plan.js'
+
+const DOWNLOAD_CONCURRENCY = 8
+
+/**
+ * Downloads every chunk's segments and joins them exactly as a local render joins its workers'
+ * (stream copy for video, one encode for GIF, a move for frame files), uploads the output at
+ * `outputKey`, records the result and deletes the render's scratch objects.
+ */
+export async function assembleAction(event: AssembleEvent, context: ActionContext): Promise<{outputKey: string; bytes: number; totalFrames: number}> {
+  const {renderId} = event
+  const bucket = new BucketObjects(context.s3, event.bucketName)
+  const stored = await readPlan(bucket, renderId)
+  const manifests = await Promise.all(stored.chunks.map((chunk) => readChunkManifest(bucket, renderId, chunk.index)))
+  const format = getFormat(stored.plan.format)
+  const workDir = await mkdtemp(join(tmpdir(), 'engine-assemble-'))
+  try {
+    const downloads: {key: string; path: string}[] = []
+    const segments: SegmentRef[] = []
+    for (const manifest of manifests) {
+      const prefix = chunkSegmentPrefix(renderId, manifest.index)
+      for (const segment of manifest.segments) {
+        const path = join(workDir, chunkName(manifest.index), segment.name)
+        const files = segment.files ?? [undefined]
+        for (const file of files) downloads.push(file === undefined ? {key: prefix + segment.name, path} : {key: `${prefix}${segment.name}/${file}`, path: join(path, file)})
+        segments.push({path, range: {start: segment.start, end: segment.end}})
+      }
+    }
+    await downloadAll(bucket, downloads)
+
+    const ffmpeg = await resolveFfmpeg()
+    const outputPath = join(workDir, 'output' + (outputExtension(format) ?? ''))
+    await assembleOutput({plan: stored.plan, segments, outputPath, ffmpeg})
+    const {bytes, outputKind} = await uploadOutput(bucket, outputPath, stored.outputKey)
+
+    const result: RenderResultRecord = {
+      renderId,
+      outputKey: stored.outputKey,
+      outputKind,
+      bytes,
+      totalFrames: stored.plan.totalFrames,
+      finishedAt: new Date().toISOString(),
+      assemble: {durationMs: elapsedMs(context), memoryMb: context.memoryMb},
+      chunks: manifests.map((manifest) => manifest.invocation),
+    }
+    await bucket.putJson(renderResultKey(renderId), result)
+    // The lifecycle rule would expire the scratch anyway; deleting now keeps the bucket small.
+    await bucket.deleteKeys(await bucket.listKeys(scratchPrefix(renderId))).catch(() => {})
+    return {outputKey: stored.outputKey, bytes, totalFrames: stored.plan.totalFrames}
+  } finally {
+    await rm(workDir, {recursive: true, force: true})
+  }
+}
+
+async function readChunkManifest(bucket: BucketObjects, renderId: string, index: number): Promise<ChunkManifest> {
+  const manifest = await bucket.getJson<ChunkManifest>(chunkManifestKey(renderId, index))
+  if (!manifest) {
+    throw new EngineError('INTERNAL', `render "${renderId}": chunk ${index} finished without its manifest (${chunkManifestKey(renderId, index)})`, {renderId, index})
+  }
+  return manifest
+}
+
+async function downloadAll(bucket: BucketObjects, downloads: readonly {key: string; path: string}[]): Promise<void> {
+  let next = 0
+  const worker = async () => {
+    while (next < downloads.length) {
+      const {key, path} = downloads[next++]
+      await bucket.downloadFile(key, path)
+    }
+  }
+  await Promise.all(Array.from({length: DOWNLOAD_CONCURRENCY}, worker))
+}
+
+/** A file goes to `outputKey`; a frame directory becomes one object per frame under `outputKey/`. */
+async function uploadOutput(bucket: BucketObjects, outputPath: string, outputKey: string): Promise<{bytes: number; outputKind: 'file' | 'prefix'}> {
+  if (!(await stat(outputPath)).isDirectory()) return {bytes: await bucket.uploadFile(outputKey, outputPath, contentType(outputKey)), outputKind: 'file'}
+  let bytes = 0
+  const prefix = outputKey.replace(/\/+$/, '') + '/'
+  for (const name of (await readdir(outputPath)).sort()) bytes += await bucket.uploadFile(prefix + name, join(outputPath, name), contentType(name))
+  return {bytes, outputKind: 'prefix'}
+}
+
+const CONTENT_TYPES: Record<string, string> = {
+  '.mp4': 'video/mp4',
+  '.mov': 'video/quicktime',
+  '.webm': 'video/webm',
+  '.gif': 'image/gif',
+  '.png': 'image/png',
+}
+
+function contentType(key: string): string | undefined {
+  const match = /\.[a-z0-9]+$/i.exec(key)
+  return match ? CONTENT_TYPES[match[0].toLowerCase()] : undefined
+}

@@ -1,0 +1,210 @@
+import {EngineError} from '../../errors/engine-error.js'
+import {renderStateMachineDefinition, FUNCTION_TIMEOUT_SECONDS, type StateMachineDefinition} from '../state-machine-definition.js'
+import {SCRATCH_PREFIX} from '../storage-keys.js'
+
+export const DEFAULT_STACK_NAME = 'engine-render'
+export const DEFAULT_MEMORY_MB = 10240
+export const MIN_MEMORY_MB = 2048
+export const MAX_MEMORY_MB = 10240
+/** 1080p chunks, their segments and the browser's cache need room in /tmp. */
+export const EPHEMERAL_STORAGE_MB = 10240
+export const SCRATCH_EXPIRATION_DAYS = 3
+/** Where the function bundle keeps its ffmpeg (see the deploy command's --code). */
+export const BUNDLED_FFMPEG = '/var/task/bin/ffmpeg'
+export const BUNDLED_FFPROBE = '/var/task/bin/ffprobe'
+export const HANDLER = 'dist/src/lib/lambda/handler.handler'
+
+export interface StackSettings {
+  region: string
+  accountId: string
+  /** Prefix of every resource name (default engine-render). */
+  name?: string
+  /** Default `<name>-<accountId>-<region>`: bucket names are global. */
+  bucketName?: string
+  memoryMb?: number
+  /** Reserved concurrency; absent: the function shares the account's pool. */
+  reservedConcurrency?: number
+  /** Alarm when the function is invoked more often than this in an hour (runaway batches). */
+  invocationsPerHourAlarm?: number
+}
+
+export interface PolicyDocument {
+  Version: '2012-10-17'
+  Statement: {Sid?: string; Effect: 'Allow'; Action: string[]; Resource?: string | string[]; Principal?: {Service: string}}[]
+}
+
+export interface RoleDefinition {
+  RoleName: string
+  AssumeRolePolicyDocument: PolicyDocument
+  PolicyName: string
+  PolicyDocument: PolicyDocument
+}
+
+export interface AlarmDefinition {
+  AlarmName: string
+  AlarmDescription: string
+  Namespace: 'AWS/Lambda' | 'AWS/States'
+  MetricName: string
+  Dimensions: {Name: string; Value: string}[]
+  Statistic: 'Sum'
+  Period: number
+  EvaluationPeriods: number
+  Threshold: number
+  ComparisonOperator: 'GreaterThanThreshold'
+  TreatMissingData: 'notBreaching'
+}
+
+/** Everything `engine lambda deploy` creates or updates, as plain data (what the AWS calls send). */
+export interface StackResources {
+  bucket: {
+    Bucket: string
+    PublicAccessBlockConfiguration: {BlockPublicAcls: true; IgnorePublicAcls: true; BlockPublicPolicy: true; RestrictPublicBuckets: true}
+    LifecycleConfiguration: {
+      Rules: {ID: string; Status: 'Enabled'; Filter: {Prefix: string}; Expiration: {Days: number}; AbortIncompleteMultipartUpload: {DaysAfterInitiation: number}}[]
+    }
+  }
+  functionRole: RoleDefinition
+  function: {
+    FunctionName: string
+    FunctionArn: string
+    Runtime: 'nodejs22.x'
+    Architectures: ['x86_64']
+    Handler: string
+    MemorySize: number
+    Timeout: number
+    EphemeralStorage: {Size: number}
+    Environment: {Variables: Record<string, string>}
+    ReservedConcurrentExecutions?: number
+  }
+  stateMachineRole: RoleDefinition
+  stateMachine: {name: string; arn: string; type: 'STANDARD'; definition: StateMachineDefinition}
+  alarms: AlarmDefinition[]
+  outputs: {RenderBucketName: string; RenderStateMachineArn: string}
+}
+
+/** Who may assume a role: the service it is for, nothing else. */
+export function trustPolicy(service: 'lambda.amazonaws.com' | 'states.amazonaws.com'): PolicyDocument {
+  return {Version: '2012-10-17', Statement: [{Effect: 'Allow', Principal: {Service: service}, Action: ['sts:AssumeRole']}]}
+}
+
+export const functionRoleName = (name: string) => `${name}-function`
+
+/**
+ * The stack as data, so what deploy would create can be reviewed and tested without AWS. Least
+ * privilege: the function reads and writes only its bucket and its own log group; the state
+ * machine may only invoke the function (plus log delivery).
+ */
+export function stackResources(settings: StackSettings): StackResources {
+  const name = settings.name ?? DEFAULT_STACK_NAME
+  const memoryMb = settings.memoryMb ?? DEFAULT_MEMORY_MB
+  if (!Number.isInteger(memoryMb) || memoryMb < MIN_MEMORY_MB || memoryMb > MAX_MEMORY_MB) {
+    throw new EngineError('INVALID_FLAG', `--memory: ${memoryMb} MB is outside ${MIN_MEMORY_MB}-${MAX_MEMORY_MB}; chunks need at least ${MIN_MEMORY_MB} MB and Lambda allows at most ${MAX_MEMORY_MB}`, {memoryMb})
+  }
+  if (settings.reservedConcurrency !== undefined && !(Number.isInteger(settings.reservedConcurrency) && settings.reservedConcurrency >= 1)) {
+    throw new EngineError('INVALID_FLAG', `--concurrency: ${settings.reservedConcurrency} must be a whole number of at least 1`, {concurrency: settings.reservedConcurrency})
+  }
+  const {region, accountId} = settings
+  const bucketName = settings.bucketName ?? `${name}-${accountId}-${region}`
+  const functionArn = `arn:aws:lambda:${region}:${accountId}:function:${name}`
+  const stateMachineArn = `arn:aws:states:${region}:${accountId}:stateMachine:${name}`
+  const logGroupArn = `arn:aws:logs:${region}:${accountId}:log-group:/aws/lambda/${name}`
+  const alarm = (suffix: string, description: string, metric: Omit<AlarmDefinition, 'AlarmName' | 'AlarmDescription' | 'Statistic' | 'EvaluationPeriods' | 'ComparisonOperator' | 'TreatMissingData'>): AlarmDefinition => ({
+    AlarmName: `${name}-${suffix}`,
+    AlarmDescription: description,
+    Statistic: 'Sum',
+    EvaluationPeriods: 1,
+    ComparisonOperator: 'GreaterThanThreshold',
+    TreatMissingData: 'notBreaching',
+    ...metric,
+  })
+  const functionDimension = [{Name: 'FunctionName', Value: name}]
+
+  return {
+    bucket: {
+      Bucket: bucketName,
+      PublicAccessBlockConfiguration: {BlockPublicAcls: true, IgnorePublicAcls: true, BlockPublicPolicy: true, RestrictPublicBuckets: true},
+      LifecycleConfiguration: {
+        Rules: [
+          {
+            ID: 'expire-render-scratch',
+            Status: 'Enabled',
+            Filter: {Prefix: SCRATCH_PREFIX},
+            Expiration: {Days: SCRATCH_EXPIRATION_DAYS},
+            AbortIncompleteMultipartUpload: {DaysAfterInitiation: 1},
+          },
+        ],
+      },
+    },
+    functionRole: {
+      RoleName: functionRoleName(name),
+      AssumeRolePolicyDocument: trustPolicy('lambda.amazonaws.com'),
+      PolicyName: `${name}-function`,
+      PolicyDocument: {
+        Version: '2012-10-17',
+        Statement: [
+          {Sid: 'ListRenderBucket', Effect: 'Allow', Action: ['s3:ListBucket'], Resource: `arn:aws:s3:::${bucketName}`},
+          {Sid: 'RenderObjects', Effect: 'Allow', Action: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'], Resource: `arn:aws:s3:::${bucketName}/*`},
+          {Sid: 'OwnLogs', Effect: 'Allow', Action: ['logs:CreateLogGroup', 'logs:CreateLogStream', 'logs:PutLogEvents'], Resource: [logGroupArn, `${logGroupArn}:*`]},
+        ],
+      },
+    },
+    function: {
+      FunctionName: name,
+      FunctionArn: functionArn,
+      Runtime: 'nodejs22.x',
+      Architectures: ['x86_64'],
+      Handler: HANDLER,
+      MemorySize: memoryMb,
+      Timeout: FUNCTION_TIMEOUT_SECONDS,
+      EphemeralStorage: {Size: EPHEMERAL_STORAGE_MB},
+      Environment: {Variables: {ENGINE_FFMPEG_PATH: BUNDLED_FFMPEG, ENGINE_FFPROBE_PATH: BUNDLED_FFPROBE}},
+      ...(settings.reservedConcurrency !== undefined && {ReservedConcurrentExecutions: settings.reservedConcurrency}),
+    },
+    stateMachineRole: {
+      RoleName: `${name}-state-machine`,
+      AssumeRolePolicyDocument: trustPolicy('states.amazonaws.com'),
+      PolicyName: `${name}-state-machine`,
+      PolicyDocument: {
+        Version: '2012-10-17',
+        Statement: [
+          {Sid: 'InvokeRenderFunction', Effect: 'Allow', Action: ['lambda:InvokeFunction'], Resource: [functionArn, `${functionArn}:*`]},
+          {
+            Sid: 'LogDelivery',
+            Effect: 'Allow',
+            Action: [
+              'logs:CreateLogDelivery',
+              'logs:GetLogDelivery',
+              'logs:UpdateLogDelivery',
+              'logs:DeleteLogDelivery',
+              'logs:ListLogDeliveries',
+              'logs:PutResourcePolicy',
+              'logs:DescribeResourcePolicies',
+              'logs:DescribeLogGroups',
+            ],
+            // These log-delivery actions do not support resource-level permissions.
+            Resource: '*',
+          },
+        ],
+      },
+    },
+    stateMachine: {name, arn: stateMachineArn, type: 'STANDARD', definition: renderStateMachineDefinition(functionArn)},
+    alarms: [
+      alarm('invocations-per-hour', 'Render function invoked unusually often in an hour (a runaway batch?)', {
+        Namespace: 'AWS/Lambda',
+        MetricName: 'Invocations',
+        Dimensions: functionDimension,
+        Period: 3600,
+        Threshold: settings.invocationsPerHourAlarm ?? 10_000,
+      }),
+      alarm('function-errors', 'Render function invocations failed', {Namespace: 'AWS/Lambda', MetricName: 'Errors', Dimensions: functionDimension, Period: 300, Threshold: 0}),
+      alarm('failed-executions', 'Render workflow executions failed', {
+        Namespace: 'AWS/States',
+        MetricName: 'ExecutionsFailed',
+        Dimensions: [{Name: 'StateMachineArn', Value: stateMachineArn}],
+        Period: 300,
+        Threshold: 0,
+      }),
+    ],
+    outputs: {RenderBucketName: bucketName, RenderStateMachineArn: stateMachineArn},
+  }
+}

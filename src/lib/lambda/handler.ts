@@ -1,0 +1,49 @@
+import type {S3Client} from '@aws-sdk/client-s3'
+import {EngineError} from '../errors/engine-error.js'
+import {assembleAction} from './actions/assemble-action.js'
+import type {ActionContext} from './actions/action-context.js'
+import {planAction} from './actions/plan-action.js'
+import {renderChunkAction} from './actions/render-chunk-action.js'
+import {createS3Client} from './aws-clients.js'
+import {handlerEventSchema} from './render-input.js'
+import {toTaskError} from './task-errors.js'
+
+/** Memory assumed for the cost estimate when not on Lambda (the deploy default). */
+export const LOCAL_MEMORY_ENV = 'ENGINE_LAMBDA_MEMORY_MB'
+const DEFAULT_MEMORY_MB = 10240
+
+/** The subset of the Lambda context the handler reads. */
+export interface LambdaContext {
+  memoryLimitInMB?: string
+}
+
+let s3: S3Client | undefined
+
+/**
+ * The one function of the stack, dispatching on `action`: `plan`, `renderChunk`, `assemble`.
+ * Failures leave as a TaskError whose name tells the state machine whether to retry.
+ */
+export async function handler(event: unknown, context: LambdaContext = {}): Promise<unknown> {
+  const startedAt = performance.now()
+  try {
+    const parsed = handlerEventSchema.safeParse(event)
+    if (!parsed.success) {
+      const problems = parsed.error.issues.map((issue) => `${issue.path.join('.') || 'event'}: ${issue.message}`).join('; ')
+      throw new EngineError('INVALID_REQUEST', `the render function got an event it cannot handle: ${problems}`, {issues: parsed.error.issues})
+    }
+    s3 ??= createS3Client()
+    const memoryMb = Number(context.memoryLimitInMB ?? process.env[LOCAL_MEMORY_ENV] ?? DEFAULT_MEMORY_MB)
+    const actionContext: ActionContext = {s3, memoryMb, startedAt}
+    const request = parsed.data
+    switch (request.action) {
+      case 'plan':
+        return await planAction(request, actionContext)
+      case 'renderChunk':
+        return await renderChunkAction(request, actionContext)
+      case 'assemble':
+        return await assembleAction(request, actionContext)
+    }
+  } catch (error) {
+    throw toTaskError(error)
+  }
+}

@@ -1,0 +1,118 @@
+import {createServer, type Server} from 'node:http'
+import {mkdir} from 'node:fs/promises'
+import type {AddressInfo} from 'node:net'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import S3rver from 's3rver'
+import {AWS_ENDPOINT_ENV, createS3Client, LOCAL_CREDENTIALS} from '../aws-clients.js'
+import {LOCAL_MEMORY_ENV} from '../handler.js'
+import {BucketObjects} from '../s3-objects.js'
+import {STACK_RECORD_KEY, type StackRecord} from '../stack-record.js'
+import {renderStateMachineDefinition} from '../state-machine-definition.js'
+import {invokeInChild} from './invoke-in-child.js'
+import {LocalStepFunctions} from './local-step-functions.js'
+import {handleSfnRequest, isSfnRequest} from './sfn-json-api.js'
+
+export const LOCAL_REGION = 'us-east-1'
+export const LOCAL_ACCOUNT = '000000000000'
+export const LOCAL_FUNCTION_NAME = 'engine-render'
+export const DEFAULT_LOCAL_BUCKET = 'engine-renders'
+export const DEFAULT_LOCAL_CONCURRENCY = 8
+
+export interface LocalStackOptions {
+  /** Port of the one endpoint serving S3 and Step Functions; 0 picks a free one. */
+  port?: number
+  host?: string
+  /** Where s3rver keeps the bucket (default: the system temp directory), so sites survive restarts. */
+  directory?: string
+  bucketName?: string
+  /** Function invocations at once (stands in for reserved concurrency); more wait their turn. */
+  concurrency?: number
+  /** Memory the cost estimate assumes for each invocation. */
+  memoryMb?: number
+}
+
+export interface LocalStack {
+  endpoint: string
+  bucketName: string
+  stateMachineArn: string
+  functionArn: string
+  directory: string
+  close(): Promise<void>
+}
+
+/**
+ * The serverless stack on one machine, on one loopback endpoint: s3rver answers the S3 API, and
+ * requests that name a Step Functions operation go to a local Step Functions that executes the
+ * same state-machine definition and runs the same handler, one child process per invocation.
+ */
+export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
+  const bucketName = options.bucketName ?? DEFAULT_LOCAL_BUCKET
+  const directory = options.directory ?? join(tmpdir(), 'engine-lambda-local')
+  const concurrency = options.concurrency ?? DEFAULT_LOCAL_CONCURRENCY
+  const memoryMb = options.memoryMb ?? 10240
+  await mkdir(directory, {recursive: true})
+  const s3rver = new S3rver({directory, silent: true, vhostBuckets: false, allowMismatchedSignatures: true, configureBuckets: [{name: bucketName}]})
+  await s3rver.configureBuckets()
+  const s3Handler = s3rver.callback()
+
+  const functionArn = `arn:aws:lambda:${LOCAL_REGION}:${LOCAL_ACCOUNT}:function:${LOCAL_FUNCTION_NAME}`
+  const stateMachineArn = `arn:aws:states:${LOCAL_REGION}:${LOCAL_ACCOUNT}:stateMachine:${LOCAL_FUNCTION_NAME}`
+  let endpoint = ''
+  const stepFunctions = new LocalStepFunctions({
+    stateMachineArn,
+    functionArn,
+    definition: renderStateMachineDefinition(functionArn),
+    concurrency,
+    invoke: (event, onChild) =>
+      invokeInChild(event, {env: {...process.env, [AWS_ENDPOINT_ENV]: endpoint, [LOCAL_MEMORY_ENV]: String(memoryMb)}, onChild}),
+  })
+  const server = createServer((request, response) => {
+    if (isSfnRequest(request)) {
+      void handleSfnRequest(stepFunctions, request, response)
+      return
+    }
+    // Any credentials will do locally: s3rver knows one key, and signatures are not checked.
+    const authorization = request.headers.authorization
+    if (authorization) request.headers.authorization = authorization.replace(/Credential=[^/]+\//, `Credential=${LOCAL_CREDENTIALS.accessKeyId}/`)
+    s3Handler(request, response)
+  })
+  await listen(server, options.port ?? 0, options.host ?? '127.0.0.1')
+  const address = server.address() as AddressInfo
+  endpoint = `http://${address.address}:${address.port}`
+
+  const record: StackRecord = {
+    functionName: LOCAL_FUNCTION_NAME,
+    stateMachineArn,
+    region: LOCAL_REGION,
+    memoryMb,
+    reservedConcurrency: concurrency,
+    deployedAt: new Date().toISOString(),
+    kind: 'local',
+  }
+  await new BucketObjects(createS3Client({endpoint}), bucketName).putJson(STACK_RECORD_KEY, record)
+
+  return {
+    endpoint,
+    bucketName,
+    stateMachineArn,
+    functionArn,
+    directory,
+    close: async () => {
+      await stepFunctions.close()
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()))
+      server.closeAllConnections()
+      await closed
+    },
+  }
+}
+
+function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(port, host, () => {
+      server.off('error', reject)
+      resolve()
+    })
+  })
+}

@@ -1,0 +1,276 @@
+import type {ChildProcess} from 'node:child_process'
+import {StateMachine, type StateMachineDefinition as AslDefinition} from 'aws-local-stepfunctions'
+import {MAX_EXECUTION_INPUT_BYTES} from '../validate-config.js'
+import {TASK_STATES, type StateMachineDefinition} from '../state-machine-definition.js'
+
+/** An error answered in the Step Functions JSON protocol (`__type`). */
+export class SfnApiError extends Error {
+  constructor(
+    readonly type: string,
+    message: string,
+  ) {
+    super(message)
+  }
+}
+
+export type Invoke = (event: unknown, onChild: (child: ChildProcess) => void) => Promise<unknown>
+
+interface RecordedEvent {
+  timestamp: number
+  type: string
+  details?: Record<string, unknown>
+  /** The event this one follows from (a function's end follows its start); default: the one before. */
+  after?: RecordedEvent
+}
+
+interface LocalExecution {
+  executionArn: string
+  name: string
+  input: string
+  status: 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'TIMED_OUT' | 'ABORTED'
+  startDate: number
+  stopDate?: number
+  output?: string
+  error?: string
+  cause?: string
+  events: RecordedEvent[]
+  children: Set<ChildProcess>
+  abort: () => void
+  finished: Promise<void>
+}
+
+export interface LocalStepFunctionsOptions {
+  stateMachineArn: string
+  functionArn: string
+  definition: StateMachineDefinition
+  invoke: Invoke
+  /** Invocations running at once across executions, like a function's reserved concurrency; others wait. */
+  concurrency: number
+}
+
+/**
+ * Step Functions on one machine: executes the render state machine with aws-local-stepfunctions,
+ * running each Task through `invoke` (the real handler in a child process), and keeps each
+ * execution's status and an AWS-shaped history for DescribeExecution and GetExecutionHistory.
+ */
+export class LocalStepFunctions {
+  private readonly executions = new Map<string, LocalExecution>()
+  private readonly machine: StateMachine
+  private running = 0
+  private readonly waiting: (() => void)[] = []
+
+  constructor(private readonly options: LocalStepFunctionsOptions) {
+    this.machine = new StateMachine(options.definition as unknown as AslDefinition, {validationOptions: {checkArn: true, checkPaths: true}})
+  }
+
+  startExecution(request: {stateMachineArn?: string; name?: string; input?: string}): {executionArn: string; startDate: number} {
+    this.assertStateMachine(request.stateMachineArn)
+    const name = request.name ?? crypto.randomUUID()
+    if (!/^[A-Za-z0-9_-]{1,80}$/.test(name)) throw new SfnApiError('InvalidName', `Invalid Name: '${name}'`)
+    const executionArn = `${this.options.stateMachineArn.replace(':stateMachine:', ':execution:')}:${name}`
+    if (this.executions.has(executionArn)) throw new SfnApiError('ExecutionAlreadyExists', `Execution Already Exists: '${executionArn}'`)
+    const input = request.input ?? '{}'
+    if (Buffer.byteLength(input, 'utf8') > MAX_EXECUTION_INPUT_BYTES) {
+      throw new SfnApiError('InvalidExecutionInput', `Execution input is larger than the maximum of ${MAX_EXECUTION_INPUT_BYTES} bytes`)
+    }
+    let parsed: unknown
+    try {
+      parsed = JSON.parse(input)
+    } catch {
+      throw new SfnApiError('InvalidExecutionInput', 'Invalid State Machine Execution Input: not JSON')
+    }
+    const execution: LocalExecution = {
+      executionArn,
+      name,
+      input,
+      status: 'RUNNING',
+      startDate: Date.now(),
+      events: [],
+      children: new Set(),
+      abort: () => {},
+      finished: Promise.resolve(),
+    }
+    this.executions.set(executionArn, execution)
+    execution.finished = this.run(execution, parsed)
+    return {executionArn, startDate: execution.startDate / 1000}
+  }
+
+  describeExecution(request: {executionArn?: string}) {
+    const execution = this.find(request.executionArn)
+    return {
+      executionArn: execution.executionArn,
+      stateMachineArn: this.options.stateMachineArn,
+      name: execution.name,
+      status: execution.status,
+      startDate: execution.startDate / 1000,
+      ...(execution.stopDate !== undefined && {stopDate: execution.stopDate / 1000}),
+      input: execution.input,
+      ...(execution.output !== undefined && {output: execution.output}),
+      ...(execution.error !== undefined && {error: execution.error}),
+      ...(execution.cause !== undefined && {cause: execution.cause}),
+    }
+  }
+
+  getExecutionHistory(request: {executionArn?: string; maxResults?: number; nextToken?: string; reverseOrder?: boolean}) {
+    const execution = this.find(request.executionArn)
+    const ordered = execution.events.map((event, order) => ({event, order})).sort((a, b) => a.event.timestamp - b.event.timestamp || a.order - b.order)
+    const ids = new Map(ordered.map(({event}, index) => [event, index + 1]))
+    let events = ordered.map(({event}, index) => ({
+      timestamp: event.timestamp / 1000,
+      type: event.type,
+      id: index + 1,
+      previousEventId: event.after ? ids.get(event.after)! : index,
+      ...event.details,
+    }))
+    if (request.reverseOrder) events = events.reverse()
+    const start = Number(request.nextToken ?? 0)
+    const size = Math.min(Math.max(request.maxResults || 100, 1), 1000)
+    const page = events.slice(start, start + size)
+    return {events: page, ...(start + size < events.length && {nextToken: String(start + size)})}
+  }
+
+  stopExecution(request: {executionArn?: string; error?: string; cause?: string}): {stopDate: number} {
+    const execution = this.find(request.executionArn)
+    if (execution.status === 'RUNNING') {
+      execution.status = 'ABORTED'
+      execution.stopDate = Date.now()
+      execution.error = request.error
+      execution.cause = request.cause
+      execution.abort()
+      for (const child of execution.children) child.kill('SIGTERM')
+    }
+    return {stopDate: execution.stopDate! / 1000}
+  }
+
+  /** Stops every running execution and waits for them to wind down. */
+  async close(): Promise<void> {
+    for (const execution of this.executions.values()) this.stopExecution({executionArn: execution.executionArn})
+    await Promise.all([...this.executions.values()].map((execution) => execution.finished))
+  }
+
+  private async run(execution: LocalExecution, input: unknown): Promise<void> {
+    const record = (type: string, details?: Record<string, unknown>, after?: RecordedEvent, timestamp = Date.now()) => {
+      const event: RecordedEvent = {timestamp, type, details, after}
+      execution.events.push(event)
+      return event
+    }
+    const handlers = Object.fromEntries(TASK_STATES.map((state) => [state, (taskInput: unknown) => this.invokeTask(execution, taskInput, record)]))
+    const run = this.machine.run(input as never, {overrides: {taskResourceLocalHandlers: handlers}, noThrowOnAbort: true})
+    execution.abort = run.abort
+    const logs = (async () => {
+      for await (const event of run.eventLogs) recordLogEvent(event as unknown as LogEvent, record)
+    })()
+    try {
+      const output = await run.result
+      if (execution.status === 'RUNNING') {
+        execution.status = 'SUCCEEDED'
+        execution.output = JSON.stringify(output)
+      }
+    } catch (error) {
+      if (execution.status === 'RUNNING') {
+        const failed = await logs.then(() => execution.events.findLast((event) => event.type === 'ExecutionFailed'))
+        const timedOut = execution.events.some((event) => event.type === 'ExecutionTimedOut')
+        execution.status = timedOut ? 'TIMED_OUT' : 'FAILED'
+        execution.error = (failed?.details?.executionFailedEventDetails as {error?: string})?.error ?? (error as Error).name
+        execution.cause = (failed?.details?.executionFailedEventDetails as {cause?: string})?.cause ?? (error as Error).message
+      }
+    } finally {
+      execution.stopDate ??= Date.now()
+      await logs.catch(() => {})
+    }
+  }
+
+  private async invokeTask(execution: LocalExecution, input: unknown, record: (type: string, details?: Record<string, unknown>, after?: RecordedEvent) => RecordedEvent) {
+    record('LambdaFunctionScheduled', {lambdaFunctionScheduledEventDetails: {resource: this.options.functionArn, input: JSON.stringify(input)}})
+    await this.acquire()
+    const started = record('LambdaFunctionStarted')
+    try {
+      const output = await this.options.invoke(input, (child) => {
+        execution.children.add(child)
+        child.once('exit', () => execution.children.delete(child))
+      })
+      record('LambdaFunctionSucceeded', {lambdaFunctionSucceededEventDetails: {output: JSON.stringify(output)}}, started)
+      return output as never
+    } catch (error) {
+      record('LambdaFunctionFailed', {lambdaFunctionFailedEventDetails: {error: (error as Error).name, cause: (error as Error).message}}, started)
+      throw error
+    } finally {
+      this.release()
+    }
+  }
+
+  private async acquire(): Promise<void> {
+    if (this.running < this.options.concurrency) {
+      this.running++
+      return
+    }
+    await new Promise<void>((resolve) => this.waiting.push(resolve))
+  }
+
+  private release(): void {
+    const next = this.waiting.shift()
+    if (next) next()
+    else this.running--
+  }
+
+  private assertStateMachine(arn: string | undefined): void {
+    if (arn !== this.options.stateMachineArn) throw new SfnApiError('StateMachineDoesNotExist', `State Machine Does Not Exist: '${arn}'`)
+  }
+
+  private find(executionArn: string | undefined): LocalExecution {
+    const execution = executionArn ? this.executions.get(executionArn) : undefined
+    if (!execution) throw new SfnApiError('ExecutionDoesNotExist', `Execution Does Not Exist: '${executionArn}'`)
+    return execution
+  }
+}
+
+interface LogEvent {
+  type: string
+  timestamp: number
+  state?: {name: string; type: string; input?: unknown; output?: unknown}
+  index?: number
+  parentState?: {name: string}
+  input?: unknown
+  output?: unknown
+  Error?: string
+  Cause?: unknown
+}
+
+/** Translates aws-local-stepfunctions' event log into Step Functions history events. */
+function recordLogEvent(event: LogEvent, record: (type: string, details?: Record<string, unknown>, after?: RecordedEvent, timestamp?: number) => RecordedEvent): void {
+  const at = event.timestamp
+  const text = (value: unknown) => JSON.stringify(value ?? null)
+  switch (event.type) {
+    case 'ExecutionStarted':
+      record('ExecutionStarted', {executionStartedEventDetails: {input: text(event.input)}}, undefined, at)
+      return
+    case 'ExecutionSucceeded':
+      record('ExecutionSucceeded', {executionSucceededEventDetails: {output: text(event.output)}}, undefined, at)
+      return
+    case 'ExecutionFailed':
+      record('ExecutionFailed', {executionFailedEventDetails: {error: event.Error, cause: String(event.Cause ?? '')}}, undefined, at)
+      return
+    case 'ExecutionAborted':
+      record('ExecutionAborted', undefined, undefined, at)
+      return
+    case 'ExecutionTimeout':
+      record('ExecutionTimedOut', undefined, undefined, at)
+      return
+    case 'StateEntered':
+      record(`${event.state!.type}StateEntered`, {stateEnteredEventDetails: {name: event.state!.name, input: text(event.state!.input)}}, undefined, at)
+      return
+    case 'StateExited':
+      record(`${event.state!.type}StateExited`, {stateExitedEventDetails: {name: event.state!.name, output: text(event.state!.output)}}, undefined, at)
+      return
+    case 'MapIterationStarted':
+    case 'MapIterationSucceeded':
+    case 'MapIterationFailed': {
+      const key = event.type[0].toLowerCase() + event.type.slice(1) + 'EventDetails'
+      record(event.type, {[key]: {name: event.parentState?.name, index: event.index}}, undefined, at)
+      return
+    }
+    default:
+      // StateRetried, StateFailed, StateCaught: AWS shows these through the function events.
+      return
+  }
+}

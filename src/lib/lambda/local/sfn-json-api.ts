@@ -1,0 +1,67 @@
+import type {IncomingMessage, ServerResponse} from 'node:http'
+import {LocalStepFunctions, SfnApiError} from './local-step-functions.js'
+
+const TARGET_PREFIX = 'AWSStepFunctions.'
+const CONTENT_TYPE = 'application/x-amz-json-1.0'
+/** Bodies are execution inputs at most; anything far larger is not a Step Functions request. */
+const MAX_BODY_BYTES = 4 * 1024 * 1024
+
+/** Step Functions requests are JSON posts naming the operation in `X-Amz-Target`; S3 requests never do. */
+export function isSfnRequest(request: IncomingMessage): boolean {
+  return String(request.headers['x-amz-target'] ?? '').startsWith(TARGET_PREFIX)
+}
+
+/** Serves the four operations the stack uses, in the AWS JSON 1.0 protocol the SDK speaks. */
+export async function handleSfnRequest(api: LocalStepFunctions, request: IncomingMessage, response: ServerResponse): Promise<void> {
+  const operation = String(request.headers['x-amz-target']).slice(TARGET_PREFIX.length)
+  try {
+    const body = (await readJson(request)) as Record<string, never>
+    let result: unknown
+    switch (operation) {
+      case 'StartExecution':
+        result = api.startExecution(body)
+        break
+      case 'DescribeExecution':
+        result = api.describeExecution(body)
+        break
+      case 'GetExecutionHistory':
+        result = api.getExecutionHistory(body)
+        break
+      case 'StopExecution':
+        result = api.stopExecution(body)
+        break
+      default:
+        throw new SfnApiError('UnknownOperationException', `the local stack does not implement ${operation}`)
+    }
+    send(response, 200, result)
+  } catch (error) {
+    const type = error instanceof SfnApiError ? error.type : 'InternalFailure'
+    send(response, error instanceof SfnApiError ? 400 : 500, {__type: type, message: (error as Error).message}, type)
+  }
+}
+
+function send(response: ServerResponse, status: number, body: unknown, errorType?: string): void {
+  const text = JSON.stringify(body)
+  response.writeHead(status, {
+    'content-type': CONTENT_TYPE,
+    'content-length': Buffer.byteLength(text),
+    ...(errorType && {'x-amzn-errortype': errorType}),
+  })
+  response.end(text)
+}
+
+async function readJson(request: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = []
+  let size = 0
+  for await (const chunk of request) {
+    size += (chunk as Buffer).length
+    if (size > MAX_BODY_BYTES) throw new SfnApiError('ValidationException', 'request body too large')
+    chunks.push(chunk as Buffer)
+  }
+  const text = Buffer.concat(chunks).toString('utf8')
+  try {
+    return text ? JSON.parse(text) : {}
+  } catch {
+    throw new SfnApiError('SerializationException', 'request body is not JSON')
+  }
+}

@@ -1,0 +1,77 @@
+import {z} from 'zod'
+import {QUALITIES} from '../plan/render-plan.js'
+
+const positiveInt = z.number().int().min(1)
+
+/**
+ * Settings of one distributed render (the SDK's `config`). Chunk tuning rides along, so one object
+ * describes the render completely. `hdr` is accepted by the schema only to be refused with a
+ * message (see validateConfig): HDR mp4 is rendered in-process only.
+ */
+export const renderConfigSchema = z
+  .object({
+    fps: z.union([z.number(), z.string()]).optional(),
+    width: positiveInt.optional(),
+    height: positiveInt.optional(),
+    format: z.string().min(1).optional(),
+    variables: z.record(z.string(), z.unknown()).optional(),
+    quality: z.enum(QUALITIES as [string, ...string[]]).optional(),
+    crf: z.number().int().min(0).max(51).optional(),
+    videoBitrate: z
+      .string()
+      .regex(/^\d+(\.\d+)?[MmKk]$/, 'must be a size such as 8M or 2500k')
+      .optional(),
+    gifLoop: z.number().int().min(0).max(65535).optional(),
+    hdr: z.boolean().optional(),
+    chunkSize: positiveInt.optional(),
+    maxParallelChunks: positiveInt.optional(),
+    targetChunkFrames: positiveInt.optional(),
+  })
+  .strict()
+
+export type RenderConfig = z.infer<typeof renderConfigSchema>
+
+/** What `renderToLambda` returns and what a site upload yields. */
+export interface SiteHandle {
+  siteId: string
+  bucketName: string
+  /** The composition file inside the site (default index.html). */
+  entry: string
+}
+
+const renderIdSchema = z.string().regex(/^[A-Za-z0-9_-]{1,80}$/, 'must be 1-80 letters, digits, dashes or underscores')
+const keySchema = z.string().min(1).max(1024)
+
+/** The workflow execution input: ids and keys only, so that it stays far below 256 KiB. */
+export const renderInputSchema = z.object({
+  renderId: renderIdSchema,
+  bucketName: z.string().min(3),
+  siteId: z.string().min(1),
+  entry: z.string().min(1),
+  outputKey: keySchema,
+  config: renderConfigSchema,
+})
+
+export type RenderInput = z.infer<typeof renderInputSchema>
+
+const chunkSchema = z.object({index: z.number().int().min(0), start: z.number().int().min(0), end: z.number().int().min(1)})
+export type ChunkItem = z.infer<typeof chunkSchema>
+
+/** The one Lambda function's events, dispatched on `action`. */
+export const handlerEventSchema = z.discriminatedUnion('action', [
+  z.object({action: z.literal('plan'), render: renderInputSchema}),
+  z.object({action: z.literal('renderChunk'), renderId: renderIdSchema, bucketName: z.string().min(3), chunk: chunkSchema}),
+  z.object({action: z.literal('assemble'), renderId: renderIdSchema, bucketName: z.string().min(3)}),
+])
+
+export type HandlerEvent = z.infer<typeof handlerEventSchema>
+export type PlanEvent = Extract<HandlerEvent, {action: 'plan'}>
+export type RenderChunkEvent = Extract<HandlerEvent, {action: 'renderChunk'}>
+export type AssembleEvent = Extract<HandlerEvent, {action: 'assemble'}>
+
+/** What `plan` returns into the workflow state (`$.plan`). */
+export interface PlanOutput {
+  totalFrames: number
+  chunks: ChunkItem[]
+  maxParallelChunks: number
+}

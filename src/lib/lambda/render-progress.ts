@@ -1,0 +1,139 @@
+import {DescribeExecutionCommand, GetExecutionHistoryCommand, type HistoryEvent, type SFNClient} from '@aws-sdk/client-sfn'
+import type {S3Client} from '@aws-sdk/client-s3'
+import {EngineError, type ErrorJson} from '../errors/engine-error.js'
+import {createS3Client, createSfnClient, STATE_MACHINE_ENV, type AwsClientOptions} from './aws-clients.js'
+import {awsFailure} from './aws-errors.js'
+import {estimateCost, type CostEstimate} from './estimate-cost.js'
+import type {RenderInput} from './render-input.js'
+import type {RenderRecord, RenderResultRecord} from './render-records.js'
+import {BucketObjects} from './s3-objects.js'
+import {renderRecordKey, renderResultKey} from './storage-keys.js'
+import {parseTaskCause} from './task-errors.js'
+
+export type ExecutionStatus = 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'TIMED_OUT' | 'ABORTED' | 'PENDING_REDRIVE'
+export type RenderStage = 'planning' | 'rendering' | 'assembling' | 'done' | 'failed'
+
+export interface RenderProgress {
+  renderId: string
+  executionArn: string
+  status: ExecutionStatus
+  stage: RenderStage
+  chunks: {done: number; total?: number}
+  frames: {done: number; total?: number}
+  output: {bucketName: string; outputKey: string; url: string; bytes?: number}
+  error?: ErrorJson
+  startedAt: string
+  stoppedAt?: string
+  elapsedSeconds: number
+  /** Lambda GB-seconds of the invocations so far plus state transitions; S3 not included. */
+  cost: CostEstimate
+  warnings: {code: string; message: string}[]
+}
+
+export interface ProgressOptions extends AwsClientOptions {
+  /** A renderId (needs `stateMachineArn` or ENGINE_SFN_ARN) or an executionArn. */
+  render: string
+  stateMachineArn?: string
+  sfn?: SFNClient
+  s3?: S3Client
+}
+
+const DEFAULT_MEMORY_MB = 10240
+
+/** Execution ARNs are the state machine's ARN with `execution` for `stateMachine`, plus the name. */
+export function executionArnFor(stateMachineArn: string, renderId: string): string {
+  return `${stateMachineArn.replace(':stateMachine:', ':execution:')}:${renderId}`
+}
+
+/**
+ * Where a render stands, from the execution (status, error, history: stage, finished chunks,
+ * invocation times) and the render's records in S3 (frame counts, the output).
+ */
+export async function getRenderProgress(options: ProgressOptions): Promise<RenderProgress> {
+  const executionArn = resolveExecutionArn(options)
+  const sfn = options.sfn ?? createSfnClient(options)
+  let execution
+  let events: HistoryEvent[]
+  try {
+    execution = await sfn.send(new DescribeExecutionCommand({executionArn}))
+    events = await readHistory(sfn, executionArn)
+  } catch (error) {
+    throw awsFailure(error, `reading the progress of ${executionArn}`, {endpoint: options.endpoint})
+  }
+  const input = JSON.parse(execution.input ?? '{}') as RenderInput
+  const bucket = new BucketObjects(options.s3 ?? createS3Client(options), input.bucketName)
+  const [record, result] = await Promise.all([
+    bucket.getJson<RenderRecord>(renderRecordKey(input.renderId)),
+    bucket.getJson<RenderResultRecord>(renderResultKey(input.renderId)),
+  ]).catch((error: unknown) => {
+    throw awsFailure(error, `reading the records of render ${input.renderId}`, {bucketName: input.bucketName, endpoint: options.endpoint})
+  })
+
+  const status = execution.status as ExecutionStatus
+  const finishedChunks = new Set(events.filter((event) => event.type === 'MapIterationSucceeded').map((event) => event.mapIterationSucceededEventDetails?.index))
+  const succeeded = status === 'SUCCEEDED'
+  const framesDone = succeeded ? (record?.totalFrames ?? 0) : (record?.chunks ?? []).filter((chunk) => finishedChunks.has(chunk.index)).reduce((sum, c) => sum + c.end - c.start, 0)
+  const startedAt = execution.startDate ?? new Date()
+  const stoppedAt = execution.stopDate
+  const memoryMb = record?.plan.memoryMb ?? DEFAULT_MEMORY_MB
+  return {
+    renderId: input.renderId,
+    executionArn,
+    status,
+    stage: stageOf(status, events),
+    chunks: {done: succeeded ? (record?.chunks.length ?? 0) : finishedChunks.size, total: record?.chunks.length},
+    frames: {done: framesDone, total: record?.totalFrames},
+    output: {bucketName: input.bucketName, outputKey: input.outputKey, url: `s3://${input.bucketName}/${input.outputKey}`, bytes: result?.bytes},
+    error: status === 'RUNNING' || succeeded ? undefined : (parseTaskCause(execution.error, execution.cause) ?? {code: 'INTERNAL', message: `the execution ended ${status}`}),
+    startedAt: startedAt.toISOString(),
+    stoppedAt: stoppedAt?.toISOString(),
+    elapsedSeconds: Math.round(((stoppedAt ?? new Date()).getTime() - startedAt.getTime()) / 100) / 10,
+    cost: estimateCost(invocationDurations(events).map((durationMs) => ({durationMs, memoryMb})), events.filter((event) => event.type?.endsWith('StateEntered')).length),
+    warnings: record?.warnings ?? [],
+  }
+}
+
+function resolveExecutionArn(options: ProgressOptions): string {
+  if (options.render.startsWith('arn:')) return options.render
+  const stateMachineArn = options.stateMachineArn ?? (options.env ?? process.env)[STATE_MACHINE_ENV]
+  if (!stateMachineArn) {
+    throw new EngineError('INVALID_FLAG', `render "${options.render}" is a renderId: set ${STATE_MACHINE_ENV} (or pass the executionArn) so that its execution can be found`, {
+      render: options.render,
+    })
+  }
+  return executionArnFor(stateMachineArn, options.render)
+}
+
+async function readHistory(sfn: SFNClient, executionArn: string): Promise<HistoryEvent[]> {
+  const events: HistoryEvent[] = []
+  let nextToken: string | undefined
+  do {
+    const page = await sfn.send(new GetExecutionHistoryCommand({executionArn, nextToken, maxResults: 1000}))
+    events.push(...(page.events ?? []))
+    nextToken = page.nextToken
+  } while (nextToken)
+  return events
+}
+
+const STAGE_OF_STATE: Record<string, RenderStage> = {Plan: 'planning', RenderChunks: 'rendering', RenderChunk: 'rendering', Assemble: 'assembling'}
+
+function stageOf(status: ExecutionStatus, events: readonly HistoryEvent[]): RenderStage {
+  if (status === 'SUCCEEDED') return 'done'
+  if (status !== 'RUNNING') return 'failed'
+  const entered = events.filter((event) => event.type?.endsWith('StateEntered')).at(-1)
+  return STAGE_OF_STATE[entered?.stateEnteredEventDetails?.name ?? 'Plan'] ?? 'planning'
+}
+
+/** Each finished invocation's run time: from LambdaFunctionStarted to the event that ended it. */
+function invocationDurations(events: readonly HistoryEvent[]): number[] {
+  const started = new Map<number, Date>()
+  const durations: number[] = []
+  for (const event of events) {
+    if (event.type === 'LambdaFunctionStarted' && event.timestamp) started.set(event.id!, event.timestamp)
+    else if (/^LambdaFunction(Succeeded|Failed|TimedOut)$/.test(event.type ?? '')) {
+      const start = started.get(event.previousEventId!)
+      if (start && event.timestamp) durations.push(event.timestamp.getTime() - start.getTime())
+    }
+  }
+  return durations
+}

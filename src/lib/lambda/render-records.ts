@@ -1,0 +1,76 @@
+import type {RenderPlan} from '../plan/render-plan.js'
+import type {ChunkItem} from './render-input.js'
+
+/** `scratch/<renderId>/plan.json`: everything a chunk needs, written once by `plan`. */
+export interface StoredPlan {
+  renderId: string
+  siteId: string
+  entry: string
+  outputKey: string
+  /** `baseUrl` is where `plan` saw the site; each chunk points it at its own copy. */
+  plan: RenderPlan
+  chunks: ChunkItem[]
+  /**
+   * Key of the render's mixed audio track. Mixing happens once, in `plan`, and `assemble` muxes
+   * the track; compositions carry no audio until the media stage lands, so this is always null.
+   */
+  audioKey: string | null
+}
+
+/** One handler invocation, for the cost estimate. */
+export interface InvocationCost {
+  durationMs: number
+  memoryMb: number
+}
+
+/** `renders/<renderId>/render.json`: what was planned; read by progress. */
+export interface RenderRecord {
+  renderId: string
+  siteId: string
+  outputKey: string
+  format: string
+  width: number
+  height: number
+  fps: string
+  totalFrames: number
+  /** Frame ranges of the chunks, by index: progress turns finished chunks into frames. */
+  chunks: ChunkItem[]
+  maxParallelChunks: number
+  chunkMode: 'chunk-size' | 'target-chunk-frames'
+  warnings: {code: string; message: string}[]
+  plannedAt: string
+  plan: InvocationCost
+}
+
+export interface StoredSegment {
+  /** File or directory name inside the chunk's prefix. */
+  name: string
+  /** Frame-file formats write a directory of frames per segment. */
+  files?: string[]
+  start: number
+  end: number
+}
+
+/** `scratch/<renderId>/chunks/chunk-NNNNN.json`: written after the chunk's segments; marks it done. */
+export interface ChunkManifest {
+  index: number
+  start: number
+  end: number
+  segments: StoredSegment[]
+  finishedAt: string
+  invocation: InvocationCost
+}
+
+/** `renders/<renderId>/result.json`: what `assemble` produced. */
+export interface RenderResultRecord {
+  renderId: string
+  outputKey: string
+  /** For frame-file formats the output is a prefix holding one object per frame. */
+  outputKind: 'file' | 'prefix'
+  bytes: number
+  totalFrames: number
+  finishedAt: string
+  assemble: InvocationCost
+  /** Every chunk's invocation, kept here because the chunk manifests are deleted with the scratch. */
+  chunks: InvocationCost[]
+}

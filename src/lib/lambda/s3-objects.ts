@@ -1,0 +1,83 @@
+import {createReadStream, createWriteStream} from 'node:fs'
+import {mkdir, stat} from 'node:fs/promises'
+import {dirname} from 'node:path'
+import {Readable} from 'node:stream'
+import {pipeline} from 'node:stream/promises'
+import {
+  DeleteObjectsCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  type S3Client,
+} from '@aws-sdk/client-s3'
+
+/** One bucket, seen through the handful of operations the stack needs. */
+export class BucketObjects {
+  constructor(
+    readonly s3: S3Client,
+    readonly bucketName: string,
+  ) {}
+
+  async putJson(key: string, value: unknown): Promise<void> {
+    await this.s3.send(new PutObjectCommand({Bucket: this.bucketName, Key: key, Body: JSON.stringify(value), ContentType: 'application/json'}))
+  }
+
+  /** The parsed object, or undefined when there is no such key. */
+  async getJson<T>(key: string): Promise<T | undefined> {
+    try {
+      const response = await this.s3.send(new GetObjectCommand({Bucket: this.bucketName, Key: key}))
+      return JSON.parse(await response.Body!.transformToString('utf8')) as T
+    } catch (error) {
+      if (isMissing(error)) return undefined
+      throw error
+    }
+  }
+
+  async exists(key: string): Promise<boolean> {
+    try {
+      await this.s3.send(new HeadObjectCommand({Bucket: this.bucketName, Key: key}))
+      return true
+    } catch (error) {
+      if (isMissing(error)) return false
+      throw error
+    }
+  }
+
+  async uploadFile(key: string, path: string, contentType?: string): Promise<number> {
+    const {size} = await stat(path)
+    await this.s3.send(
+      new PutObjectCommand({Bucket: this.bucketName, Key: key, Body: createReadStream(path), ContentLength: size, ContentType: contentType}),
+    )
+    return size
+  }
+
+  async downloadFile(key: string, path: string): Promise<void> {
+    const response = await this.s3.send(new GetObjectCommand({Bucket: this.bucketName, Key: key}))
+    await mkdir(dirname(path), {recursive: true})
+    await pipeline(response.Body as Readable, createWriteStream(path))
+  }
+
+  async listKeys(prefix: string): Promise<string[]> {
+    const keys: string[] = []
+    let token: string | undefined
+    do {
+      const page = await this.s3.send(new ListObjectsV2Command({Bucket: this.bucketName, Prefix: prefix, ContinuationToken: token}))
+      for (const object of page.Contents ?? []) if (object.Key) keys.push(object.Key)
+      token = page.IsTruncated ? page.NextContinuationToken : undefined
+    } while (token)
+    return keys
+  }
+
+  async deleteKeys(keys: readonly string[]): Promise<void> {
+    for (let i = 0; i < keys.length; i += 1000) {
+      const batch = keys.slice(i, i + 1000).map((Key) => ({Key}))
+      await this.s3.send(new DeleteObjectsCommand({Bucket: this.bucketName, Delete: {Objects: batch, Quiet: true}}))
+    }
+  }
+}
+
+export function isMissing(error: unknown): boolean {
+  const name = (error as {name?: string})?.name
+  return name === 'NoSuchKey' || name === 'NotFound' || (error as {$metadata?: {httpStatusCode?: number}})?.$metadata?.httpStatusCode === 404
+}

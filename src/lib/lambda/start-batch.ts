@@ -1,0 +1,98 @@
+import type {SFNClient} from '@aws-sdk/client-sfn'
+import {toEngineError, type ErrorJson} from '../errors/engine-error.js'
+import type {AwsClientOptions} from './aws-clients.js'
+import type {BatchLine} from './batch-lines.js'
+import {DEFAULT_MAX_PARALLEL_CHUNKS} from './chunk-plan.js'
+import type {RenderConfig, SiteHandle} from './render-input.js'
+import {renderInput, renderToLambda} from './render-to-lambda.js'
+import {validateConfig} from './validate-config.js'
+
+export const DEFAULT_MAX_CONCURRENT_STARTS = 50
+
+export type BatchStatus = 'started' | 'failed-to-start' | 'would-invoke'
+
+export interface BatchEntry {
+  line: number
+  outputKey?: string
+  status: BatchStatus
+  renderId?: string
+  executionArn?: string
+  /** Why the line failed to start; on a dry run, why it would fail. */
+  error?: ErrorJson
+}
+
+export interface StartBatchOptions extends AwsClientOptions {
+  lines: readonly BatchLine[]
+  siteHandle: Pick<SiteHandle, 'siteId'> & Partial<SiteHandle>
+  bucketName: string
+  /** Not needed for a dry run. */
+  stateMachineArn?: string
+  /** Settings shared by every line; each line brings its own variables. */
+  config: Omit<RenderConfig, 'variables'>
+  maxConcurrent?: number
+  dryRun?: boolean
+  sfn?: SFNClient
+  /** Called as each line settles (in completion order). */
+  onEntry?: (entry: BatchEntry) => void
+}
+
+/**
+ * Starts one render per line, at most `maxConcurrent` starts in flight. Every line ends as
+ * `started` or `failed-to-start` (a dry run: `would-invoke`, nothing started); one line failing
+ * never stops or undoes another. Entries come back in line order.
+ */
+export async function startRenderBatch(options: StartBatchOptions): Promise<BatchEntry[]> {
+  const entries: BatchEntry[] = new Array(options.lines.length)
+  let next = 0
+  const worker = async () => {
+    while (next < options.lines.length) {
+      const index = next++
+      entries[index] = await startLine(options.lines[index], options)
+      options.onEntry?.(entries[index])
+    }
+  }
+  const concurrency = Math.max(1, Math.min(options.maxConcurrent ?? DEFAULT_MAX_CONCURRENT_STARTS, options.lines.length))
+  await Promise.all(Array.from({length: concurrency}, worker))
+  return entries
+}
+
+async function startLine(line: BatchLine, options: StartBatchOptions): Promise<BatchEntry> {
+  const base = {line: line.line, outputKey: line.outputKey}
+  if ('error' in line) return {...base, status: options.dryRun ? 'would-invoke' : 'failed-to-start', error: line.error}
+  const request = {...options, config: {...options.config, variables: line.variables}, outputKey: line.outputKey}
+  if (options.dryRun) {
+    try {
+      validateConfig(renderInput(request))
+      return {...base, status: 'would-invoke'}
+    } catch (error) {
+      return {...base, status: 'would-invoke', error: toEngineError(error).toJSON()}
+    }
+  }
+  try {
+    const handle = await renderToLambda({...request, stateMachineArn: options.stateMachineArn!})
+    return {...base, status: 'started', renderId: handle.renderId, executionArn: handle.executionArn}
+  } catch (error) {
+    return {...base, status: 'failed-to-start', error: toEngineError(error).toJSON()}
+  }
+}
+
+export function batchCounts(entries: readonly BatchEntry[]): Record<BatchStatus, number> {
+  const counts: Record<BatchStatus, number> = {started: 0, 'failed-to-start': 0, 'would-invoke': 0}
+  for (const entry of entries) counts[entry.status]++
+  return counts
+}
+
+/**
+ * Spec guidance: keep `--max-concurrent` near floor(reservedConcurrency / maxParallelChunks).
+ * Returns the warning to show when the batch could ask for more functions than are reserved.
+ */
+export function concurrencyWarning(maxConcurrent: number, maxParallelChunks: number | undefined, reservedConcurrency: number | undefined): string | undefined {
+  if (reservedConcurrency === undefined) return undefined
+  const parallel = maxParallelChunks ?? DEFAULT_MAX_PARALLEL_CHUNKS
+  if (maxConcurrent * parallel <= reservedConcurrency) return undefined
+  const suggested = Math.max(1, Math.floor(reservedConcurrency / parallel))
+  return (
+    `--max-concurrent ${maxConcurrent} x ${parallel} parallel chunks = ${maxConcurrent * parallel} functions at once, above the reserved concurrency of ${reservedConcurrency}: ` +
+    `renders will be throttled; use --max-concurrent ${suggested}, lower --max-parallel-chunks, or deploy with a higher --concurrency`
+  )
+}

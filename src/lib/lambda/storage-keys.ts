@@ -1,0 +1,29 @@
+/**
+ * Where everything lives in the render bucket:
+ *
+ * - `sites/<siteId>/...`: uploaded projects; `sites/<siteId>/site.json` is written last and marks
+ *   a complete upload.
+ * - `renders/<renderId>/render.json` (what was planned), `result.json` (what was produced): small
+ *   records that progress reads; kept.
+ * - `scratch/<renderId>/...`: the compiled plan and the chunks; expired by the bucket's lifecycle
+ *   rule and deleted after a successful assembly.
+ * - `renders/<renderId>/output<ext>`: the default output key.
+ */
+export const SITES_PREFIX = 'sites/'
+export const RENDERS_PREFIX = 'renders/'
+export const SCRATCH_PREFIX = 'scratch/'
+
+export const siteKey = (siteId: string, relativePath: string) => `${SITES_PREFIX}${siteId}/${relativePath}`
+export const siteManifestKey = (siteId: string) => siteKey(siteId, 'site.json')
+
+export const renderRecordKey = (renderId: string) => `${RENDERS_PREFIX}${renderId}/render.json`
+export const renderResultKey = (renderId: string) => `${RENDERS_PREFIX}${renderId}/result.json`
+export const defaultOutputKey = (renderId: string, extension: string) => `${RENDERS_PREFIX}${renderId}/output${extension}`
+
+export const scratchPrefix = (renderId: string) => `${SCRATCH_PREFIX}${renderId}/`
+export const planKey = (renderId: string) => `${scratchPrefix(renderId)}plan.json`
+export const chunksPrefix = (renderId: string) => `${scratchPrefix(renderId)}chunks/`
+export const chunkName = (index: number) => `chunk-${String(index).padStart(5, '0')}`
+/** Written by a chunk after all of its segments: it lists them and marks the chunk done. */
+export const chunkManifestKey = (renderId: string, index: number) => `${chunksPrefix(renderId)}${chunkName(index)}.json`
+export const chunkSegmentPrefix = (renderId: string, index: number) => `${chunksPrefix(renderId)}${chunkName(index)}/`

@@ -1,0 +1,34 @@
+import {describe, expect, it} from 'vitest'
+import {parseBatchLines} from '../../src/lib/lambda/batch-lines.js'
+import {concurrencyWarning, startRenderBatch} from '../../src/lib/lambda/start-batch.js'
+
+describe('render-batch lines', () => {
+  it('one entry per non-blank line, numbered as in the file; bad lines carry their error', () => {
+    const lines = parseBatchLines(['{"outputKey": "a.mp4", "variables": {"name": "Ada"}}', '', '{"outputKey": "b.mp4"}', '[1, 2]', '{"outputKey": "c.mp4", "vars": {}}'].join('\n'))
+    expect(lines).toEqual([
+      {line: 1, outputKey: 'a.mp4', variables: {name: 'Ada'}},
+      {line: 3, outputKey: 'b.mp4', variables: {}},
+      {line: 4, outputKey: undefined, error: expect.objectContaining({code: 'INVALID_REQUEST'})},
+      {line: 5, outputKey: 'c.mp4', error: expect.objectContaining({message: expect.stringMatching(/^line 5: vars: not a batch field/)})},
+    ])
+  })
+
+  it('a dry run makes every entry would-invoke without a client or a state machine', async () => {
+    const entries = await startRenderBatch({
+      lines: parseBatchLines('{"outputKey": "a.mp4"}\nnot json\n'),
+      siteHandle: {siteId: 'c27eaf1e0e0583384fc7b72a'},
+      bucketName: 'engine-renders',
+      config: {width: 320, height: 180},
+      dryRun: true,
+    })
+    expect(entries.map((entry) => entry.status)).toEqual(['would-invoke', 'would-invoke'])
+    expect(entries[1].error?.message).toMatch(/not valid JSON/)
+  })
+
+  it('warns when max-concurrent x maxParallelChunks exceeds the reserved concurrency, suggesting floor(reserved / chunks)', () => {
+    expect(concurrencyWarning(50, undefined, 1000)).toBeUndefined()
+    expect(concurrencyWarning(50, 16, 800)).toBeUndefined()
+    expect(concurrencyWarning(50, 16, 100)).toMatch(/--max-concurrent 50 x 16 parallel chunks = 800 functions at once, above the reserved concurrency of 100: .*--max-concurrent 6/)
+    expect(concurrencyWarning(50, 16, undefined)).toBeUndefined()
+  })
+})

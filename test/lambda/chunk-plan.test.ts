@@ -1,0 +1,77 @@
+import {describe, expect, it} from 'vitest'
+import {DEFAULT_CHUNK_SIZE, DEFAULT_MAX_PARALLEL_CHUNKS, planChunks} from '../../src/lib/lambda/chunk-plan.js'
+import type {FrameRange} from '../../src/lib/plan/render-plan.js'
+
+function covers(chunks: FrameRange[], total: number): boolean {
+  return chunks.every((chunk, i) => chunk.start === (i === 0 ? 0 : chunks[i - 1].end) && chunk.end > chunk.start) && chunks.at(-1)!.end === total
+}
+
+describe('chunk planning', () => {
+  it('defaults: chunks of 240 frames, 16 at once, the last one shorter', () => {
+    expect(DEFAULT_CHUNK_SIZE).toBe(240)
+    expect(DEFAULT_MAX_PARALLEL_CHUNKS).toBe(16)
+    const plan = planChunks(1000)
+    expect(plan.chunks).toEqual([
+      {start: 0, end: 240},
+      {start: 240, end: 480},
+      {start: 480, end: 720},
+      {start: 720, end: 960},
+      {start: 960, end: 1000},
+    ])
+    expect(plan.maxParallelChunks).toBe(16)
+    expect(planChunks(240).chunks).toEqual([{start: 0, end: 240}])
+    expect(planChunks(1).chunks).toEqual([{start: 0, end: 1}])
+  })
+
+  it('chunk size: ceil(total / chunkSize) chunks even beyond maxParallelChunks, which only limits concurrency', () => {
+    const plan = planChunks(90, {chunkSize: 30})
+    expect(plan.chunks).toEqual([
+      {start: 0, end: 30},
+      {start: 30, end: 60},
+      {start: 60, end: 90},
+    ])
+    const many = planChunks(10_000, {chunkSize: 100, maxParallelChunks: 4})
+    expect(many.chunks).toHaveLength(100)
+    expect(many.maxParallelChunks).toBe(4)
+    expect(covers(many.chunks, 10_000)).toBe(true)
+  })
+
+  it('target chunk frames: clamp(ceil(total / target), 1, maxParallelChunks) near-equal chunks', () => {
+    expect(planChunks(90, {targetChunkFrames: 30}).chunks).toHaveLength(3)
+    expect(planChunks(100, {targetChunkFrames: 30}).chunks).toEqual([
+      {start: 0, end: 25},
+      {start: 25, end: 50},
+      {start: 50, end: 75},
+      {start: 75, end: 100},
+    ])
+    // More chunks than the cap: stays at the cap, with longer chunks.
+    const capped = planChunks(10_000, {targetChunkFrames: 10, maxParallelChunks: 16})
+    expect(capped.chunks).toHaveLength(16)
+    expect(covers(capped.chunks, 10_000)).toBe(true)
+    // Never below one chunk, never empty chunks.
+    expect(planChunks(5, {targetChunkFrames: 1000}).chunks).toEqual([{start: 0, end: 5}])
+    expect(planChunks(3, {targetChunkFrames: 1, maxParallelChunks: 16}).chunks).toHaveLength(3)
+  })
+
+  it('target chunk frames are ignored when a chunk size is given', () => {
+    const plan = planChunks(1000, {chunkSize: 500, targetChunkFrames: 10})
+    expect(plan.mode).toBe('chunk-size')
+    expect(plan.chunks).toHaveLength(2)
+  })
+
+  it('the chunk count never exceeds ceil(totalFrames / chunkSize)', () => {
+    for (const total of [1, 7, 89, 90, 91, 1000, 4321]) {
+      for (const chunkSize of [1, 2, 30, 240, 5000]) {
+        const {chunks} = planChunks(total, {chunkSize})
+        expect(chunks.length).toBeLessThanOrEqual(Math.ceil(total / chunkSize))
+        expect(covers(chunks, total)).toBe(true)
+      }
+    }
+  })
+
+  it('refuses values that are not positive integers, naming the field', () => {
+    expect(() => planChunks(90, {chunkSize: 0})).toThrow(/config\.chunkSize: 0 is not a positive integer/)
+    expect(() => planChunks(90, {maxParallelChunks: 1.5})).toThrow(/config\.maxParallelChunks/)
+    expect(() => planChunks(90, {targetChunkFrames: -3})).toThrow(/config\.targetChunkFrames/)
+  })
+})

@@ -1,0 +1,193 @@
+import {StateMachine, type StateMachineDefinition} from 'aws-local-stepfunctions'
+import {describe, expect, it} from 'vitest'
+import {EngineError} from '../../src/lib/errors/engine-error.js'
+import {RETRIED_ERRORS, renderStateMachineDefinition} from '../../src/lib/lambda/state-machine-definition.js'
+import {parseTaskCause, RETRYABLE_TASK_ERROR, toTaskError} from '../../src/lib/lambda/task-errors.js'
+
+const FUNCTION_ARN = 'arn:aws:lambda:us-east-1:000000000000:function:engine-render'
+const definition = renderStateMachineDefinition(FUNCTION_ARN)
+
+type Handler = (input: Record<string, unknown>) => Promise<unknown>
+
+/** Runs the real definition with the three tasks replaced, retries without waiting. */
+async function execute(handlers: {Plan?: Handler; RenderChunk?: Handler; Assemble?: Handler}, chunks = 3, maxParallelChunks = 16) {
+  const machine = new StateMachine(definition as unknown as StateMachineDefinition)
+  const plan: Handler = async () => ({
+    totalFrames: chunks * 30,
+    chunks: Array.from({length: chunks}, (_, index) => ({index, start: index * 30, end: index * 30 + 30})),
+    maxParallelChunks,
+  })
+  const run = machine.run({renderId: 'r1', bucketName: 'bucket'} as never, {
+    overrides: {
+      taskResourceLocalHandlers: {
+        Plan: (handlers.Plan ?? plan) as never,
+        RenderChunk: (handlers.RenderChunk ?? (async () => ({}))) as never,
+        Assemble: (handlers.Assemble ?? (async () => ({outputKey: 'out.mp4'}))) as never,
+      },
+      retryIntervalOverrides: {Plan: 0, RenderChunk: 0, Assemble: 0},
+    },
+  })
+  try {
+    return {output: await run.result, error: undefined}
+  } catch (error) {
+    return {output: undefined, error: error as Error}
+  }
+}
+
+/** What the handler throws for `error`. */
+function failWith(error: unknown): never {
+  throw toTaskError(error)
+}
+
+describe('render state machine (ASL)', () => {
+  it('is Plan -> Map(RenderChunk, MaxConcurrency from the plan) -> Assemble, tasks bounded by the 15-minute cap', () => {
+    expect(definition.StartAt).toBe('Plan')
+    expect(definition.States.Plan.Next).toBe('RenderChunks')
+    const map = definition.States.RenderChunks
+    expect(map.Type).toBe('Map')
+    expect(map.ItemsPath).toBe('$.plan.chunks')
+    expect(map.MaxConcurrencyPath).toBe('$.plan.maxParallelChunks')
+    expect(map.Next).toBe('Assemble')
+    expect(definition.States.Assemble.End).toBe(true)
+    const tasks = [definition.States.Plan, definition.States.Assemble, (map.ItemProcessor as {States: Record<string, Record<string, unknown>>}).States.RenderChunk]
+    for (const task of tasks) {
+      expect(task.Resource).toBe(FUNCTION_ARN)
+      expect(task.TimeoutSeconds).toBe(900)
+      const [retrier] = task.Retry as {ErrorEquals: string[]; MaxAttempts: number}[]
+      expect(retrier.ErrorEquals).toEqual([...RETRIED_ERRORS])
+      // Only named, known-flaky errors: no catch-all that would retry deterministic failures.
+      expect(retrier.ErrorEquals).not.toContain('States.ALL')
+      expect(retrier.ErrorEquals).not.toContain('States.TaskFailed')
+      expect(retrier.MaxAttempts).toBe(4)
+    }
+    expect(definition.TimeoutSeconds).toBe(3600)
+  })
+
+  it('passes ids and keys between states and returns the assembly result', async () => {
+    const chunkInputs: unknown[] = []
+    let assembleInput: unknown
+    const {output, error} = await execute({
+      RenderChunk: async (input) => {
+        chunkInputs.push(input)
+        return {index: (input.chunk as {index: number}).index}
+      },
+      Assemble: async (input) => {
+        assembleInput = input
+        return {outputKey: 'out.mp4'}
+      },
+    })
+    expect(error).toBeUndefined()
+    expect(output).toEqual({outputKey: 'out.mp4'})
+    expect(chunkInputs).toHaveLength(3)
+    expect(chunkInputs).toContainEqual({action: 'renderChunk', renderId: 'r1', bucketName: 'bucket', chunk: {index: 1, start: 30, end: 60}})
+    expect(assembleInput).toEqual({action: 'assemble', renderId: 'r1', bucketName: 'bucket'})
+  })
+
+  it('retries a known-flaky chunk failure (browser crash) and succeeds', async () => {
+    const attempts = new Map<number, number>()
+    const {error} = await execute({
+      RenderChunk: async (input) => {
+        const index = (input.chunk as {index: number}).index
+        attempts.set(index, (attempts.get(index) ?? 0) + 1)
+        if (index === 1 && attempts.get(index)! < 3) failWith(new EngineError('BROWSER_FAILED', 'the page crashed during capture'))
+        return {index}
+      },
+    })
+    expect(error).toBeUndefined()
+    expect(attempts.get(1)).toBe(3)
+    expect(attempts.get(0)).toBe(1)
+  })
+
+  it('gives up on a flaky failure after 4 retries', async () => {
+    let attempts = 0
+    const {error} = await execute({
+      RenderChunk: async () => {
+        attempts++
+        failWith(Object.assign(new Error('We encountered an internal error'), {name: 'InternalError', $metadata: {httpStatusCode: 500}}))
+      },
+    }, 1)
+    expect(error).toBeDefined()
+    expect(attempts).toBe(5)
+  })
+
+  it('never retries a deterministic failure', async () => {
+    let chunkAttempts = 0
+    const chunk = await execute({
+      RenderChunk: async () => {
+        chunkAttempts++
+        failWith(new EngineError('PAGE_ERROR', 'the composition threw: title is not defined'))
+      },
+    }, 1)
+    expect(chunk.error?.message).toMatch(/Engine\.PAGE_ERROR|title is not defined/)
+    expect(chunkAttempts).toBe(1)
+
+    let planAttempts = 0
+    const plan = await execute({
+      Plan: async () => {
+        planAttempts++
+        failWith(new EngineError('COMPOSITION_INVALID', 'index.html: data-duration is missing'))
+      },
+    })
+    expect(plan.error).toBeDefined()
+    expect(planAttempts).toBe(1)
+  })
+
+  it('runs at most maxParallelChunks chunks at once and all of them', async () => {
+    let running = 0
+    let peak = 0
+    const done: number[] = []
+    const {error} = await execute(
+      {
+        RenderChunk: async (input) => {
+          running++
+          peak = Math.max(peak, running)
+          await new Promise((resolve) => setTimeout(resolve, 20))
+          running--
+          done.push((input.chunk as {index: number}).index)
+          return {}
+        },
+      },
+      6,
+      2,
+    )
+    expect(error).toBeUndefined()
+    expect(peak).toBe(2)
+    expect(done.sort()).toEqual([0, 1, 2, 3, 4, 5])
+  })
+})
+
+describe('task error names (what Retry matches)', () => {
+  it('known-flaky failures are Engine.Retryable', () => {
+    const flaky = [
+      new EngineError('BROWSER_FAILED', 'the browser exited unexpectedly during capture'),
+      new EngineError('PAGE_TIMEOUT', 'the page did not answer within 60 s'),
+      new Error('Protocol error (Runtime.evaluate): Target closed'),
+      new Error('Protocol error: Session closed. Most likely the page has been closed.'),
+      Object.assign(new Error('Please reduce your request rate.'), {name: 'SlowDown'}),
+      Object.assign(new Error('Rate exceeded'), {name: 'ThrottlingException'}),
+      Object.assign(new Error('socket hang up'), {code: 'ECONNRESET'}),
+    ]
+    for (const error of flaky) expect(toTaskError(error).name, error.message).toBe(RETRYABLE_TASK_ERROR)
+  })
+
+  it('deterministic failures are Engine.<CODE> and carry the EngineError', () => {
+    const error = toTaskError(new EngineError('COMPOSITION_INVALID', 'index.html: data-duration is missing'))
+    expect(error.name).toBe('Engine.COMPOSITION_INVALID')
+    expect(JSON.parse(error.message)).toEqual({code: 'COMPOSITION_INVALID', message: 'index.html: data-duration is missing'})
+    expect(toTaskError(new EngineError('ENCODE_FAILED', 'ffmpeg exited with code 1')).name).toBe('Engine.ENCODE_FAILED')
+    expect(toTaskError(new TypeError('x is undefined')).name).toBe('Engine.INTERNAL')
+  })
+})
+
+describe('reading a failed execution back', () => {
+  it('recovers the EngineError from a Lambda error cause', () => {
+    const cause = JSON.stringify({errorType: 'Engine.PAGE_ERROR', errorMessage: JSON.stringify({code: 'PAGE_ERROR', message: 'title is not defined'}), trace: []})
+    expect(parseTaskCause('Engine.PAGE_ERROR', cause)).toEqual({code: 'PAGE_ERROR', message: 'title is not defined'})
+  })
+
+  it('a chunk over the 15-minute cap says what to change', () => {
+    const timedOut = parseTaskCause('Sandbox.Timedout', JSON.stringify({errorMessage: 'Task timed out after 900.00 seconds'}))
+    expect(timedOut?.message).toMatch(/15-minute function cap: reduce --chunk-size, lower --target-chunk-frames, or deploy with more --memory/)
+    expect(parseTaskCause('States.Timeout', '')?.message).toMatch(/reduce --chunk-size/)
+  })
+})

@@ -1,0 +1,48 @@
+import {spawn, type ChildProcess} from 'node:child_process'
+import {mkdtemp, rm} from 'node:fs/promises'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {createS3Client} from '../../src/lib/lambda/aws-clients.js'
+import {BucketObjects} from '../../src/lib/lambda/s3-objects.js'
+import {REPO_ROOT} from '../support/run-cli.js'
+
+export const LAMBDA_FIXTURES = join(REPO_ROOT, 'test', 'fixtures', 'lambda')
+
+export interface RunningStack {
+  /** ENGINE_AWS_ENDPOINT, ENGINE_BUCKET, ENGINE_SFN_ARN as printed. */
+  env: Record<string, string>
+  bucket: BucketObjects
+  stop(): Promise<void>
+}
+
+/** `engine lambda local --port 0` in the background, as a user runs it; resolves once it printed its lines. */
+export async function startStackCli(): Promise<RunningStack> {
+  const directory = await mkdtemp(join(tmpdir(), 'engine-lambda-test-'))
+  const child: ChildProcess = spawn(process.execPath, [join(REPO_ROOT, 'bin', 'run.js'), 'lambda', 'local', '--port', '0', '--directory', directory], {
+    cwd: REPO_ROOT,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  })
+  const env = await new Promise<Record<string, string>>((resolve, reject) => {
+    let text = ''
+    const timer = setTimeout(() => reject(new Error(`lambda local printed only: ${text}`)), 20_000)
+    child.once('exit', (code) => reject(new Error(`lambda local exited with ${code}: ${text}`)))
+    child.stdout!.on('data', (chunk) => {
+      text += chunk
+      const lines = Object.fromEntries(text.split('\n').filter((line) => line.includes('=')).map((line) => line.split(/=(.*)/s, 2)))
+      if (lines.ENGINE_AWS_ENDPOINT && lines.ENGINE_BUCKET && lines.ENGINE_SFN_ARN) {
+        clearTimeout(timer)
+        resolve(lines)
+      }
+    })
+  })
+  return {
+    env,
+    bucket: new BucketObjects(createS3Client({endpoint: env.ENGINE_AWS_ENDPOINT}), env.ENGINE_BUCKET),
+    stop: async () => {
+      const exited = new Promise((resolve) => child.once('exit', resolve))
+      child.kill('SIGTERM')
+      await exited
+      await rm(directory, {recursive: true, force: true})
+    },
+  }
+}
