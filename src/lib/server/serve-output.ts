@@ -1,25 +1,13 @@
 import {createReadStream} from 'node:fs'
 import {readdir, stat} from 'node:fs/promises'
 import type {ServerResponse} from 'node:http'
-import {basename, extname, join} from 'node:path'
+import {basename, join} from 'node:path'
 import {pipeline} from 'node:stream/promises'
 import {EngineError} from '../errors/engine-error.js'
+import {contentType} from '../encode/content-type.js'
 import {sendJson} from './http-errors.js'
 import type {StoredOutput} from './output-store.js'
 
-const CONTENT_TYPES: Record<string, string> = {
-  '.mp4': 'video/mp4',
-  '.mov': 'video/quicktime',
-  '.webm': 'video/webm',
-  '.gif': 'image/gif',
-  '.png': 'image/png',
-  '.jpg': 'image/jpeg',
-  '.aac': 'audio/aac',
-}
-
-export function contentTypeFor(path: string): string {
-  return CONTENT_TYPES[extname(path).toLowerCase()] ?? 'application/octet-stream'
-}
 
 export interface OutputListing {
   requestId: string
@@ -55,7 +43,7 @@ export async function sendOutputFile(res: ServerResponse, output: StoredOutput, 
 async function sendFile(res: ServerResponse, path: string): Promise<void> {
   const {size} = await stat(path)
   res.writeHead(200, {
-    'Content-Type': contentTypeFor(path),
+    'Content-Type': contentType(path),
     'Content-Length': size,
     'Content-Disposition': `attachment; filename="${basename(path).replace(/["\\\r\n]/g, '_')}"`,
   })

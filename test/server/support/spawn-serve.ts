@@ -23,7 +23,8 @@ export function spawnServe(args: string[], env: NodeJS.ProcessEnv = {}): Promise
     const timer = setTimeout(() => reject(new Error(`engine serve did not start: ${output}`)), 30_000)
     const onData = (chunk: Buffer) => {
       output += chunk
-      const match = /listening on (http:\/\/\S+)/.exec(output)
+      // The whole line: a pipe may deliver it in pieces, and callers read the rest of it.
+      const match = /listening on (http:\/\/\S+).*\n/.exec(output)
       if (!match) return
       clearTimeout(timer)
       resolve({

@@ -2,6 +2,7 @@ import {mkdtemp, readdir, rm, stat} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {assembleOutput} from '../../encode/assemble-output.js'
+import {contentType} from '../../encode/content-type.js'
 import {outputExtension, type SegmentRef} from '../../encode/format-plugin.js'
 import {getFormat} from '../../encode/format-registry.js'
 import {resolveFfmpeg} from '../../encode/resolve-ffmpeg.js'
@@ -93,15 +94,3 @@ async function uploadOutput(bucket: BucketObjects, outputPath: string, outputKey
   return {bytes, outputKind: 'prefix'}
 }
 
-const CONTENT_TYPES: Record<string, string> = {
-  '.mp4': 'video/mp4',
-  '.mov': 'video/quicktime',
-  '.webm': 'video/webm',
-  '.gif': 'image/gif',
-  '.png': 'image/png',
-}
-
-function contentType(key: string): string | undefined {
-  const match = /\.[a-z0-9]+$/i.exec(key)
-  return match ? CONTENT_TYPES[match[0].toLowerCase()] : undefined
-}

@@ -35,7 +35,7 @@ const TYPES: Record<string, string> = {
   '.wasm': 'application/wasm',
 }
 
-/** Content type by file extension; unknown files are sent as bytes. */
+/** Content type by file extension (outputs, served and uploaded files); unknown files are bytes. */
 export function contentType(path: string): string {
   return TYPES[extname(path).toLowerCase()] ?? 'application/octet-stream'
 }
