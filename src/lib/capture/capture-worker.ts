@@ -117,9 +117,12 @@ class BrowserCaptureWorker implements CaptureWorker {
     for (let index = range.start; index < range.end; index++) {
       if (this.options.signal?.aborted) throw abortReason(this.options.signal)
       const limit = this.frameLimit(index)
-      const seek = await this.evaluateWithLimit<SeekResult>(`window.${ENGINE_GLOBAL}.seek(${index})`, limit)
-      if (seek) throw pageError(seek, this.plan.baseUrl)
-      const image = await this.page.capturer.capture(limit)
+      const seek = await this.evaluateWithLimit<{error: SeekResult; loadedAssets: boolean}>(
+        `window.${ENGINE_GLOBAL}.seek(${index}).then((error) => ({error, loadedAssets: window.${ENGINE_GLOBAL}.seekLoadedAssets()}))`,
+        limit,
+      )
+      if (seek.error) throw pageError(seek.error, this.plan.baseUrl)
+      const image = await this.page.capturer.capture(limit, {fresh: seek.loadedAssets})
       await delivering
       this.frames++
       delivering = Promise.resolve(onFrame(index, image))

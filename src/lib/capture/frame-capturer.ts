@@ -4,9 +4,14 @@ import {EngineError} from '../errors/engine-error.js'
 import type {RenderPlan} from '../plan/render-plan.js'
 import type {CallLimit, PageConnection} from './page-connection.js'
 
+export interface CaptureOptions {
+  /** Draw and screenshot this frame whatever damage tracking says (assets just loaded). */
+  fresh?: boolean
+}
+
 /** Takes the image of the page as it is now (after a seek). */
 export interface FrameCapturer {
-  capture(limit: CallLimit): Promise<Buffer>
+  capture(limit: CallLimit, options?: CaptureOptions): Promise<Buffer>
   /** Frames answered with the previous image because nothing was drawn differently. */
   readonly reusedFrames: number
 }
@@ -54,8 +59,8 @@ export class BeginFrameCapturer implements FrameCapturer {
     return hasDamage
   }
 
-  async capture(limit: CallLimit): Promise<Buffer> {
-    if (this.probeDamage && this.previous) {
+  async capture(limit: CallLimit, options: CaptureOptions = {}): Promise<Buffer> {
+    if (this.probeDamage && this.previous && !options.fresh) {
       const {hasDamage} = await this.beginFrame(false, limit)
       if (!hasDamage) {
         this.reusedFrames++

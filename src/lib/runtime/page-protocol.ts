@@ -42,6 +42,11 @@ export interface EnginePageApi {
   ready(): Promise<ReadyReport>
   readiness(): ReadinessState
   seek(frame: number): Promise<SeekResult>
+  /**
+   * Whether the last seek waited for newly added images or fonts. Their pixels can reach the
+   * compositor a frame late, so damage tracking must not decide that such a frame is unchanged.
+   */
+  seekLoadedAssets(): boolean
   errors(): PageErrorRecord[]
   /**
    * The page's `<video>`/`<audio>` elements after its scripts ran (so a script-assigned `src`

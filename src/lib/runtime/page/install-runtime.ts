@@ -120,15 +120,17 @@ export function installRuntime(win: Window & typeof globalThis, config: RuntimeC
     visibility.apply(seconds)
     media.apply()
     await videoFrames.seek(seconds)
-    await assets.settleChanges()
+    seekLoadedAssets = await assets.settleChanges()
     return errors.first()
   }
+  let seekLoadedAssets = false
 
   const api: EnginePageApi = {
     getVariables: () => scope.variables(),
     ready,
     readiness,
     seek,
+    seekLoadedAssets: () => seekLoadedAssets,
     errors: () => [...errors.records],
     mediaElements: async (sourceSeconds = {}) => {
       await ready()

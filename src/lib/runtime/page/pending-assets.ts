@@ -31,8 +31,11 @@ export class PendingAssets {
     await this.doc.fonts.ready
   }
 
-  /** Waits only for what changed since the last call: new or re-pointed images, fonts still loading. */
-  async settleChanges(): Promise<void> {
+  /**
+   * Waits only for what changed since the last call: new or re-pointed images, fonts still
+   * loading. True when it waited for something, so that the frame is drawn afresh.
+   */
+  async settleChanges(): Promise<boolean> {
     const images = new Set<HTMLImageElement>()
     for (const record of this.observer.takeRecords()) {
       if (record.type === 'attributes') {
@@ -48,6 +51,7 @@ export class PendingAssets {
     if (images.size > 0) waits.push(decodeAll([...images]))
     if (this.doc.fonts.status === 'loading') waits.push(this.doc.fonts.ready)
     if (waits.length > 0) await Promise.all(waits)
+    return waits.length > 0
   }
 }
 
