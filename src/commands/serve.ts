@@ -45,18 +45,29 @@ export default class Serve extends BaseCommand {
       process.env,
     )
     const server = await startServer(settings, {log: (line) => this.log(`${new Date().toISOString()} ${line}`)})
-    this.log(
-      `engine serve listening on ${server.url} (root ${settings.root}, ${settings.maxConcurrentRenders} concurrent render(s)${settings.token ? ', token required' : ''}, outputs in ${server.service.outputs.dir})`,
-    )
-    await new Promise<void>((resolve, reject) => {
+    // Handlers first: a client may send SIGTERM as soon as it reads the listening line.
+    const stopped = new Promise<void>((resolve, reject) => {
+      let stopping = false
+      // The handlers stay registered until the shutdown is done: a library's exit hook that saw
+      // no other listener would re-raise the signal and kill the process half-way.
       const stop = (signal: NodeJS.Signals) => {
+        if (stopping) return
+        stopping = true
         this.log(`${signal}: cancelling renders and shutting down`)
-        process.off('SIGINT', stop)
-        process.off('SIGTERM', stop)
-        server.close().then(resolve, reject)
+        server
+          .close()
+          .then(resolve, reject)
+          .finally(() => {
+            process.off('SIGINT', stop)
+            process.off('SIGTERM', stop)
+          })
       }
       process.on('SIGINT', stop)
       process.on('SIGTERM', stop)
     })
+    this.log(
+      `engine serve listening on ${server.url} (root ${settings.root}, ${settings.maxConcurrentRenders} concurrent render(s)${settings.token ? ', token required' : ''}, outputs in ${server.service.outputs.dir})`,
+    )
+    await stopped
   }
 }
