@@ -1,3 +1,4 @@
+import {setTimeout as sleep} from 'node:timers/promises'
 import type {Protocol} from 'puppeteer-core'
 import type {FrameClock} from '../browser/browser-pool.js'
 import {EngineError} from '../errors/engine-error.js'
@@ -16,8 +17,12 @@ export interface FrameCapturer {
   readonly reusedFrames: number
 }
 
-/** A begin-frame screenshot occasionally comes back empty; asking again produces it. */
-const EMPTY_FRAME_RETRIES = 3
+/**
+ * A begin-frame screenshot comes back empty when the renderer has not delivered its frame in time,
+ * which happens on a loaded machine. Asking again produces it, but only once the renderer has caught
+ * up, so the retries wait longer each time (about 2 s in all) instead of asking in a tight loop.
+ */
+const EMPTY_FRAME_RETRY_DELAYS_MS = [10, 25, 50, 100, 200, 400, 600, 800]
 
 export function screenshotOptions(plan: RenderPlan): Protocol.HeadlessExperimental.ScreenshotParams {
   // optimizeForSpeed also quantises PNG alpha, which alpha formats cannot afford.
@@ -67,7 +72,8 @@ export class BeginFrameCapturer implements FrameCapturer {
         return this.previous
       }
     }
-    for (let attempt = 0; attempt <= EMPTY_FRAME_RETRIES; attempt++) {
+    for (let attempt = 0; attempt <= EMPTY_FRAME_RETRY_DELAYS_MS.length; attempt++) {
+      if (attempt > 0) await sleep(EMPTY_FRAME_RETRY_DELAYS_MS[attempt - 1]!)
       const {screenshotData} = await this.beginFrame(true, limit)
       if (!screenshotData) continue
       const image = Buffer.from(screenshotData, 'base64')
@@ -76,7 +82,7 @@ export class BeginFrameCapturer implements FrameCapturer {
       if (this.probeDamage) await this.beginFrame(false, limit)
       return image
     }
-    throw new EngineError('BROWSER_FAILED', `the browser returned no image for a frame after ${EMPTY_FRAME_RETRIES + 1} attempts`)
+    throw new EngineError('BROWSER_FAILED', `the browser returned no image for a frame after ${EMPTY_FRAME_RETRY_DELAYS_MS.length + 1} attempts`)
   }
 
   private beginFrame(withScreenshot: boolean, limit: CallLimit): Promise<Protocol.HeadlessExperimental.BeginFrameResponse> {

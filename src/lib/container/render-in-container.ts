@@ -1,11 +1,12 @@
 import {randomUUID} from 'node:crypto'
-import {mkdir, mkdtemp, rm, rmdir, stat, writeFile} from 'node:fs/promises'
+import {mkdir, mkdtemp, readdir, rm, rmdir, stat, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {dirname, join, parse, resolve} from 'node:path'
 import type {BatchEvent, BatchEventListener} from '../batch/batch-events.js'
 import {defaultOutputTemplate} from '../batch/output-template.js'
 import {readCompositionFile} from '../compose/read-composition-file.js'
 import {getFormat} from '../encode/format-registry.js'
+import {isPartialOf} from '../encode/partial-path.js'
 import {EngineError, type ErrorJson} from '../errors/engine-error.js'
 import type {ResolvedRenderOptions} from '../plan/resolve-options.js'
 import {defaultOutputPath} from '../render/output-path.js'
@@ -105,6 +106,7 @@ async function runInContainer<Event extends RenderEvent | BatchEvent, Done>(
 
   const mapping = pathMapping()
   relay.mapping = mapping
+  const outputExisted = batch === undefined && (await stat(output).catch(() => undefined)) !== undefined
   const scratch = await mkdtemp(join(tmpdir(), 'engine-container-'))
   let createdOutputDir: string | undefined
   let succeeded = false
@@ -157,8 +159,20 @@ async function runInContainer<Event extends RenderEvent | BatchEvent, Done>(
     return relay.done
   } finally {
     await rm(scratch, {recursive: true, force: true})
+    if (!succeeded && !batch) await removeInnerLeftovers(output, outputExisted)
     if (!succeeded && createdOutputDir) await removeEmptyDirectories(outputDir, createdOutputDir)
   }
+}
+
+/**
+ * A container that is killed cannot clean up: its partial output stays in the mounted directory, and
+ * a render that finished just as it was cancelled leaves a result this run does not report.
+ */
+async function removeInnerLeftovers(output: string, outputExisted: boolean): Promise<void> {
+  const names = await readdir(dirname(output)).catch(() => [])
+  const leftovers = names.filter((name) => isPartialOf(name, output)).map((name) => join(dirname(output), name))
+  if (!outputExisted) leftovers.push(output)
+  await Promise.all(leftovers.map((path) => rm(path, {recursive: true, force: true})))
 }
 
 /**

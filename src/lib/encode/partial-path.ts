@@ -8,3 +8,9 @@ import {basename, dirname, join} from 'node:path'
 export function partialPath(outputPath: string, extension = ''): string {
   return join(dirname(outputPath), `.${basename(outputPath)}.${randomUUID().slice(0, 8)}.partial${extension}`)
 }
+
+/** True for a name `partialPath` could have given `outputPath` (left behind by a killed render). */
+export function isPartialOf(name: string, outputPath: string): boolean {
+  const prefix = `.${basename(outputPath)}.`
+  return name.startsWith(prefix) && /^[0-9a-f]{8}\.partial/.test(name.slice(prefix.length))
+}
