@@ -6,7 +6,7 @@ import type {RenderPlan} from '../plan/render-plan.js'
 import type {CallLimit, PageConnection} from './page-connection.js'
 
 export interface CaptureOptions {
-  /** Assets just loaded: draw a settling frame, then screenshot, whatever damage tracking says. */
+  /** Draw and screenshot this frame whatever damage tracking says (assets just loaded). */
   fresh?: boolean
 }
 
@@ -65,11 +65,7 @@ export class BeginFrameCapturer implements FrameCapturer {
   }
 
   async capture(limit: CallLimit, options: CaptureOptions = {}): Promise<Buffer> {
-    if (options.fresh) {
-      // Newly decoded images can reach the compositor one frame after the DOM that shows them:
-      // draw that frame first, then the one that is captured.
-      await this.beginFrame(false, limit)
-    } else if (this.probeDamage && this.previous) {
+    if (this.probeDamage && this.previous && !options.fresh) {
       const {hasDamage} = await this.beginFrame(false, limit)
       if (!hasDamage) {
         this.reusedFrames++
