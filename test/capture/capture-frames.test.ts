@@ -1,9 +1,13 @@
+import {readFile} from 'node:fs/promises'
+import {createServer} from 'node:http'
+import type {AddressInfo} from 'node:net'
+import {join} from 'node:path'
 import {beforeAll, describe, expect, it} from 'vitest'
 import {openCaptureWorker} from '../../src/lib/capture/index.js'
 import type {FrameRange, RenderPlan} from '../../src/lib/plan/render-plan.js'
 import {decodeRgba, near, pixel} from '../runtime/support/decode-image.js'
 import {ensureRuntimeBundle} from '../runtime/support/ensure-runtime-bundle.js'
-import {HEIGHT, pagePlan, WIDTH} from '../runtime/support/page-plan.js'
+import {HEIGHT, PAGES_DIR, pagePlan, WIDTH} from '../runtime/support/page-plan.js'
 import {testBrowser} from '../runtime/support/test-browser.js'
 
 /** Captures the ranges in the order given and returns the images by frame index. */
@@ -72,6 +76,23 @@ describe('capturing frames', () => {
     expect(near(pixel(first, 220, 120), [255, 255, 255, 255])).toBe(true)
     expect(near(pixel(decodeRgba(images.get(14)!, WIDTH, HEIGHT), 220, 120), [255, 255, 255, 255])).toBe(true)
     expect(near(pixel(decodeRgba(images.get(15)!, WIDTH, HEIGHT), 220, 120), [0xc0, 0, 0xc0, 255])).toBe(true)
+  })
+
+  it('waits for a slow image a timer adds, even when the seek awaits other work after the timer', async () => {
+    const magenta = await readFile(join(PAGES_DIR, 'assets', 'magenta.png'))
+    const server = createServer((_request, response) => {
+      setTimeout(() => response.writeHead(200, {'content-type': 'image/png'}).end(magenta), 400)
+    })
+    await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening))
+    const {port} = server.address() as AddressInfo
+    try {
+      const html = (await readFile(join(PAGES_DIR, 'images.html'), 'utf8')).replace('assets/magenta.png', `http://127.0.0.1:${port}/magenta.png`)
+      const {images} = await capture(pagePlan(html), [{start: 14, end: 16}])
+      expect(near(pixel(decodeRgba(images.get(14)!, WIDTH, HEIGHT), 220, 120), [255, 255, 255, 255])).toBe(true)
+      expect(near(pixel(decodeRgba(images.get(15)!, WIDTH, HEIGHT), 220, 120), [0xc0, 0, 0xc0, 255])).toBe(true)
+    } finally {
+      server.close()
+    }
   })
 
   it('captures PNG with alpha 0 where nothing is painted when the plan is transparent', async () => {

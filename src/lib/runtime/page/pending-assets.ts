@@ -5,9 +5,17 @@
  */
 export class PendingAssets {
   private readonly observer: MutationObserver
+  /**
+   * Records delivered to the callback. Delivery happens at any microtask checkpoint (an `await`
+   * inside the seek is enough), and delivered records are gone from `takeRecords()`: without
+   * keeping them, an image a timer adds would be missed whenever the seek awaits anything after it.
+   */
+  private delivered: MutationRecord[] = []
 
   constructor(private readonly doc: Document) {
-    this.observer = new MutationObserver(() => {})
+    this.observer = new MutationObserver((records) => {
+      this.delivered.push(...records)
+    })
   }
 
   /** Watches image insertions and source changes from now on (call before the page parses). */
@@ -23,7 +31,7 @@ export class PendingAssets {
   }
 
   async waitForAllImages(): Promise<void> {
-    this.observer.takeRecords()
+    this.takeChanges()
     await decodeAll(Array.from(this.doc.images))
   }
 
@@ -37,7 +45,7 @@ export class PendingAssets {
    */
   async settleChanges(): Promise<boolean> {
     const images = new Set<HTMLImageElement>()
-    for (const record of this.observer.takeRecords()) {
+    for (const record of this.takeChanges()) {
       if (record.type === 'attributes') {
         if (record.target instanceof HTMLImageElement) images.add(record.target)
         continue
@@ -52,6 +60,12 @@ export class PendingAssets {
     if (this.doc.fonts.status === 'loading') waits.push(this.doc.fonts.ready)
     if (waits.length > 0) await Promise.all(waits)
     return waits.length > 0
+  }
+
+  private takeChanges(): MutationRecord[] {
+    const records = [...this.delivered, ...this.observer.takeRecords()]
+    this.delivered = []
+    return records
   }
 }
 
