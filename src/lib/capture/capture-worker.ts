@@ -66,7 +66,7 @@ export async function openCaptureWorker(plan: RenderPlan, options: CaptureWorker
       clock: lease.clock,
       beginFrame: options.browser.beginFrame,
       readyTimeoutMs: options.readyTimeoutMs ?? DEFAULT_READY_TIMEOUT_MS,
-      documentName: options.documentName ?? plan.documentName ?? 'index.html',
+      documentName: documentNameOf(plan, options),
       signal,
     })
   } catch (error) {
@@ -121,7 +121,7 @@ class BrowserCaptureWorker implements CaptureWorker {
         `window.${ENGINE_GLOBAL}.seek(${index}).then((error) => ({error, loadedAssets: window.${ENGINE_GLOBAL}.seekLoadedAssets()}))`,
         limit,
       )
-      if (seek.error) throw pageError(seek.error, this.plan.baseUrl)
+      if (seek.error) throw pageError(seek.error, this.plan, documentNameOf(this.plan, this.options))
       const image = await this.page.capturer.capture(limit, {fresh: seek.loadedAssets})
       await delivering
       this.frames++
@@ -131,7 +131,7 @@ class BrowserCaptureWorker implements CaptureWorker {
     await delivering
     // Errors thrown after the last seek (a rejection settling late) still fail the range.
     const late = await this.evaluate<PageErrorRecord | null>(`window.${ENGINE_GLOBAL}.errors()[0] ?? null`)
-    if (late) throw pageError(late, this.plan.baseUrl)
+    if (late) throw pageError(late, this.plan, documentNameOf(this.plan, this.options))
   }
 
   evaluate<T>(expression: string): Promise<T> {
@@ -182,6 +182,10 @@ class BrowserCaptureWorker implements CaptureWorker {
 function asEngineError(error: unknown, doing: string): unknown {
   if (!(error instanceof ProtocolError || error instanceof TimeoutError)) return error
   return new EngineError('BROWSER_FAILED', `the browser failed ${doing}: ${error.message}`, undefined, {cause: error})
+}
+
+function documentNameOf(plan: RenderPlan, options: CaptureWorkerOptions): string {
+  return options.documentName ?? plan.documentName ?? 'index.html'
 }
 
 /** True when `work` settles successfully within `ms`. */

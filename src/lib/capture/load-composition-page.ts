@@ -88,7 +88,7 @@ export async function loadCompositionPage(browser: Browser, plan: RenderPlan, op
     }
 
     const report = await waitForReady(connection, capturer, pageUrl, options.readyTimeoutMs)
-    if (report.errors.length > 0) throw pageError(report.errors[0], plan.baseUrl)
+    if (report.errors.length > 0) throw pageError(report.errors[0], plan, options.documentName)
     return {connection, capturer, pageUrl, report, closeTab}
   } catch (error) {
     connection.dispose()

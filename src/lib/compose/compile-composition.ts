@@ -1,4 +1,4 @@
-import {dirname, join, relative, resolve} from 'node:path'
+import {basename, dirname, join, relative, resolve} from 'node:path'
 import type {AnyNode, Element} from 'domhandler'
 import {EngineError} from '../errors/engine-error.js'
 import {INSTANCE_ATTRIBUTE, type RuntimeInstance} from '../runtime/runtime-config.js'
@@ -12,6 +12,7 @@ import {parseVariableValues} from './parse-variable-values.js'
 import {readCompositionFile} from './read-composition-file.js'
 import {rebaseCssUrls, urlRebaser, type UrlRebaser} from './rebase-url.js'
 import {isInlineClassicScript, scopeScript} from './scope-script.js'
+import {ScriptLineMarkers, type ScriptLines} from './script-line-map.js'
 import {scopeStylesheet} from './scope-stylesheet.js'
 
 export interface CompileOptions {
@@ -36,6 +37,8 @@ export interface CompiledComposition {
   instances: Record<string, RuntimeInstance>
   /** The page, with every sub-composition inlined. */
   html: string
+  /** Where the inline scripts of `html` were written, for error locations. */
+  scriptLines: ScriptLines[]
   /** `undeclared` / `type-mismatch` / `enum-out-of-range`, from the command line and every host. */
   findings: VariableFinding[]
 }
@@ -47,6 +50,7 @@ interface CompileContext {
   strict: boolean
   instances: Record<string, RuntimeInstance>
   findings: VariableFinding[]
+  markers: ScriptLineMarkers
 }
 
 interface PendingHost {
@@ -82,10 +86,14 @@ export async function compileComposition(path: string, options: CompileOptions =
     rootDir: dirname(file),
     strict,
     instances: {},
+    markers: new ScriptLineMarkers(),
     findings: options.variables
       ? validateVariableValues(declarations, options.variables, {source: '--variables', compositionId, strict})
       : [],
   }
+  parsed.$('script').each((_, element) => {
+    if (isInlineClassicScript(element)) parsed.$(element).text(context.markers.mark(element, parsed.$(element).text(), basename(file)))
+  })
   const pending: PendingHost[] = parsed.hosts.map((host) => ({host, file, display: path, chain: [file]}))
   // Depth first, in document order, so instance keys follow the order of hosts in the final page.
   let counter = 0
@@ -94,6 +102,7 @@ export async function compileComposition(path: string, options: CompileOptions =
     const nested = await inlineHost(next, `i${++counter}`, context)
     pending.unshift(...nested)
   }
+  const {html, lines: scriptLines} = context.markers.resolve(parsed.$.html())
   return {
     file,
     compositionId,
@@ -103,7 +112,8 @@ export async function compileComposition(path: string, options: CompileOptions =
     declarations,
     variables: resolveVariables(declarations, options.variables),
     instances: context.instances,
-    html: parsed.$.html(),
+    html,
+    scriptLines,
     findings: context.findings,
   }
 }
@@ -143,7 +153,9 @@ async function inlineHost({host, file, display, chain}: PendingHost, key: string
   )
   context.instances[key] = {compositionId: sub.id!, variables: resolveVariables(declarations, hostValues.values)}
 
-  scopeSubComposition(sub, key, urlRebaser(dirname(subFile), context.rootDir))
+  scopeSubComposition(sub, key, urlRebaser(dirname(subFile), context.rootDir), (element, code) =>
+    context.markers.mark(element, code, relative(context.rootDir, subFile)),
+  )
   const content = compositionElement(sub)
   const ownTemplate = templateContentOf(content)
   const outside = (selector: string) =>
@@ -166,7 +178,7 @@ function assertValidDeclarations(parsed: ParsedComposition, display: string): vo
 }
 
 /** Rebases URLs, scopes styles and scripts, in place, across the whole sub-composition document. */
-function scopeSubComposition(sub: ParsedComposition, key: string, rebase: UrlRebaser): void {
+function scopeSubComposition(sub: ParsedComposition, key: string, rebase: UrlRebaser, mark: (element: Element, code: string) => string): void {
   const {$} = sub
   for (const element of $('*').toArray() as Element[]) {
     for (const attribute of URL_ATTRIBUTES) {
@@ -179,7 +191,7 @@ function scopeSubComposition(sub: ParsedComposition, key: string, rebase: UrlReb
     $(element).text(scopeStylesheet($(element).text(), key, rebase))
   })
   $('script').each((_, element) => {
-    if (isInlineClassicScript(element)) $(element).text(scopeScript($(element).text(), key))
+    if (isInlineClassicScript(element)) $(element).text(scopeScript(mark(element, $(element).text()), key))
   })
 }
 

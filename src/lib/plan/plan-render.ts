@@ -41,6 +41,7 @@ export function planRender(compiled: CompiledComposition, options: ResolvedRende
     html: compiled.html,
     baseUrl: pathToFileURL(dirname(compiled.file) + '/').href,
     documentName: basename(compiled.file),
+    scriptLines: compiled.scriptLines,
     runtime: runtimeConfig(compiled, {fps, seed}),
     width: compiled.width,
     height: compiled.height,

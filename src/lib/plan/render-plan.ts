@@ -1,3 +1,4 @@
+import type {ScriptLines} from '../compose/script-line-map.js'
 import type {Fps} from './fps.js'
 import type {GpuEncoderName} from '../encode/gpu/gpu-encoders.js'
 import type {RuntimeConfig} from '../runtime/runtime-config.js'
@@ -26,6 +27,8 @@ export interface RenderPlan {
   baseUrl: string
   /** Name the compiled page is served as under `baseUrl` (the composition's file name), so page errors name it. */
   documentName?: string
+  /** Where the inline scripts of `html` were written, so page errors name the author's file and line. */
+  scriptLines?: ScriptLines[]
   runtime: RuntimeConfig
   width: number
   height: number
