@@ -4,6 +4,8 @@ import {BT709_TAGS, bt709Filter} from '../../src/lib/encode/bt709.js'
 import type {FfmpegArgs, SegmentArgsContext, VideoSegmentFormat} from '../../src/lib/encode/format-plugin.js'
 import {trackTimescale} from '../../src/lib/encode/frame-timing.js'
 import type {GpuEncoder} from '../../src/lib/encode/gpu/gpu-encoders.js'
+import {hdrFilter, hdrTags, x265Args} from '../../src/lib/encode/hdr-encode.js'
+import type {HdrTransfer} from '../../src/lib/media/hdr/hdr-sources.js'
 import {QUALITY_PRESETS, bitrateArgs, rateControl, type EncodeSettings} from '../../src/lib/encode/rate-control.js'
 
 /** libx264 with the spec's presets; `--crf` replaces the preset's crf, `--video-bitrate` switches to capped VBR. */
@@ -32,13 +34,22 @@ function gpuSegmentArgs(plan: RenderPlan, gpuEncoder: GpuEncoder | undefined): F
   }
 }
 
+/** H.265 Main10 in BT.2020 PQ/HLG, from the same sRGB captures (see hdrFilter). */
+function hdrSegmentArgs(plan: RenderPlan, transfer: HdrTransfer): FfmpegArgs {
+  return {
+    input: [],
+    output: ['-vf', hdrFilter(plan.capture.imageFormat, transfer), ...x265Args(plan.encode, transfer), ...hdrTags(transfer), ...timescaleArgs(plan), '-f', 'mp4'],
+  }
+}
+
 /**
- * H.264 in MP4. Segments are MP4 files whose track timescale makes every frame a whole number of
- * ticks; each is its own encode, so it starts on an IDR frame and no B-frame refers across a seam.
+ * H.264 in MP4, or H.265 10-bit when `plan.encode.hdr` is set. Segments are MP4 files whose
+ * track timescale makes every frame a whole number of ticks; each is its own encode, so it starts
+ * on an IDR frame and no B-frame refers across a seam.
  */
 export const mp4Format: VideoSegmentFormat = {
   name: 'mp4',
-  description: 'H.264 (yuv420p, BT.709) in MP4, fast start',
+  description: 'H.264 (yuv420p, BT.709) in MP4, fast start; with HDR, H.265 10-bit BT.2020 PQ or HLG',
   alpha: false,
   audio: 'aac',
   evenDimensions: true,
@@ -47,8 +58,9 @@ export const mp4Format: VideoSegmentFormat = {
   worker: 'video-segment',
   extension: '.mp4',
   segmentExtension: '.mp4',
-  requiredEncoders: (encode) => (encode.gpu ? [] : ['libx264']),
+  requiredEncoders: (encode) => (encode.gpu ? [] : encode.hdr ? ['libx265'] : ['libx264']),
   segmentArgs({plan, gpuEncoder}: SegmentArgsContext): FfmpegArgs {
+    if (plan.encode.hdr) return hdrSegmentArgs(plan, plan.encode.hdr)
     if (plan.encode.gpu) return gpuSegmentArgs(plan, gpuEncoder)
     return {
       input: [],

@@ -1,9 +1,6 @@
 import {Command} from '@oclif/core'
 import {EngineError, toEngineError} from '../lib/errors/engine-error.js'
 
-/** Exit status for a command a later release builds. */
-export const EXIT_NOT_IMPLEMENTED = 2
-
 /**
  * Presents every failure the same way: `error [CODE]: message` for people, or one JSON object
  * `{type:"error", error:{code,message,details}}` with --json, and a non-zero exit.
@@ -23,11 +20,7 @@ export abstract class BaseCommand extends Command {
     } else {
       process.stderr.write(`error [${engineError.code}]: ${engineError.message}\n`)
     }
-    process.exitCode = engineError.code === 'NOT_IMPLEMENTED' ? EXIT_NOT_IMPLEMENTED : 1
+    process.exitCode = 1
     return undefined
-  }
-
-  protected notImplemented(what: string, issue: string): never {
-    throw new EngineError('NOT_IMPLEMENTED', `${what} is not implemented yet (planned: ${issue})`)
   }
 }

@@ -39,7 +39,6 @@ export default class Render extends BaseCommand {
     if (options.docker && otherFlags['browser-path'] !== undefined) {
       throw new EngineError('INVALID_FLAG', '--browser-path cannot be combined with --docker: the container captures with its own pinned browser')
     }
-    if (options.hdr) this.notImplemented('--hdr', 'issue "Media in compositions"')
 
     const variables = {
       ...options.variables,

@@ -11,10 +11,10 @@ describe('engine --help', () => {
     }
   })
 
-  it('says "not implemented yet" and exits 2 for what a later release builds (HDR output)', async () => {
-    const result = await runCli(['render', 'examples/hello/index.html', '--hdr'])
-    expect(result.code).toBe(2)
-    expect(result.stderr).toMatch(/error \[NOT_IMPLEMENTED\]: --hdr is not implemented yet/)
+  it('refuses --hdr with a format other than mp4, naming the flag and the fix', async () => {
+    const result = await runCli(['render', 'examples/hello/index.html', '--hdr', '--format', 'webm'])
+    expect(result.code).not.toBe(0)
+    expect(result.stderr).toMatch(/--hdr needs --format mp4 .*not webm/)
   })
 
   it('documents the render flags', async () => {

@@ -153,7 +153,8 @@ describe('media in compositions', () => {
       '-vf', 'zscale=t=smpte2084:p=bt2020:m=bt2020nc:tin=bt709:pin=bt709:min=bt709:npl=100,format=yuv420p10le',
       '-c:v', 'libx265', '-x265-params', 'log-level=none', '-color_trc', 'smpte2084', '-color_primaries', 'bt2020', '-colorspace', 'bt2020nc', hdr,
     ])
-    const {output} = await render('hdr-source', page(`<video src="pq.mp4" data-start="0"></video>`, {duration: 0.5}))
+    // --sdr: without it the PQ source makes the output PQ (see hdr-output.test.ts); this checks the page's SDR frames.
+    const {output} = await render('hdr-source', page(`<video src="pq.mp4" data-start="0"></video>`, {duration: 0.5}), {sdr: true})
     const sdr = await rgbFrame(join(dir, CLIP), 5)
     // Read as if it were SDR, the PQ signal is far off (~93 here); tone-mapped (hable) it is much closer.
     const untreated = meanDifference(await rgbFrame(hdr, 5), sdr)

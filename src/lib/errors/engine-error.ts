@@ -33,7 +33,6 @@ export type ErrorCode =
   | 'PROFILE_UNAVAILABLE'
   | 'CONTAINER_UNAVAILABLE'
   | 'CONTAINER_FAILED'
-  | 'NOT_IMPLEMENTED'
   | 'INTERNAL'
 
 export interface ErrorJson {

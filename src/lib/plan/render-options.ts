@@ -1,4 +1,5 @@
 import {z} from 'zod'
+import {HDR_FORMAT} from '../encode/hdr-output.js'
 import {EngineError} from '../errors/engine-error.js'
 import {PROFILE_NAMES} from '../profile/render-profile.js'
 import {QUALITIES} from './render-plan.js'
@@ -106,5 +107,19 @@ function assertCompatible(options: RenderOptionsInput, describe: (key: string) =
   }
   if (options.hdr && options.sdr) {
     throw new EngineError('INVALID_FLAG', `${describe('hdr')} and ${describe('sdr')} cannot be combined: pick one`)
+  }
+  if (options.hdr && options.format !== undefined && options.format !== HDR_FORMAT) {
+    throw new EngineError(
+      'INVALID_FLAG',
+      `${describe('hdr')} needs ${describe('format')} ${HDR_FORMAT} (H.265 10-bit BT.2020), not ${options.format}: use ${describe('format')} ${HDR_FORMAT} or drop ${describe('hdr')}`,
+      {hdr: true, format: options.format},
+    )
+  }
+  if (options.hdr && options.gpu) {
+    throw new EngineError(
+      'INVALID_FLAG',
+      `${describe('hdr')} cannot be combined with ${describe('gpu')}: the hardware encoders write 8-bit H.264; drop ${describe('gpu')} to encode HDR with libx265`,
+      {hdr: true, gpu: true},
+    )
   }
 }

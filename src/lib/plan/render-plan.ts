@@ -1,6 +1,7 @@
 import type {ScriptLines} from '../compose/script-line-map.js'
 import type {Fps} from './fps.js'
 import type {GpuEncoderName} from '../encode/gpu/gpu-encoders.js'
+import type {HdrTransfer} from '../media/hdr/hdr-sources.js'
 import type {RuntimeConfig} from '../runtime/runtime-config.js'
 
 export type Quality = 'draft' | 'standard' | 'high'
@@ -51,5 +52,10 @@ export interface RenderPlan {
     gpu: boolean
     /** Hardware encoder chosen once per render (selectGpuEncoder) when `gpu` is set. */
     gpuEncoder?: GpuEncoderName
+    /**
+     * HDR transfer of the output (mp4 only: H.265 10-bit BT.2020), decided once the sources are
+     * probed (decideHdrOutput); absent for SDR.
+     */
+    hdr?: HdrTransfer
   }
 }

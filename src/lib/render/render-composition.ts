@@ -7,6 +7,7 @@ import {outputExtension} from '../encode/format-plugin.js'
 import {getFormat} from '../encode/format-registry.js'
 import {selectGpuEncoder} from '../encode/gpu/select-gpu-encoder.js'
 import {assembleOutput} from '../encode/assemble-output.js'
+import {decideHdrOutput} from '../encode/hdr-output.js'
 import {resolveFfmpeg} from '../encode/resolve-ffmpeg.js'
 import {toEngineError} from '../errors/engine-error.js'
 import {findBackgroundOnRoot} from '../lint/find-background-on-root.js'
@@ -112,6 +113,9 @@ async function render(request: RenderRequest, emit: (event: RenderEvent) => void
     const media = await prepareMedia({plan, browser, pool: request.pool, ffmpeg, frameFormat: options.videoFrameFormat, workDir, signal})
     plan.runtime.media = media.runtime
     for (const warning of media.warnings) emit({type: 'warning', ...warning})
+    const hdr = decideHdrOutput({hdr: options.hdr, sdr: options.sdr, format: plan.format, gpu: plan.encode.gpu, sources: media.hdrTransfer})
+    if (hdr.transfer) plan.encode.hdr = hdr.transfer
+    if (hdr.warning) emit({type: 'warning', ...hdr.warning})
     const audioTrack = join(workDir, 'audio.wav')
     const durationSeconds = (plan.totalFrames * plan.fps.den) / plan.fps.num
     // The mix runs (once, offline) while the frames are captured.
@@ -151,6 +155,7 @@ async function render(request: RenderRequest, emit: (event: RenderEvent) => void
       totalFrames: plan.totalFrames,
       durationSeconds,
       framesPerSecond: Math.round((plan.totalFrames / ((finished - compiledAt) / 1000)) * 10) / 10,
+      hdr: plan.encode.hdr ?? null,
       timings,
     })
     return {output, bytes, totalFrames: plan.totalFrames, durationSeconds, plan, timings}

@@ -33,6 +33,8 @@ export type RenderEvent =
       totalFrames: number
       durationSeconds: number
       framesPerSecond: number
+      /** Transfer of an HDR output (H.265 10-bit BT.2020), null for SDR; absent when a producer server rendered it. */
+      hdr?: 'pq' | 'hlg' | null
       timings: {compileMs: number; captureMs: number; assembleMs: number; totalMs: number}
     }
   | {type: 'error'; error: ErrorJson}

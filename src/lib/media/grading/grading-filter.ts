@@ -4,6 +4,7 @@ import {join} from 'node:path'
 import type {PageMediaElement} from '../runtime-media.js'
 import {gradeColor} from './grade-color.js'
 import {resolveColorGrading, type ResolvedGrading} from './resolve-color-grading.js'
+import {vignetteFilter} from './vignette-filter.js'
 
 /** Grid points per axis of the LUT; tetrahedral interpolation between them is visually exact. */
 export const LUT_SIZE = 33
@@ -32,12 +33,14 @@ export async function gradingFilterFor(element: PageMediaElement, directory: str
   const grading = resolveColorGrading(element.colorGrading, element.variables, element.element)
   if (!grading) return undefined
   const cube = gradingCube(grading)
-  const key = createHash('sha256').update(cube).digest('hex').slice(0, 32)
+  const lutKey = createHash('sha256').update(cube).digest('hex').slice(0, 32)
   const lutDirectory = join(directory, 'grading')
   await mkdir(lutDirectory, {recursive: true})
-  const path = join(lutDirectory, `${key}.cube`)
+  const path = join(lutDirectory, `${lutKey}.cube`)
   await writeFile(path, cube)
-  return {chain: `format=rgb24,lut3d=file=${escapeFilterPath(path)}:interp=tetrahedral`, key: `lut3d:${key}`}
+  const filters = [`format=rgb24`, `lut3d=file=${escapeFilterPath(path)}:interp=tetrahedral`]
+  if (grading.vignette > 0) filters.push(vignetteFilter(grading.vignette))
+  return {chain: filters.join(','), key: `lut3d:${lutKey}` + (grading.vignette > 0 ? `,vignette:${grading.vignette.toFixed(6)}` : '')}
 }
 
 /** A path inside a filter option, quoted so that `:` and `,` stay literal (the render's scratch paths hold no quote). */

@@ -32,3 +32,14 @@ export const GRADING_PRESETS: Readonly<Record<string, Partial<GradingAdjust>>> =
   'bright-pop': {exposure: 0.12, contrast: 0.12, whites: 0.08, blacks: -0.04, vibrance: 0.08, saturation: 0.14},
   'deep-contrast': {exposure: -0.03, contrast: 0.2, highlights: -0.08, shadows: -0.08, blacks: -0.12, saturation: 0.06},
 }
+
+/**
+ * Presets that also darken the corners: how much of the corners' value the vignette removes at
+ * intensity 1 (see vignetteFilter). A vignette is spatial, so it follows the colour LUT as its own filter.
+ */
+export const GRADING_VIGNETTES: Readonly<Record<string, number>> = {
+  'night-lift': 0.12,
+  'muted-editorial': 0.1,
+  'vintage-wash': 0.18,
+  'mono-fade': 0.08,
+}

@@ -1,11 +1,13 @@
 import {parseColorGrading} from '../../compose/color-grading-references.js'
 import {EngineError} from '../../errors/engine-error.js'
-import {ADJUST_KEYS, GRADING_PRESETS, NO_ADJUST, type GradingAdjust} from './grading-presets.js'
+import {ADJUST_KEYS, GRADING_PRESETS, GRADING_VIGNETTES, NO_ADJUST, type GradingAdjust} from './grading-presets.js'
 
 export interface ResolvedGrading {
   preset: string
   intensity: number
   adjust: GradingAdjust
+  /** Corner darkening 0-1 (the preset's vignette scaled by intensity); 0 for none. */
+  vignette: number
 }
 
 const WHOLE_REFERENCE = /^\$(?:([A-Za-z0-9_.:-]+)|\{([A-Za-z0-9_.:-]+)\})$/
@@ -52,8 +54,9 @@ export function resolveColorGrading(raw: string, variables: Record<string, unkno
     adjust[key as keyof GradingAdjust] = Math.min(range, Math.max(-range, toNumber(value, `${where}: adjust.${key}`)))
   }
   const intensity = grading.intensity === undefined ? 1 : Math.min(1, Math.max(0, toNumber(grading.intensity, `${where}: intensity`)))
-  if (intensity === 0 || ADJUST_KEYS.every((key) => adjust[key] === 0)) return null
-  return {preset: presetName, intensity, adjust}
+  const vignette = (GRADING_VIGNETTES[presetName] ?? 0) * intensity
+  if (intensity === 0 || (vignette === 0 && ADJUST_KEYS.every((key) => adjust[key] === 0))) return null
+  return {preset: presetName, intensity, adjust, vignette}
 }
 
 function substitute(value: unknown, variables: Record<string, unknown>, where: string): unknown {
