@@ -7,11 +7,14 @@ import type {FrameRange, RenderPlan} from '../plan/render-plan.js'
 import {ENGINE_GLOBAL, type PageErrorRecord, type ReadyReport, type SeekResult} from '../runtime/page-protocol.js'
 import type {CallLimit} from './page-connection.js'
 import {loadCompositionPage, type LoadedPage} from './load-composition-page.js'
+import {isNoImageError} from './frame-capturer.js'
 import {pageError} from './page-error.js'
 
 export const DEFAULT_READY_TIMEOUT_MS = 30_000
 export const DEFAULT_FRAME_TIMEOUT_MS = 60_000
 const TAB_CLOSE_TIMEOUT_MS = 5000
+/** Fresh pages one range may load when a page stops returning images. */
+const MAX_PAGE_RELOADS = 2
 
 export interface CaptureWorkerOptions {
   browser: BrowserChoice
@@ -62,18 +65,22 @@ export async function openCaptureWorker(plan: RenderPlan, options: CaptureWorker
   const lease = options.pool ? await options.pool.acquire(options.browser, signal) : await launchLease(options.browser, signal)
   let page: LoadedPage
   try {
-    page = await loadCompositionPage(lease.browser, plan, {
-      clock: lease.clock,
-      beginFrame: options.browser.beginFrame,
-      readyTimeoutMs: options.readyTimeoutMs ?? DEFAULT_READY_TIMEOUT_MS,
-      documentName: documentNameOf(plan, options),
-      signal,
-    })
+    page = await loadPage(plan, lease, options)
   } catch (error) {
     await lease.release(false)
     throw signal?.aborted ? abortReason(signal) : asEngineError(error, 'while opening the composition')
   }
   return new BrowserCaptureWorker(plan, page, lease, options)
+}
+
+function loadPage(plan: RenderPlan, lease: BrowserLease, options: CaptureWorkerOptions): Promise<LoadedPage> {
+  return loadCompositionPage(lease.browser, plan, {
+    clock: lease.clock,
+    beginFrame: options.browser.beginFrame,
+    readyTimeoutMs: options.readyTimeoutMs ?? DEFAULT_READY_TIMEOUT_MS,
+    documentName: documentNameOf(plan, options),
+    signal: options.signal,
+  })
 }
 
 class BrowserCaptureWorker implements CaptureWorker {
@@ -82,11 +89,12 @@ class BrowserCaptureWorker implements CaptureWorker {
   private closed: Promise<void> | undefined
   private readonly frameTimeoutMs: number
   private frames = 0
+  private reusedOnEarlierPages = 0
   private capturing = false
 
   constructor(
     private readonly plan: RenderPlan,
-    private readonly page: LoadedPage,
+    private page: LoadedPage,
     private readonly lease: BrowserLease,
     private readonly options: CaptureWorkerOptions,
   ) {
@@ -96,7 +104,7 @@ class BrowserCaptureWorker implements CaptureWorker {
   }
 
   get stats(): CaptureStats {
-    return {frames: this.frames, reusedFrames: this.page.capturer.reusedFrames}
+    return {frames: this.frames, reusedFrames: this.reusedOnEarlierPages + this.page.capturer.reusedFrames}
   }
 
   async captureRange(range: FrameRange, onFrame: FrameSink): Promise<void> {
@@ -114,6 +122,7 @@ class BrowserCaptureWorker implements CaptureWorker {
 
   private async captureFrames(range: FrameRange, onFrame: FrameSink): Promise<void> {
     let delivering: Promise<void> = Promise.resolve()
+    let reloads = 0
     for (let index = range.start; index < range.end; index++) {
       if (this.options.signal?.aborted) throw abortReason(this.options.signal)
       const limit = this.frameLimit(index)
@@ -122,7 +131,18 @@ class BrowserCaptureWorker implements CaptureWorker {
         limit,
       )
       if (seek.error) throw pageError(seek.error, this.plan, documentNameOf(this.plan, this.options))
-      const image = await this.page.capturer.capture(limit, {fresh: seek.loadedAssets})
+      let image: Buffer
+      try {
+        image = await this.page.capturer.capture(limit, {fresh: seek.loadedAssets})
+      } catch (error) {
+        if (!isNoImageError(error) || reloads >= MAX_PAGE_RELOADS) throw error
+        // A page occasionally stops drawing (seen on loaded machines): a fresh page seeking straight
+        // to this frame shows exactly what this one should have, since any frame can follow any frame.
+        reloads++
+        await this.reloadPage()
+        index--
+        continue
+      }
       await delivering
       this.frames++
       delivering = Promise.resolve(onFrame(index, image))
@@ -139,6 +159,13 @@ class BrowserCaptureWorker implements CaptureWorker {
       timeoutMs: this.frameTimeoutMs,
       onTimeout: () => new EngineError('PAGE_TIMEOUT', `the page did not answer within ${this.frameTimeoutMs / 1000} s (evaluating ${expression.slice(0, 80)})`),
     })
+  }
+
+  private async reloadPage(): Promise<void> {
+    this.reusedOnEarlierPages += this.page.capturer.reusedFrames
+    this.page.connection.dispose()
+    await withTimeout(this.page.closeTab(), TAB_CLOSE_TIMEOUT_MS)
+    this.page = await loadPage(this.plan, this.lease, this.options)
   }
 
   close(): Promise<void> {

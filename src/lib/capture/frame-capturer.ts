@@ -22,7 +22,12 @@ export interface FrameCapturer {
  * which happens on a loaded machine. Asking again produces it, but only once the renderer has caught
  * up, so the retries wait longer each time (about 2 s in all) instead of asking in a tight loop.
  */
-const EMPTY_FRAME_RETRY_DELAYS_MS = [10, 25, 50, 100, 200, 400, 600, 800]
+const EMPTY_FRAME_RETRY_DELAYS_MS = [10, 25, 50, 100, 200, 400]
+
+/** A page whose frames keep coming back empty; its worker recovers by loading the page afresh. */
+export function isNoImageError(error: unknown): boolean {
+  return error instanceof EngineError && error.code === 'BROWSER_FAILED' && (error.details as {reason?: string} | undefined)?.reason === 'no-image'
+}
 
 export function screenshotOptions(plan: RenderPlan): Protocol.HeadlessExperimental.ScreenshotParams {
   // optimizeForSpeed also quantises PNG alpha, which alpha formats cannot afford.
@@ -82,7 +87,9 @@ export class BeginFrameCapturer implements FrameCapturer {
       if (this.probeDamage) await this.beginFrame(false, limit)
       return image
     }
-    throw new EngineError('BROWSER_FAILED', `the browser returned no image for a frame after ${EMPTY_FRAME_RETRY_DELAYS_MS.length + 1} attempts`)
+    throw new EngineError('BROWSER_FAILED', `the browser returned no image for a frame after ${EMPTY_FRAME_RETRY_DELAYS_MS.length + 1} attempts`, {
+      reason: 'no-image',
+    })
   }
 
   private beginFrame(withScreenshot: boolean, limit: CallLimit): Promise<Protocol.HeadlessExperimental.BeginFrameResponse> {
