@@ -11,8 +11,8 @@ export interface StoredPlan {
   plan: RenderPlan
   chunks: ChunkItem[]
   /**
-   * Key of the render's mixed audio track. Mixing happens once, in `plan`, and `assemble` muxes
-   * the track; compositions carry no audio until the media stage lands, so this is always null.
+   * Key of the render's mixed audio track (null when the composition is silent). Mixing happens
+   * once, in `plan`, and `assemble` muxes the track.
    */
   audioKey: string | null
 }

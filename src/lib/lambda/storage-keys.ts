@@ -22,6 +22,8 @@ export const defaultOutputKey = (renderId: string, extension: string) => `${REND
 
 export const scratchPrefix = (renderId: string) => `${SCRATCH_PREFIX}${renderId}/`
 export const planKey = (renderId: string) => `${scratchPrefix(renderId)}plan.json`
+/** The render's audio, mixed once by the plan step and muxed by assemble. */
+export const audioTrackKey = (renderId: string) => `${scratchPrefix(renderId)}audio.wav`
 export const chunksPrefix = (renderId: string) => `${scratchPrefix(renderId)}chunks/`
 export const chunkName = (index: number) => `chunk-${String(index).padStart(5, '0')}`
 /** Written by a chunk after all of its segments: it lists them and marks the chunk done. */

@@ -7,6 +7,7 @@ import {outputExtension, type SegmentRef} from '../../encode/format-plugin.js'
 import {getFormat} from '../../encode/format-registry.js'
 import {resolveFfmpeg} from '../../encode/resolve-ffmpeg.js'
 import {EngineError} from '../../errors/engine-error.js'
+import {attachAudioTrack} from '../../media/attach-audio-track.js'
 import type {AssembleEvent} from '../render-input.js'
 import type {ChunkManifest, RenderResultRecord} from '../render-records.js'
 import {BucketObjects} from '../s3-objects.js'
@@ -45,6 +46,11 @@ export async function assembleAction(event: AssembleEvent, context: ActionContex
     const ffmpeg = await resolveFfmpeg()
     const outputPath = join(workDir, 'output' + (outputExtension(format) ?? ''))
     await assembleOutput({plan: stored.plan, segments, outputPath, ffmpeg})
+    if (stored.audioKey) {
+      const trackPath = join(workDir, 'audio.wav')
+      await bucket.downloadFile(stored.audioKey, trackPath)
+      await attachAudioTrack({format, outputPath, trackPath, ffmpegPath: ffmpeg.ffmpegPath})
+    }
     const {bytes, outputKind} = await uploadOutput(bucket, outputPath, stored.outputKey)
 
     const result: RenderResultRecord = {

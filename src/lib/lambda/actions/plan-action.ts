@@ -1,17 +1,24 @@
+import {mkdtemp, rm} from 'node:fs/promises'
+import {tmpdir} from 'node:os'
 import {join} from 'node:path'
+import {resolveBrowser} from '../../browser/resolve-browser.js'
 import {compileComposition} from '../../compose/compile-composition.js'
 import {getFormat} from '../../encode/format-registry.js'
+import {resolveFfmpeg} from '../../encode/resolve-ffmpeg.js'
+import {mixAudioTrack} from '../../media/mix-audio-track.js'
 import {formatFps} from '../../plan/fps.js'
 import {planRender} from '../../plan/plan-render.js'
 import {resolveRenderOptions} from '../../plan/resolve-options.js'
 import {planChunks} from '../chunk-plan.js'
 import {fetchSite} from '../fetch-site.js'
 import type {PlanEvent, PlanOutput, RenderConfig} from '../render-input.js'
+import type {RenderPlan} from '../../plan/render-plan.js'
 import type {RenderRecord, StoredPlan} from '../render-records.js'
 import {BucketObjects} from '../s3-objects.js'
-import {planKey, renderRecordKey} from '../storage-keys.js'
+import {audioTrackKey, planKey, renderRecordKey} from '../storage-keys.js'
 import {checkConfig} from '../validate-config.js'
 import {elapsedMs, type ActionContext} from './action-context.js'
+import {prepareSiteMedia} from './render-media.js'
 
 /**
  * Compiles the composition once, plans the render and its chunks, and stores the plan for the
@@ -29,7 +36,9 @@ export async function planAction({render}: PlanEvent, context: ActionContext): P
   const chunkPlan = planChunks(plan.totalFrames, config)
   const chunks = chunkPlan.chunks.map((range, index) => ({index, ...range}))
 
-  const stored: StoredPlan = {renderId: render.renderId, siteId: render.siteId, entry: render.entry, outputKey: render.outputKey, plan, chunks, audioKey: null}
+  const media = await mixAudioOnce(plan, bucket, render.renderId)
+
+  const stored: StoredPlan = {renderId: render.renderId, siteId: render.siteId, entry: render.entry, outputKey: render.outputKey, plan, chunks, audioKey: media.audioKey}
   await bucket.putJson(planKey(render.renderId), stored)
   const record: RenderRecord = {
     renderId: render.renderId,
@@ -43,12 +52,38 @@ export async function planAction({render}: PlanEvent, context: ActionContext): P
     chunks,
     maxParallelChunks: chunkPlan.maxParallelChunks,
     chunkMode: chunkPlan.mode,
-    warnings: [...notices, ...compiled.findings.map((finding) => ({code: finding.code, message: finding.message}))],
+    warnings: [...notices, ...compiled.findings.map((finding) => ({code: finding.code, message: finding.message})), ...media.warnings],
     plannedAt: new Date().toISOString(),
     plan: {durationMs: elapsedMs(context), memoryMb: context.memoryMb},
   }
   await bucket.putJson(renderRecordKey(render.renderId), record)
   return {totalFrames: plan.totalFrames, chunks, maxParallelChunks: chunkPlan.maxParallelChunks}
+}
+
+/**
+ * Probes the composition's media and mixes its audio, once per render, into the render's scratch;
+ * assemble muxes it. HDR sources render SDR here: distributed renders write SDR only.
+ */
+async function mixAudioOnce(plan: RenderPlan, bucket: BucketObjects, renderId: string): Promise<{audioKey: string | null; warnings: {code: string; message: string}[]}> {
+  const workDir = await mkdtemp(join(tmpdir(), 'engine-plan-'))
+  try {
+    const [ffmpeg, browser] = await Promise.all([resolveFfmpeg(), resolveBrowser({browserGpu: false})])
+    const media = await prepareSiteMedia(plan, browser, ffmpeg, workDir)
+    const warnings: {code: string; message: string}[] = [...media.warnings]
+    if (media.hdrTransfer) {
+      warnings.push({
+        code: 'hdr-sources-rendered-sdr',
+        message: `the composition has ${media.hdrTransfer.toUpperCase()} HDR sources but distributed renders are SDR: their frames are tone-mapped; render locally for HDR mp4`,
+      })
+    }
+    const trackPath = join(workDir, 'audio.wav')
+    const durationSeconds = (plan.totalFrames * plan.fps.den) / plan.fps.num
+    if (!(await mixAudioTrack({clips: media.clips, durationSeconds, outputPath: trackPath, ffmpegPath: ffmpeg.ffmpegPath}))) return {audioKey: null, warnings}
+    await bucket.uploadFile(audioTrackKey(renderId), trackPath, 'audio/wav')
+    return {audioKey: audioTrackKey(renderId), warnings}
+  } finally {
+    await rm(workDir, {recursive: true, force: true})
+  }
 }
 
 function renderOptionsOf(config: RenderConfig) {

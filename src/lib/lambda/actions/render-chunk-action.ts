@@ -14,6 +14,7 @@ import {BucketObjects} from '../s3-objects.js'
 import {chunkManifestKey, chunkSegmentPrefix} from '../storage-keys.js'
 import {elapsedMs, type ActionContext} from './action-context.js'
 import {readPlan} from './read-plan.js'
+import {prepareSiteMedia} from './render-media.js'
 
 /**
  * Renders frames chunk.start..chunk.end-1 with the local engine (the same capture workers and
@@ -36,6 +37,7 @@ export async function renderChunkAction(event: RenderChunkEvent, context: Action
 
   const workDir = await mkdtemp(join(tmpdir(), 'engine-chunk-'))
   try {
+    plan.runtime.media = (await prepareSiteMedia(plan, browser, ffmpeg, workDir)).runtime
     const segments = await captureSegments({plan, ranges, browser, ffmpeg, workDir, onFrame: () => {}})
     const prefix = chunkSegmentPrefix(renderId, chunk.index)
     const uploaded: StoredSegment[] = []
