@@ -60,6 +60,9 @@ describe('serverless stack through `engine lambda local`', () => {
     expect(done.error).toBeUndefined()
     expect(done).toMatchObject({status: 'SUCCEEDED', stage: 'done', chunks: {done: 3, total: 3}, frames: {done: 90, total: 90}})
     expect(seen.some((p) => p.status === 'RUNNING')).toBe(true)
+    // Running chunks report their frames: some poll counted frames beyond those of finished chunks.
+    expect(seen.some((p) => p.status === 'RUNNING' && p.frames.done > 30 * p.chunks.done)).toBe(true)
+    expect(seen.every((p, i) => i === 0 || p.frames.done >= seen[i - 1]!.frames.done)).toBe(true)
     expect(done.cost.stateTransitions).toBe(6)
     expect(done.cost.usd).toBeGreaterThan(0)
 

@@ -7,7 +7,9 @@ import {estimateCost, type CostEstimate} from './estimate-cost.js'
 import type {RenderInput} from './render-input.js'
 import type {RenderRecord, RenderResultRecord} from './render-records.js'
 import {BucketObjects} from './s3-objects.js'
-import {renderRecordKey, renderResultKey} from './storage-keys.js'
+import type {ChunkProgressRecord} from './actions/chunk-progress.js'
+import type {ChunkItem} from './render-input.js'
+import {chunkIndexOfKey, chunkProgressPrefix, renderRecordKey, renderResultKey} from './storage-keys.js'
 import {parseTaskCause} from './task-errors.js'
 
 export type ExecutionStatus = 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'TIMED_OUT' | 'ABORTED' | 'PENDING_REDRIVE'
@@ -72,7 +74,14 @@ export async function getRenderProgress(options: ProgressOptions): Promise<Rende
   const status = execution.status as ExecutionStatus
   const finishedChunks = new Set(events.filter((event) => event.type === 'MapIterationSucceeded').map((event) => event.mapIterationSucceededEventDetails?.index))
   const succeeded = status === 'SUCCEEDED'
-  const framesDone = succeeded ? (record?.totalFrames ?? 0) : (record?.chunks ?? []).filter((chunk) => finishedChunks.has(chunk.index)).reduce((sum, c) => sum + c.end - c.start, 0)
+  const runningFrames =
+    status === 'RUNNING' && record
+      ? await framesOfRunningChunks(bucket, record, finishedChunks).catch((error: unknown) => {
+          throw awsFailure(error, `reading the chunk progress of render ${input.renderId}`, {bucketName: input.bucketName, endpoint: options.endpoint})
+        })
+      : 0
+  const finishedFrames = frameCount((record?.chunks ?? []).filter((chunk) => finishedChunks.has(chunk.index)))
+  const framesDone = succeeded ? (record?.totalFrames ?? 0) : finishedFrames + runningFrames
   const startedAt = execution.startDate ?? new Date()
   const stoppedAt = execution.stopDate
   const memoryMb = record?.plan.memoryMb ?? DEFAULT_MEMORY_MB
@@ -91,6 +100,22 @@ export async function getRenderProgress(options: ProgressOptions): Promise<Rende
     cost: estimateCost(invocationDurations(events).map((durationMs) => ({durationMs, memoryMb})), events.filter((event) => event.type?.endsWith('StateEntered')).length),
     warnings: record?.warnings ?? [],
   }
+}
+
+function frameCount(chunks: readonly ChunkItem[]): number {
+  return chunks.reduce((sum, chunk) => sum + chunk.end - chunk.start, 0)
+}
+
+/** Frames captured so far by chunks that have not finished, from the counts they report. */
+async function framesOfRunningChunks(bucket: BucketObjects, record: RenderRecord, finished: ReadonlySet<number | undefined>): Promise<number> {
+  const byIndex = new Map(record.chunks.map((chunk) => [chunk.index, chunk]))
+  const running = (await bucket.listKeys(chunkProgressPrefix(record.renderId)))
+    .map((key) => ({key, chunk: byIndex.get(chunkIndexOfKey(key) ?? -1)}))
+    .filter(({chunk}) => chunk && !finished.has(chunk.index))
+  const counts = await Promise.all(
+    running.map(async ({key, chunk}) => Math.min((await bucket.getJson<ChunkProgressRecord>(key))?.framesDone ?? 0, chunk!.end - chunk!.start)),
+  )
+  return counts.reduce((sum, frames) => sum + frames, 0)
 }
 
 function resolveExecutionArn(options: ProgressOptions): string {

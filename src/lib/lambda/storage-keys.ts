@@ -5,7 +5,7 @@
  *   a complete upload.
  * - `renders/<renderId>/render.json` (what was planned), `result.json` (what was produced): small
  *   records that progress reads; kept.
- * - `scratch/<renderId>/...`: the compiled plan and the chunks; expired by the bucket's lifecycle
+ * - `scratch/<renderId>/...`: the compiled plan, the chunks and their live frame counts; expired by the bucket's lifecycle
  *   rule and deleted after a successful assembly.
  * - `renders/<renderId>/output<ext>`: the default output key.
  */
@@ -28,4 +28,12 @@ export const chunksPrefix = (renderId: string) => `${scratchPrefix(renderId)}chu
 export const chunkName = (index: number) => `chunk-${String(index).padStart(5, '0')}`
 /** Written by a chunk after all of its segments: it lists them and marks the chunk done. */
 export const chunkManifestKey = (renderId: string, index: number) => `${chunksPrefix(renderId)}${chunkName(index)}.json`
+/** A running chunk's count of captured frames, rewritten every few seconds; progress reads it. */
+export const chunkProgressPrefix = (renderId: string) => `${scratchPrefix(renderId)}progress/`
+export const chunkProgressKey = (renderId: string, index: number) => `${chunkProgressPrefix(renderId)}${chunkName(index)}.json`
+/** The chunk index in a key ending in `chunk-NNNNN.json`, or undefined. */
+export const chunkIndexOfKey = (key: string): number | undefined => {
+  const match = /chunk-(\d+)\.json$/.exec(key)
+  return match ? Number(match[1]) : undefined
+}
 export const chunkSegmentPrefix = (renderId: string, index: number) => `${chunksPrefix(renderId)}${chunkName(index)}/`

@@ -13,6 +13,7 @@ import type {ChunkManifest, StoredSegment} from '../render-records.js'
 import {BucketObjects} from '../s3-objects.js'
 import {chunkManifestKey, chunkSegmentPrefix} from '../storage-keys.js'
 import {elapsedMs, type ActionContext} from './action-context.js'
+import {ChunkProgressReporter} from './chunk-progress.js'
 import {readPlan} from './read-plan.js'
 import {prepareSiteMedia} from './render-media.js'
 
@@ -38,7 +39,8 @@ export async function renderChunkAction(event: RenderChunkEvent, context: Action
   const workDir = await mkdtemp(join(tmpdir(), 'engine-chunk-'))
   try {
     plan.runtime.media = (await prepareSiteMedia(plan, browser, ffmpeg, workDir)).runtime
-    const segments = await captureSegments({plan, ranges, browser, ffmpeg, workDir, onFrame: () => {}})
+    const progress = ChunkProgressReporter.forChunk(bucket, renderId, chunk.index)
+    const segments = await captureSegments({plan, ranges, browser, ffmpeg, workDir, onFrame: () => progress.frameDone()}).finally(() => progress.settle())
     const prefix = chunkSegmentPrefix(renderId, chunk.index)
     const uploaded: StoredSegment[] = []
     for (const segment of segments) {
