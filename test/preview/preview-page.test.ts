@@ -14,6 +14,7 @@ const RED = [255, 0, 0]
 const BLUE = [0, 0, 255]
 const GREEN = [0, 255, 0]
 const BLACK = [0, 0, 0]
+const WHITE = [255, 255, 255]
 
 describe('engine preview: the player page in a real browser', () => {
   let directory: string
@@ -155,6 +156,25 @@ describe('engine preview: the player page in a real browser', () => {
     await page.keyboard.press('Home')
     await page.waitForSelector('body[data-frame="0"]')
     expect(await page.$eval('#time', (output) => output.textContent)).toBe('0:00.00')
+  })
+
+  it('going back past a timer that fired shows what a fresh page shows at that frame', async () => {
+    const scrubTo = async (frame: number) => {
+      await page.$eval(
+        '#scrubber',
+        (input, value) => {
+          ;(input as HTMLInputElement).value = String(value)
+          input.dispatchEvent(new Event('input', {bubbles: true}))
+        },
+        frame,
+      )
+      await page.waitForSelector(`body[data-frame="${frame}"][data-state="ready"]`)
+    }
+    await scrubTo(40)
+    expect(near(await compositionPixel(206, 126), WHITE)).toBe(true)
+    await scrubTo(20)
+    expect(near(await compositionPixel(206, 126), BLACK)).toBe(true)
+    await scrubTo(0)
   })
 
   it('plays and pauses with the space bar', async () => {

@@ -56,7 +56,9 @@ describe('virtual time in the page', () => {
     ])
   })
 
-  it('does not fire timers again when seeking backwards', async () => {
+  it('does not fire timers again when seeking backwards, and says which frames a fresh page would show differently', async () => {
+    // The last timer fired was the interval's third tick, due at 600 ms (frame 18).
+    expect(await worker.evaluate('[17, 18, 45].map((frame) => __engine.canSeekTo(frame))')).toEqual([false, true, true])
     const log = await seek(3)
     expect(log.timeouts).toHaveLength(1)
     expect(log.frames.at(-1)).toBe(100)

@@ -47,6 +47,12 @@ export interface EnginePageApi {
    * compositor a frame late, so damage tracking must not decide that such a frame is unchanged.
    */
   seekLoadedAssets(): boolean
+  /**
+   * Whether seeking this page to `frame` shows what a fresh page would. False when a timer due
+   * after that frame has already fired: its effects cannot be undone, so the page must be loaded
+   * again (renders only seek forward; the preview's scrubber goes back).
+   */
+  canSeekTo(frame: number): boolean
   errors(): PageErrorRecord[]
   /**
    * The page's `<video>`/`<audio>` elements after its scripts ran (so a script-assigned `src`

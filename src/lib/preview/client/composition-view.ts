@@ -68,6 +68,12 @@ export class CompositionView {
     }
   }
 
+  /** Whether the shown page can seek to `frame` (see EnginePageApi.canSeekTo); else load it again. */
+  canSeekTo(frame: number): boolean {
+    const engine = this.current && engineOf(this.current)
+    return engine?.canSeekTo(frame) ?? true
+  }
+
   /** Seeks the shown composition; resolves with the first page error recorded so far. */
   async seek(frame: number): Promise<PageErrorRecord | null> {
     const engine = this.current && engineOf(this.current)

@@ -28,7 +28,8 @@ const player = new Player(
     frameNumber: byId('frame-number'),
     lastFrame: byId('last-frame'),
   },
-  async (frame) => addPageError(await view.seek(frame)),
+  // Going back past a timer that already fired needs a fresh page, which the reload seeks to the frame.
+  async (frame) => (view.canSeekTo(frame) ? addPageError(await view.seek(frame)) : reload()),
   (frame) => (body.dataset.frame = String(frame)),
 )
 const panel = new VariablesPanel(byId('variables-form'), byId('variables-json'), () => void reload())

@@ -131,6 +131,7 @@ export function installRuntime(win: Window & typeof globalThis, config: RuntimeC
     readiness,
     seek,
     seekLoadedAssets: () => seekLoadedAssets,
+    canSeekTo: (frame) => clock.canRewindTo(frameSeconds(frame, config) * 1000),
     errors: () => [...errors.records],
     mediaElements: async (sourceSeconds = {}) => {
       await ready()

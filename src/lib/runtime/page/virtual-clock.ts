@@ -26,7 +26,8 @@ const MAX_CALLBACKS_PER_ADVANCE = 1_000_000
  *
  * Timer semantics: a seek to t fires every pending timer due at or before t, in due order, with
  * the clock set to each timer's due time while it runs (so `Date.now()` inside reads its due time).
- * Timers are one-shot side effects: seeking backwards fires nothing and undoes nothing, and timers
+ * Timers are one-shot side effects: seeking backwards fires nothing and undoes nothing (see
+ * `canRewindTo`), and timers
  * due after t stay pending. `requestAnimationFrame` callbacks run once per seek.
  */
 export class VirtualClock {
@@ -37,6 +38,7 @@ export class VirtualClock {
   private nextFrameId = 1
   private order = 0
   private currentNesting = 0
+  private latestFiredDueMs = 0
   /**
    * Called with each timer's due time before it fires, so whatever the timer creates (a GSAP
    * tween, say) starts at that time, however far the seek jumps.
@@ -68,6 +70,14 @@ export class VirtualClock {
     this.frameCallbacks.delete(Number(id))
   }
 
+  /**
+   * Whether a page at `ms` would look the same as a fresh page seeked there: not once a timer due
+   * after `ms` has fired, since what it did stays done.
+   */
+  canRewindTo(ms: number): boolean {
+    return ms >= this.latestFiredDueMs
+  }
+
   hasTimersDueBy(ms: number): boolean {
     for (const timer of this.timers.values()) if (timer.due <= ms) return true
     return false
@@ -83,6 +93,7 @@ export class VirtualClock {
       const timer = this.nextDue(targetMs)
       if (!timer) break
       this.nowMs = timer.due
+      this.latestFiredDueMs = Math.max(this.latestFiredDueMs, timer.due)
       this.beforeTimer(timer.due)
       if (timer.period === undefined) this.timers.delete(timer.id)
       else {
