@@ -1,5 +1,5 @@
 import {describe, expect, it} from 'vitest'
-import {DEFAULT_CHUNK_SIZE, DEFAULT_MAX_PARALLEL_CHUNKS, planChunks} from '../../src/lib/lambda/chunk-plan.js'
+import {DEFAULT_CHUNK_SIZE, DEFAULT_MAX_PARALLEL_CHUNKS, planChunks, throttledChunksWarning} from '../../src/lib/lambda/chunk-plan.js'
 import type {FrameRange} from '../../src/lib/plan/render-plan.js'
 
 function covers(chunks: FrameRange[], total: number): boolean {
@@ -73,5 +73,18 @@ describe('chunk planning', () => {
     expect(() => planChunks(90, {chunkSize: 0})).toThrow(/config\.chunkSize: 0 is not a positive integer/)
     expect(() => planChunks(90, {maxParallelChunks: 1.5})).toThrow(/config\.maxParallelChunks/)
     expect(() => planChunks(90, {targetChunkFrames: -3})).toThrow(/config\.targetChunkFrames/)
+  })
+
+  it('warns when more chunks run at once than the reserved concurrency allows', () => {
+    // 40 chunks, 16 at once, 8 reserved: throttled.
+    expect(throttledChunksWarning(planChunks(9600), 8)).toMatchObject({
+      code: 'chunks-throttled',
+      message: expect.stringMatching(/16 chunks run at once .* reserved concurrency is 8: .*--max-parallel-chunks 8 .*--concurrency 16 or more/),
+    })
+    // Only 3 chunks: never more than 3 at once.
+    expect(throttledChunksWarning(planChunks(720), 8)).toBeUndefined()
+    expect(throttledChunksWarning(planChunks(9600, {maxParallelChunks: 8}), 8)).toBeUndefined()
+    // The shared pool: nothing reserved, nothing to compare with.
+    expect(throttledChunksWarning(planChunks(9600), undefined)).toBeUndefined()
   })
 })

@@ -60,3 +60,19 @@ function assertPositiveInteger(value: number, field: string): void {
     })
   }
 }
+
+/**
+ * A render runs min(chunks, maxParallelChunks) functions at once. Above the function's reserved
+ * concurrency, Lambda throttles the extra invocations: the Map state retries them a few times with
+ * backoff, so the render takes longer, and fails when a chunk stays throttled through every retry.
+ */
+export function throttledChunksWarning(plan: ChunkPlan, reservedConcurrency: number | undefined): {code: 'chunks-throttled'; message: string} | undefined {
+  const atOnce = Math.min(plan.chunks.length, plan.maxParallelChunks)
+  if (reservedConcurrency === undefined || atOnce <= reservedConcurrency) return undefined
+  return {
+    code: 'chunks-throttled',
+    message:
+      `${atOnce} chunks run at once but the function's reserved concurrency is ${reservedConcurrency}: invocations above it are throttled and retried, ` +
+      `so the render takes longer (or fails when retries run out); use --max-parallel-chunks ${reservedConcurrency} (or fewer, larger chunks), or deploy with --concurrency ${atOnce} or more`,
+  }
+}

@@ -9,12 +9,13 @@ import {mixAudioTrack} from '../../media/mix-audio-track.js'
 import {formatFps} from '../../plan/fps.js'
 import {planRender} from '../../plan/plan-render.js'
 import {resolveRenderOptions} from '../../plan/resolve-options.js'
-import {planChunks} from '../chunk-plan.js'
+import {planChunks, throttledChunksWarning} from '../chunk-plan.js'
 import {fetchSite} from '../fetch-site.js'
 import type {PlanEvent, PlanOutput, RenderConfig} from '../render-input.js'
 import type {RenderPlan} from '../../plan/render-plan.js'
 import type {RenderRecord, StoredPlan} from '../render-records.js'
 import {BucketObjects} from '../s3-objects.js'
+import {readStackRecord} from '../stack-record.js'
 import {audioTrackKey, planKey, renderRecordKey} from '../storage-keys.js'
 import {checkConfig} from '../validate-config.js'
 import {elapsedMs, type ActionContext} from './action-context.js'
@@ -36,7 +37,8 @@ export async function planAction({render}: PlanEvent, context: ActionContext): P
   const chunkPlan = planChunks(plan.totalFrames, config)
   const chunks = chunkPlan.chunks.map((range, index) => ({index, ...range}))
 
-  const media = await mixAudioOnce(plan, bucket, render.renderId)
+  const [media, stack] = await Promise.all([mixAudioOnce(plan, bucket, render.renderId), readStackRecord(bucket)])
+  const throttled = throttledChunksWarning(chunkPlan, stack?.reservedConcurrency)
 
   const stored: StoredPlan = {renderId: render.renderId, siteId: render.siteId, entry: render.entry, outputKey: render.outputKey, plan, chunks, audioKey: media.audioKey}
   await bucket.putJson(planKey(render.renderId), stored)
@@ -52,7 +54,7 @@ export async function planAction({render}: PlanEvent, context: ActionContext): P
     chunks,
     maxParallelChunks: chunkPlan.maxParallelChunks,
     chunkMode: chunkPlan.mode,
-    warnings: [...notices, ...compiled.findings.map((finding) => ({code: finding.code, message: finding.message})), ...media.warnings],
+    warnings: [...notices, ...compiled.findings.map((finding) => ({code: finding.code, message: finding.message})), ...media.warnings, ...(throttled ? [throttled] : [])],
     plannedAt: new Date().toISOString(),
     plan: {durationMs: elapsedMs(context), memoryMb: context.memoryMb},
   }
