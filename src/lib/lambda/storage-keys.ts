@@ -5,8 +5,8 @@
  *   a complete upload.
  * - `renders/<renderId>/render.json` (what was planned), `result.json` (what was produced): small
  *   records that progress reads; kept.
- * - `scratch/<renderId>/...`: the compiled plan, the chunks and their live frame counts; expired by the bucket's lifecycle
- *   rule and deleted after a successful assembly.
+ * - `scratch/<renderId>/...`: the compiled plan, the chunks and their live frame counts; expired
+ *   by the bucket's lifecycle rule and deleted after a successful assembly.
  * - `renders/<renderId>/output<ext>`: the default output key.
  */
 export const SITES_PREFIX = 'sites/'

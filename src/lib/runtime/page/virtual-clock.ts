@@ -27,8 +27,8 @@ const MAX_CALLBACKS_PER_ADVANCE = 1_000_000
  * Timer semantics: a seek to t fires every pending timer due at or before t, in due order, with
  * the clock set to each timer's due time while it runs (so `Date.now()` inside reads its due time).
  * Timers are one-shot side effects: seeking backwards fires nothing and undoes nothing (see
- * `canRewindTo`), and timers
- * due after t stay pending. `requestAnimationFrame` callbacks run once per seek.
+ * `canRewindTo`), and timers due after t stay pending. `requestAnimationFrame` callbacks run once
+ * per seek.
  */
 export class VirtualClock {
   nowMs = 0
