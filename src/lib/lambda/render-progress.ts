@@ -8,7 +8,7 @@ import type {ChunkItem, RenderInput} from './render-input.js'
 import type {RenderRecord, RenderResultRecord} from './render-records.js'
 import {BucketObjects} from './s3-objects.js'
 import type {ChunkProgressRecord} from './actions/chunk-progress.js'
-import {chunkIndexOfKey, chunkProgressPrefix, renderRecordKey, renderResultKey} from './storage-keys.js'
+import {chunkProgressKey, chunkProgressPrefix, renderRecordKey, renderResultKey} from './storage-keys.js'
 import {parseTaskCause} from './task-errors.js'
 
 export type ExecutionStatus = 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'TIMED_OUT' | 'ABORTED' | 'PENDING_REDRIVE'
@@ -107,12 +107,13 @@ function frameCount(chunks: readonly ChunkItem[]): number {
 
 /** Frames captured so far by chunks that have not finished, from the counts they report. */
 async function framesOfRunningChunks(bucket: BucketObjects, record: RenderRecord, finished: ReadonlySet<number | undefined>): Promise<number> {
-  const byIndex = new Map(record.chunks.map((chunk) => [chunk.index, chunk]))
-  const running = (await bucket.listKeys(chunkProgressPrefix(record.renderId)))
-    .map((key) => ({key, chunk: byIndex.get(chunkIndexOfKey(key) ?? -1)}))
-    .filter(({chunk}) => chunk && !finished.has(chunk.index))
+  const reported = new Set(await bucket.listKeys(chunkProgressPrefix(record.renderId)))
+  const running = record.chunks
+    .filter((chunk) => !finished.has(chunk.index))
+    .map((chunk) => ({chunk, key: chunkProgressKey(record.renderId, chunk.index)}))
+    .filter(({key}) => reported.has(key))
   const counts = await Promise.all(
-    running.map(async ({key, chunk}) => Math.min((await bucket.getJson<ChunkProgressRecord>(key))?.framesDone ?? 0, chunk!.end - chunk!.start)),
+    running.map(async ({chunk, key}) => Math.min((await bucket.getJson<ChunkProgressRecord>(key))?.framesDone ?? 0, chunk.end - chunk.start)),
   )
   return counts.reduce((sum, frames) => sum + frames, 0)
 }

@@ -31,9 +31,4 @@ export const chunkManifestKey = (renderId: string, index: number) => `${chunksPr
 /** A running chunk's count of captured frames, rewritten every few seconds; progress reads it. */
 export const chunkProgressPrefix = (renderId: string) => `${scratchPrefix(renderId)}progress/`
 export const chunkProgressKey = (renderId: string, index: number) => `${chunkProgressPrefix(renderId)}${chunkName(index)}.json`
-/** The chunk index in a key ending in `chunk-NNNNN.json`, or undefined. */
-export const chunkIndexOfKey = (key: string): number | undefined => {
-  const match = /chunk-(\d+)\.json$/.exec(key)
-  return match ? Number(match[1]) : undefined
-}
 export const chunkSegmentPrefix = (renderId: string, index: number) => `${chunksPrefix(renderId)}${chunkName(index)}/`
