@@ -4,6 +4,7 @@ import type {AddressInfo} from 'node:net'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import S3rver from 's3rver'
+import {makeObjectWritesAtomic} from './atomic-object-writes.js'
 import {AWS_ENDPOINT_ENV, createS3Client, LOCAL_CREDENTIALS} from '../aws-clients.js'
 import {LOCAL_MEMORY_ENV} from '../handler.js'
 import {BucketObjects} from '../s3-objects.js'
@@ -53,6 +54,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   const memoryMb = options.memoryMb ?? 10240
   await mkdir(directory, {recursive: true})
   const s3rver = new S3rver({directory, silent: true, vhostBuckets: false, allowMismatchedSignatures: true, configureBuckets: [{name: bucketName}]})
+  makeObjectWritesAtomic(s3rver.store)
   await s3rver.configureBuckets()
   const s3Handler = s3rver.callback()
 
