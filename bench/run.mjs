@@ -5,9 +5,12 @@ import {mkdtempSync, rmSync} from 'node:fs'
 import {availableParallelism, tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {measure} from './cpu-meter.mjs'
+import {benchFonts} from './fonts.mjs'
 
 const dist = new URL('../dist/src/lib/', import.meta.url)
 const load = (path) => import(new URL(path, dist).href)
+// The formats (mp4 …) are plugins, registered the way the package entries register them.
+await load('builtin-plugins.js')
 const {renderComposition} = await load('render/render-composition.js')
 const {resolveRenderOptions} = await load('plan/resolve-options.js')
 const {compileComposition} = await load('compose/compile-composition.js')
@@ -17,7 +20,8 @@ const {resolveBrowser} = await load('browser/resolve-browser.js')
 const {resolveFfmpeg} = await load('encode/resolve-ffmpeg.js')
 const {openCaptureWorker} = await load('capture/capture-worker.js')
 const {openSegmentEncoder} = await load('encode/segment-encoder.js')
-const {ENCODER_THREADS} = await load('render/capture-segments.js')
+const {ENCODER_THREADS} = await load('encode/deterministic-args.js')
+const {renderStill} = await load('still/render-still.js')
 
 const composition = new URL('./compositions/chart.html', import.meta.url).pathname
 const work = mkdtempSync(join(tmpdir(), 'engine-bench-'))
@@ -31,6 +35,7 @@ const row = (name, frames, m) => {
 }
 
 try {
+  await benchFonts(compileComposition)
   const options = resolveRenderOptions({quality: 'standard'})
   const compiled = await compileComposition(composition)
   const {plan} = planRender(compiled, options, getFormat('mp4'))
@@ -57,8 +62,31 @@ try {
   for (const workers of ['auto', 1, 2]) {
     const resolved = resolveRenderOptions({quality: 'standard', workers, output: join(work, `e2e-${workers}.mp4`)})
     const run = await measure(() => renderComposition({composition, options: resolved}))
-    endToEnd[workers] = row(`end to end, --workers ${workers}`, plan.totalFrames, run)
+    endToEnd[workers] = row(`end to end, --workers ${workers} (grid of ${plan.segmentFrames}-frame segments)`, plan.totalFrames, run)
   }
+  // The split before the fixed grid: one contiguous segment per worker, cut where the worker
+  // count put it. A keyframe interval of exactly totalFrames / workers reproduces it.
+  const seconds = (plan.totalFrames * plan.fps.den) / plan.fps.num
+  for (const workers of [1, 2]) {
+    const resolved = resolveRenderOptions({quality: 'standard', workers, keyframeInterval: seconds / workers, output: join(work, `split-${workers}.mp4`)})
+    const run = await measure(() => renderComposition({composition, options: resolved}))
+    const fps = row(`end to end, --workers ${workers}, one segment per worker (old)`, plan.totalFrames, run)
+    console.log(`${''.padEnd(44)} grid / old split with ${workers} worker(s): ${(endToEnd[workers] / fps).toFixed(3)}`)
+  }
+
+  // Video + poster: one pass (--poster, the poster taken from the capture) against a render and
+  // a separate `engine still` of the same frame (a second page load and seek).
+  const posterTime = 6
+  const withPoster = await measure(() =>
+    renderComposition({composition, options: resolveRenderOptions({quality: 'standard', output: join(work, 'poster-pass.mp4'), poster: posterTime})}),
+  )
+  const onePass = row('video + poster, one pass (--poster)', plan.totalFrames, withPoster)
+  const twoRuns = await measure(async () => {
+    await renderComposition({composition, options: resolveRenderOptions({quality: 'standard', output: join(work, 'video-only.mp4')})})
+    await renderStill({composition, options: resolveRenderOptions({output: join(work, 'still.jpg')}), still: {time: posterTime}})
+  })
+  const twoPasses = row('video, then engine still (two invocations)', plan.totalFrames, twoRuns)
+  console.log(`video + poster: one pass ${withPoster.seconds.toFixed(2)} s against ${twoRuns.seconds.toFixed(2)} s for two (${(onePass / twoPasses).toFixed(2)}x)`)
 
   const PEER_FPS = 13
   const best = Math.max(...Object.values(endToEnd))

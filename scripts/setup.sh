@@ -43,6 +43,14 @@ node_bin="$PWD/node_modules/.bin/node"
   || { say "node_modules/.bin/node is not Node >= 22.12; run: npm install --save-dev node@22"; exit 1; }
 say "node $("$node_bin" -v) (from node_modules)"
 
+# npm skips optional packages whose engines the running Node does not meet: under an older system
+# Node, the Lambda bundle's browser (@sparticuz/chromium needs Node >= 22.17) is left out. Complete
+# the tree under the pinned Node.
+if [ ! -d node_modules/@sparticuz/chromium ]; then
+  say "npm install (optional packages under Node 22)"
+  PATH="$PWD/node_modules/.bin:$PATH" npm install --no-audit --no-fund --loglevel=error
+fi
+
 # A browser that supports HeadlessExperimental.beginFrame: the old-headless shell.
 if [ -n "${ENGINE_BROWSER_PATH:-}" ] && [ -x "${ENGINE_BROWSER_PATH}" ]; then
   say "browser: ${ENGINE_BROWSER_PATH} (ENGINE_BROWSER_PATH)"

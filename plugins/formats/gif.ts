@@ -1,8 +1,5 @@
 import {join} from 'node:path'
-import {EngineError} from '../../src/lib/errors/engine-error.js'
-import {formatFps, fpsValue} from '../../src/lib/plan/fps.js'
-import type {AssemblyContext, ImageStreamFormat} from '../../src/lib/encode/format-plugin.js'
-import {ffmpegRate} from '../../src/lib/encode/frame-timing.js'
+import {EngineError, ffmpegRate, formatFps, fpsValue, type AssemblyContext, type ImageStreamFormat} from '../../src/plugin/index.js'
 
 export const GIF_MAX_FPS = 30
 

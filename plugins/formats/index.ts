@@ -1,4 +1,4 @@
-import type {FormatPlugin} from '../../src/lib/encode/format-plugin.js'
+import type {FormatPlugin} from '../../src/plugin/index.js'
 import {gifFormat} from './gif.js'
 import {movFormat} from './mov.js'
 import {mp4Format} from './mp4.js'

@@ -1,6 +1,4 @@
-import {BT709_TAGS, bt709Filter} from '../../src/lib/encode/bt709.js'
-import type {VideoSegmentFormat} from '../../src/lib/encode/format-plugin.js'
-import {trackTimescale} from '../../src/lib/encode/frame-timing.js'
+import {BT709_TAGS, bt709Filter, trackTimescale, type VideoSegmentFormat} from '../../src/plugin/index.js'
 
 const PIX_FMT = 'yuva444p10le'
 

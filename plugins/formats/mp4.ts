@@ -1,29 +1,25 @@
-import type {RenderPlan} from '../../src/lib/plan/render-plan.js'
-import {EngineError} from '../../src/lib/errors/engine-error.js'
-import {BT709_TAGS, bt709Filter} from '../../src/lib/encode/bt709.js'
-import type {FfmpegArgs, SegmentArgsContext, VideoSegmentFormat} from '../../src/lib/encode/format-plugin.js'
-import {trackTimescale} from '../../src/lib/encode/frame-timing.js'
-import type {GpuEncoder} from '../../src/lib/encode/gpu/gpu-encoders.js'
-import {hdrFilter, hdrTags, x265Args} from '../../src/lib/encode/hdr-encode.js'
-import type {HdrTransfer} from '../../src/lib/media/hdr/hdr-sources.js'
-import {QUALITY_PRESETS, bitrateArgs, rateControl, type EncodeSettings} from '../../src/lib/encode/rate-control.js'
-
-/** libx264 with the spec's presets; `--crf` replaces the preset's crf, `--video-bitrate` switches to capped VBR. */
-export function x264Args(encode: EncodeSettings): string[] {
-  const rate = rateControl(encode)
-  return [
-    '-c:v', 'libx264',
-    '-preset', QUALITY_PRESETS[encode.quality].x264Preset,
-    ...(rate.mode === 'crf' ? ['-crf', String(rate.crf)] : bitrateArgs(rate.bitsPerSecond)),
-    '-pix_fmt', 'yuv420p',
-  ]
-}
+import {
+  BT709_TAGS,
+  EngineError,
+  bt709Filter,
+  hdrFilter,
+  hdrTags,
+  trackTimescale,
+  x264Args,
+  x265Args,
+  type FfmpegArgs,
+  type GpuEncoderPlugin,
+  type HdrTransfer,
+  type RenderPlan,
+  type SegmentArgsContext,
+  type VideoSegmentFormat,
+} from '../../src/plugin/index.js'
 
 function timescaleArgs(plan: RenderPlan): string[] {
   return ['-video_track_timescale', String(trackTimescale(plan.fps))]
 }
 
-function gpuSegmentArgs(plan: RenderPlan, gpuEncoder: GpuEncoder | undefined): FfmpegArgs {
+function gpuSegmentArgs(plan: RenderPlan, gpuEncoder: GpuEncoderPlugin | undefined): FfmpegArgs {
   if (!gpuEncoder) {
     throw new EngineError('INTERNAL', 'plan.encode.gpu is set but no GPU encoder was selected: call selectGpuEncoder() before opening segments')
   }

@@ -1,4 +1,4 @@
-import type {FrameFilesFormat} from '../../src/lib/encode/format-plugin.js'
+import type {FrameFilesFormat} from '../../src/plugin/index.js'
 
 /** RGBA PNG per frame, exactly as the browser captured it; files are named by 0-based frame index. */
 export const pngSequenceFormat: FrameFilesFormat = {

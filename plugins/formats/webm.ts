@@ -1,7 +1,4 @@
-import type {Quality} from '../../src/lib/plan/render-plan.js'
-import {BT709_TAGS, bt709Filter} from '../../src/lib/encode/bt709.js'
-import type {VideoSegmentFormat} from '../../src/lib/encode/format-plugin.js'
-import {rateControl, type EncodeSettings} from '../../src/lib/encode/rate-control.js'
+import {BT709_TAGS, bt709Filter, rateControl, type EncodeSettings, type Quality, type VideoSegmentFormat} from '../../src/plugin/index.js'
 
 /**
  * libvpx speed per quality, measured at 1080p with alpha on 2 cores: realtime/8 ~21 frames/s,

@@ -1,9 +1,20 @@
 import {Command} from '@oclif/core'
-import {EngineError, toEngineError} from '../lib/errors/engine-error.js'
+import {constants} from 'node:os'
+import {EngineError, isEngineError, toEngineError} from '../lib/errors/engine-error.js'
+import {usageError} from './usage-error.js'
+
+/** Conventional exit status of a command stopped by a signal: 128 + its number (Ctrl-C: 130). */
+function signalExitCode(error: EngineError): number {
+  const signal = (error.details as {signal?: unknown} | undefined)?.signal
+  const number = typeof signal === 'string' ? constants.signals[signal as NodeJS.Signals] : undefined
+  return 128 + (number ?? constants.signals.SIGINT)
+}
 
 /**
- * Presents every failure the same way: `error [CODE]: message` for people, or one JSON object
- * `{type:"error", error:{code,message,details}}` with --json, and a non-zero exit.
+ * Presents every failure the same way, once: `error [CODE]: message` for people, or one JSON
+ * object `{type:"error", error:{code,message,details}}` with --json (usage errors from parsing
+ * included), and a non-zero exit: 2 for a command line of the wrong shape (unknown flag, missing
+ * argument), 128 + signal for an interrupted command, else 1.
  */
 export abstract class BaseCommand extends Command {
   protected jsonOutput(): boolean {
@@ -11,16 +22,16 @@ export abstract class BaseCommand extends Command {
   }
 
   protected override async catch(error: Error & {exitCode?: number; oclif?: {exit?: number}}): Promise<unknown> {
-    // oclif's own exits (this.exit, parse errors) keep their behaviour.
-    if (error.oclif?.exit !== undefined && !(error instanceof EngineError)) return super.catch(error)
+    // oclif's own exits (this.exit) keep their behaviour.
     if (error.name === 'ExitError' || (error as {code?: string}).code === 'EEXIT') return super.catch(error)
-    const engineError = toEngineError(error)
+    const usage = usageError(error, this.id ?? '')
+    const engineError = usage?.error ?? toEngineError(error)
     if (this.jsonOutput()) {
       process.stdout.write(JSON.stringify({type: 'error', error: engineError.toJSON()}) + '\n')
     } else {
       process.stderr.write(`error [${engineError.code}]: ${engineError.message}\n`)
     }
-    process.exitCode = 1
+    process.exitCode = usage ? usage.exitCode : isEngineError(engineError, 'CANCELLED') ? signalExitCode(engineError) : 1
     return undefined
   }
 }

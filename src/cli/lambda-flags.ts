@@ -2,6 +2,7 @@ import {Flags} from '@oclif/core'
 import {EngineError} from '../lib/errors/engine-error.js'
 import {AWS_ENDPOINT_ENV, BUCKET_ENV, STATE_MACHINE_ENV} from '../lib/lambda/aws-clients.js'
 import type {RenderConfig} from '../lib/lambda/render-input.js'
+import {QUALITIES} from '../lib/plan/render-plan.js'
 
 /** Chunk-planning flags shared by the serverless render commands. */
 export const chunkTuningFlags = {
@@ -29,9 +30,10 @@ export const stateMachineFlag = {
 /** Encoding flags a distributed render accepts (same meaning as `engine render`). */
 export const lambdaEncodeFlags = {
   fps: Flags.string({description: 'frames per second: an integer 1-240 or a rational such as 30000/1001 (default 30)'}),
-  format: Flags.string({char: 'f', description: 'mp4, mov, webm, gif or png-sequence (default mp4)'}),
-  quality: Flags.string({description: 'draft, standard or high (default standard)'}),
+  format: Flags.string({char: 'f', description: 'output format (default mp4); the deployed function must have it'}),
+  quality: Flags.string({description: 'encoder preset and capture quality (default standard)', options: [...QUALITIES]}),
   crf: Flags.integer({description: 'constant rate factor 0-51, overrides the preset'}),
+  'keyframe-interval': Flags.string({description: 'seconds between keyframes (0.1-60, default 2); chunks are whole runs of such segments'}),
 }
 
 export function required(value: string | undefined, flag: string, env: string): string {
@@ -45,6 +47,7 @@ export function configFromFlags(flags: {
   format?: string
   quality?: string
   crf?: number
+  'keyframe-interval'?: string
   width?: number
   height?: number
   'chunk-size'?: number
@@ -56,6 +59,8 @@ export function configFromFlags(flags: {
     format: flags.format,
     quality: flags.quality,
     crf: flags.crf,
+    // Validated with the rest of the config, which names the field and the range.
+    keyframeInterval: flags['keyframe-interval'] === undefined ? undefined : Number(flags['keyframe-interval']),
     width: flags.width,
     height: flags.height,
     chunkSize: flags['chunk-size'],

@@ -10,9 +10,17 @@ export function progressLines(progress: RenderProgress): string[] {
     `Chunks: ${of(progress.chunks.done, progress.chunks.total)} done; frames ${of(progress.frames.done, progress.frames.total)}`,
     `Output: ${progress.output.url}${size}${progress.status === 'SUCCEEDED' ? '' : ' (when done)'}`,
     `Elapsed: ${progress.elapsedSeconds.toFixed(1)} s`,
-    `Estimated cost: $${progress.cost.usd.toFixed(6)} (${progress.cost.lambdaGbSeconds} Lambda GB-s, ${progress.cost.stateTransitions} state transitions; S3 not included)`,
+    `Estimated cost: $${progress.cost.usd.toFixed(6)} (${progress.cost.lambdaGbSeconds} Lambda GB-s, ${progress.cost.requests} requests, ${progress.cost.ephemeralGbSeconds} GB-s of /tmp above 512 MB, ${progress.cost.stateTransitions} state transitions; S3 not included)`,
   ]
   for (const warning of progress.warnings) lines.push(`Warning [${warning.code}]: ${warning.message}`)
+  if (progress.webhook) {
+    const {webhook} = progress
+    lines.push(
+      webhook.delivered
+        ? `Webhook: ${webhook.type} delivered to ${webhook.url} (${webhook.attempts} attempt(s))`
+        : `Webhook: ${webhook.type} NOT delivered to ${webhook.url} after ${webhook.attempts} attempt(s): ${webhook.error}`,
+    )
+  }
   if (progress.error) lines.push(`Error [${progress.error.code}]: ${progress.error.message}`)
   return lines
 }

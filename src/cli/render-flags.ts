@@ -1,5 +1,6 @@
 import {Flags} from '@oclif/core'
-import {MAX_WORKERS} from '../lib/plan/render-options.js'
+import {MAX_WORKERS, PROFILE_NAMES, VIDEO_FRAME_FORMATS} from '../lib/plan/render-options.js'
+import {QUALITIES} from '../lib/plan/render-plan.js'
 
 /**
  * Flags of `engine render`. None carries a default here: a value the user did not type may come
@@ -7,13 +8,16 @@ import {MAX_WORKERS} from '../lib/plan/render-options.js'
  */
 export const renderFlags = {
   output: Flags.string({char: 'o', description: 'output file (png-sequence: a directory; batch: a template). Default renders/<name>.<ext>'}),
-  format: Flags.string({char: 'f', description: 'mp4, mov, webm, gif or png-sequence (default mp4)'}),
+  format: Flags.string({char: 'f', description: 'output format (default mp4); plugins add more, see `engine plugins`'}),
   fps: Flags.string({description: 'frames per second: an integer 1-240 or a rational such as 30000/1001 (default 30)'}),
   'gif-loop': Flags.integer({description: 'GIF loop count, 0-65535; 0 loops forever (default 0)'}),
-  quality: Flags.string({description: 'draft, standard or high (default standard)'}),
+  quality: Flags.string({description: 'encoder preset and capture quality (default standard)', options: [...QUALITIES]}),
   crf: Flags.integer({description: 'constant rate factor 0-51, overrides the preset; not with --video-bitrate'}),
   'video-bitrate': Flags.string({description: 'target bitrate such as 8M or 2500k; not with --crf'}),
-  'video-frame-format': Flags.string({description: 'auto, jpg or png for extracted source-video frames (default auto)'}),
+  'keyframe-interval': Flags.string({
+    description: 'seconds between keyframes (0.1-60, default 2); also the length of the segments workers and chunks share out',
+  }),
+  'video-frame-format': Flags.string({description: 'format for extracted source-video frames (default auto)', options: [...VIDEO_FRAME_FORMATS]}),
   workers: Flags.string({description: `parallel capture workers, 1-${MAX_WORKERS} or auto (cores - 2, at least 1)`}),
   'max-concurrent-renders': Flags.integer({description: 'simultaneous renders via the producer server, 1-10 (default 2)'}),
   batch: Flags.string({description: 'JSON array of variable rows, or an object with a "rows" array'}),
@@ -23,6 +27,7 @@ export const renderFlags = {
   variables: Flags.string({description: 'variable overrides as JSON object text'}),
   'variables-file': Flags.string({description: 'variable overrides from a JSON file'}),
   'strict-variables': Flags.boolean({description: 'turn variable warnings into errors'}),
+  'strict-fonts': Flags.boolean({description: 'a font that falls back (missing family or glyphs) is an error before any frame is captured'}),
   gpu: Flags.boolean({description: 'hardware video encoding (VideoToolbox, NVENC, AMF, VAAPI, QSV)'}),
   'browser-gpu': Flags.boolean({description: 'use the host GPU for browser capture (default on locally)', allowNo: true}),
   'browser-path': Flags.string({description: 'browser executable to capture with (env ENGINE_BROWSER_PATH)'}),
@@ -32,11 +37,24 @@ export const renderFlags = {
     description: 'render in container mode: the engine-render image (pinned browser, fonts, ffmpeg) via docker or podman; built on first use, see `engine docker build`',
   }),
   profile: Flags.string({
+    options: [...PROFILE_NAMES],
     description: 'render under a named profile without a container: deterministic (the container\'s browser build, flags, fonts and begin-frame capture; Linux with the pinned chromium-headless-shell)',
   }),
+  poster: Flags.string({description: 'also write the frame on screen at this time (seconds) as <output>.poster.jpg, from the same capture'}),
+  'poster-format': Flags.string({description: 'poster image format: jpeg (default), png or webp'}),
+  scale: Flags.string({description: 'device scale factor 0.1-16: output width·F x height·F, drawn at that density (crisp text, not an upscale)'}),
   quiet: Flags.boolean({char: 'q', description: 'less output'}),
   json: Flags.boolean({description: 'machine-readable progress events, one JSON object per line'}),
   server: Flags.string({description: 'render on a running producer server (engine serve) at this URL and download the result to --output; token from ENGINE_SERVER_TOKEN'}),
+}
+
+/** String flags whose value is a number when it reads as one (`workers` also takes `auto`); anything else reaches validation as typed. */
+const asNumber = (text: string) => text.trim() !== '' && Number.isFinite(Number(text))
+const NUMERIC_TEXT: Record<string, (text: string) => boolean> = {
+  workers: (text) => /^\d+$/.test(text),
+  keyframeInterval: asNumber,
+  poster: asNumber,
+  scale: asNumber,
 }
 
 type RenderFlagValues = {[K in keyof typeof renderFlags]?: unknown}
@@ -47,7 +65,7 @@ export function renderFlagsToOptions(flags: RenderFlagValues): Record<string, un
   for (const [flag, value] of Object.entries(flags)) {
     if (value === undefined) continue
     const key = flag.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase())
-    options[key] = key === 'workers' && typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value
+    options[key] = typeof value === 'string' && NUMERIC_TEXT[key]?.(value) ? Number(value) : value
   }
   return options
 }

@@ -1,4 +1,5 @@
 import {Listr} from 'listr2'
+import {toEngineError} from '../lib/errors/engine-error.js'
 import type {RenderEvent, RenderEventListener} from '../lib/render/render-events.js'
 
 export type OutputMode = 'json' | 'quiet' | 'progress'
@@ -16,31 +17,54 @@ function describeProgress(event: Extract<RenderEvent, {type: 'progress'}>): stri
   return `frame ${event.frame}/${event.totalFrames} · ${event.framesPerSecond.toFixed(1)} frames/s${eta}`
 }
 
+/** Follows the render's stages in the task title and its frames, frames/s and ETA in the output line. */
+function progressListener(task: {title: string; output: string}, title: string): RenderEventListener {
+  return (event) => {
+    if (event.type === 'progress') task.output = describeProgress(event)
+    else if (event.type === 'stage' && event.stage !== 'done') task.title = `${title}: ${event.stage}`
+    else if (event.type === 'start') {
+      task.title = `${title}: ${event.totalFrames} frames ${event.width}x${event.height} @ ${event.fps} fps, ${event.workers} worker(s), ${event.browser.beginFrame ? 'begin-frame' : 'screenshot'} capture`
+    } else if (event.type === 'warning') process.stderr.write(`warning [${event.code}]: ${event.message}\n`)
+    else if (event.type === 'done') task.title = `${title}: done`
+  }
+}
+
 /**
  * Runs a render under a listr2 task whose title follows the stages and whose output line shows
  * frames, frames/s and ETA. Warnings go to stderr so that they survive the redraws.
  */
 export async function withProgress<T>(title: string, run: (onEvent: RenderEventListener) => Promise<T>): Promise<T> {
   let result: T | undefined
+  let failure: unknown
   const list = new Listr(
     [
       {
         title,
         task: async (_context, task) => {
-          result = await run((event) => {
-            if (event.type === 'progress') task.output = describeProgress(event)
-            else if (event.type === 'stage' && event.stage !== 'done') task.title = `${title}: ${event.stage}`
-            else if (event.type === 'start') {
-              task.title = `${title}: ${event.totalFrames} frames ${event.width}x${event.height} @ ${event.fps} fps, ${event.workers} worker(s), ${event.browser.beginFrame ? 'begin-frame' : 'screenshot'} capture`
-            } else if (event.type === 'warning') process.stderr.write(`warning [${event.code}]: ${event.message}\n`)
-            else if (event.type === 'done') task.title = `${title}: done`
-          })
+          try {
+            result = await run(progressListener(task, title))
+          } catch (error) {
+            // The command prints the error once; the task line only says which error stopped it.
+            failure = error
+            throw new Error(toEngineError(error).code)
+          }
         },
         rendererOptions: {persistentOutput: false, bottomBar: 1},
       },
     ],
-    {renderer: process.stdout.isTTY ? 'default' : 'simple', exitOnError: true, collectErrors: false, rendererOptions: {collapseErrors: true, showErrorMessage: false}},
+    {
+      renderer: process.stdout.isTTY ? 'default' : 'simple',
+      // The command owns Ctrl-C (it cancels the render and exits 130); listr2's own handler would exit 127 mid-cleanup.
+      registerSignalListeners: false,
+      exitOnError: true,
+      collectErrors: false,
+      rendererOptions: {collapseErrors: true, showErrorMessage: false},
+    },
   )
-  await list.run()
+  try {
+    await list.run()
+  } catch (error) {
+    throw failure ?? error
+  }
   return result as T
 }

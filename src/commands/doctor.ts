@@ -7,7 +7,7 @@ import {runDoctor} from '../lib/doctor/run-doctor.js'
 const MARK: Record<DoctorCheck['status'], string> = {ok: 'ok     ', warning: 'warning', missing: 'missing'}
 
 export default class Doctor extends BaseCommand {
-  static override summary = 'Check the JavaScript runtime, ffmpeg, ffprobe, the browser and the container runtime'
+  static override summary = 'Check the JavaScript runtime, ffmpeg, ffprobe, the browser, the container runtime and font sources'
   static override examples = ['<%= config.bin %> doctor', '<%= config.bin %> doctor --json']
   static override flags = {
     json: Flags.boolean({description: 'machine-readable report'}),

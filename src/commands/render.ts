@@ -1,35 +1,39 @@
 import {Args} from '@oclif/core'
+import {randomUUID} from 'node:crypto'
 import {relative} from 'node:path'
 import {BaseCommand} from '../cli/base-command.js'
 import {assertNoFailedRows, batchJsonLines, batchLines} from '../cli/batch-progress.js'
 import {renderFlags, renderFlagsToOptions} from '../cli/render-flags.js'
 import {jsonLines, withProgress} from '../cli/render-progress.js'
+import {describeUndelivered, webhookFlags, webhookFromFlags} from '../cli/webhook-flags.js'
 import {renderBatch} from '../lib/batch/render-batch.js'
 import {BrowserPool} from '../lib/browser/browser-pool.js'
 import {renderBatchInContainer, renderInContainer} from '../lib/container/render-in-container.js'
 import {loadConfig} from '../lib/config/load-config.js'
-import {EngineError, isEngineError} from '../lib/errors/engine-error.js'
+import {EngineError, isEngineError, toEngineError} from '../lib/errors/engine-error.js'
 import {parseRenderOptions} from '../lib/plan/render-options.js'
-import {resolveRenderOptions} from '../lib/plan/resolve-options.js'
+import {resolveRenderOptions} from '../lib/render/resolve-options.js'
 import {renderComposition, type RenderResult} from '../lib/render/render-composition.js'
 import type {RenderEventListener} from '../lib/render/render-events.js'
+import {deliverWebhook, renderPayload, type WebhookTarget} from '../lib/notify/index.js'
 import {renderOnServer} from '../lib/server-client/render-on-server.js'
 import {parseVariablesText, readVariablesFile} from '../lib/variables/read-overrides.js'
 
 export default class Render extends BaseCommand {
-  static override summary = 'Render a composition to mp4, mov, webm, gif or a PNG sequence'
+  static override summary = 'Render a composition to a video, an animated image or an image sequence'
   static override examples = [
     '<%= config.bin %> render examples/hello/index.html',
     '<%= config.bin %> render examples/hello/index.html --format webm --fps 60 --variables \'{"name":"Ada"}\' -o renders/ada.webm',
     '<%= config.bin %> render examples/hello/index.html --format png-sequence --workers 2 --json',
   ]
   static override args = {composition: Args.string({description: 'composition HTML file', required: true})}
-  static override flags = renderFlags
+  static override flags = {...renderFlags, ...webhookFlags}
 
   async run(): Promise<void> {
     const {args, flags} = await this.parse(Render)
     // --resume steers this one command run; it is not a render option (config, server, SDK).
-    const {variables: variablesText, resume, server, ...otherFlags} = flags
+    const {variables: variablesText, resume, server, webhook: webhookUrl, 'webhook-secret': webhookSecret, ...otherFlags} = flags
+    const webhook = webhookFromFlags({webhook: webhookUrl, 'webhook-secret': webhookSecret}, process.env)
     const config = await loadConfig()
     const fromFlags = parseRenderOptions(renderFlagsToOptions(otherFlags))
     const options = resolveRenderOptions(config.options, fromFlags)
@@ -46,7 +50,7 @@ export default class Render extends BaseCommand {
       ...(variablesText === undefined ? {} : parseVariablesText(variablesText)),
     }
     const controller = new AbortController()
-    const cancel = () => controller.abort(new EngineError('CANCELLED', 'the render was interrupted'))
+    const cancel = (signal: NodeJS.Signals) => controller.abort(new EngineError('CANCELLED', `the render was interrupted (${signal})`, {signal}))
     process.once('SIGINT', cancel)
     process.once('SIGTERM', cancel)
     const onQueued = (position: number, requestId: string) => {
@@ -64,6 +68,7 @@ export default class Render extends BaseCommand {
       if (options.batch) {
         const onEvent = options.json ? batchJsonLines : options.quiet ? undefined : batchLines((line) => this.log(line))
         if (options.docker) {
+          if (webhook) throw new EngineError('INVALID_FLAG', '--webhook with --batch --docker is not supported yet: drop --docker, or call the webhook from your own script after the batch')
           const done = await renderBatchInContainer({composition: args.composition, options, variables, resume, signal: controller.signal, onEvent, onBuildLog})
           if (options.quiet) this.log(relative(process.cwd(), done.manifest))
           return
@@ -79,20 +84,43 @@ export default class Render extends BaseCommand {
           render: (request) => renderComposition({...request, pool}),
           signal: controller.signal,
           onEvent,
+          webhook,
         }).finally(() => pool.close())
         if (options.quiet) this.log(relative(process.cwd(), batch.manifest))
+        // --json already carried them as webhook events.
+        if (!options.json) for (const delivery of batch.undeliveredWebhooks) process.stderr.write(describeUndelivered(delivery, delivery.row) + '\n')
         assertNoFailedRows(batch)
         return
       }
+      const began = performance.now()
       let result: RenderSummary
-      if (options.json) result = await run(jsonLines)
-      else if (options.quiet) result = await run()
-      else result = await withProgress(`Rendering ${args.composition}`, run)
+      try {
+        if (options.json) result = await run(jsonLines)
+        else if (options.quiet) result = await run()
+        else result = await withProgress(`Rendering ${args.composition}`, run)
+      } catch (caught) {
+        // An interrupted render reports the signal that stopped it (the exit status depends on it).
+        const error = controller.signal.aborted ? controller.signal.reason : caught
+        if (webhook) await this.notify(webhook, {error: toEngineError(error), renderMs: Math.round(performance.now() - began)}, options.json)
+        throw error
+      }
       if (!options.json) this.log(summary(result, options.quiet))
+      if (webhook) await this.notify(webhook, {output: result.output, poster: result.poster, durationSeconds: result.durationSeconds, renderMs: result.timings.totalMs}, options.json)
     } finally {
       process.off('SIGINT', cancel)
       process.off('SIGTERM', cancel)
     }
+  }
+
+  /** Calls the webhook once the output is in place (or the render failed); a failed call is only reported. */
+  private async notify(
+    webhook: WebhookTarget,
+    outcome: {output?: string; poster?: string | null; durationSeconds?: number; renderMs: number; error?: EngineError},
+    json: boolean,
+  ): Promise<void> {
+    const delivery = await deliverWebhook(webhook, renderPayload({id: randomUUID(), ...outcome}))
+    if (json) process.stdout.write(JSON.stringify({type: 'webhook', ...delivery}) + '\n')
+    else if (!delivery.delivered) process.stderr.write(describeUndelivered(delivery) + '\n')
   }
 
   /** A container that died without an engine error keeps its exit code (137 for out of memory, for example). */
@@ -105,12 +133,13 @@ export default class Render extends BaseCommand {
 }
 
 /** What the summary line needs; a local render and a render on a producer server both provide it. */
-type RenderSummary = Pick<RenderResult, 'output' | 'bytes' | 'totalFrames' | 'durationSeconds'> & {timings: {totalMs: number}}
+type RenderSummary = Pick<RenderResult, 'output' | 'bytes' | 'totalFrames' | 'durationSeconds'> & {poster?: string | null; timings: {totalMs: number}}
 
 function summary(result: RenderSummary, quiet: boolean): string {
   const path = relative(process.cwd(), result.output) || result.output
   if (quiet) return path
   const seconds = result.timings.totalMs / 1000
   const mb = (result.bytes / 1e6).toFixed(2)
-  return `${path}: ${result.totalFrames} frames, ${result.durationSeconds.toFixed(2)} s of video, ${mb} MB, rendered in ${seconds.toFixed(1)} s (${(result.totalFrames / seconds).toFixed(1)} frames/s)`
+  const poster = result.poster ? `; poster ${relative(process.cwd(), result.poster) || result.poster}` : ''
+  return `${path}: ${result.totalFrames} frames, ${result.durationSeconds.toFixed(2)} s of video, ${mb} MB, rendered in ${seconds.toFixed(1)} s (${(result.totalFrames / seconds).toFixed(1)} frames/s)${poster}`
 }

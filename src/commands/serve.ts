@@ -7,8 +7,11 @@ import {
   MAX_CONCURRENT_RENDERS_ENV,
   resolveServerSettings,
   TOKEN_ENV,
+  WEBHOOK_SECRET_ENV,
 } from '../lib/server/server-settings.js'
+import {DEFAULT_RENDER_LIMITS} from '../lib/plan/render-limits.js'
 import {startServer} from '../lib/server/start-server.js'
+import {startupWarnings} from '../lib/server/startup-warnings.js'
 
 export default class Serve extends BaseCommand {
   static override summary = 'Start the producer server: a FIFO render queue with server-sent events'
@@ -27,6 +30,22 @@ export default class Serve extends BaseCommand {
     token: Flags.string({description: `bearer token clients must send; required for a non-loopback --host (env ${TOKEN_ENV})`}),
     'output-dir': Flags.string({description: 'directory for render outputs (default: a temporary directory removed on exit)'}),
     'keep-outputs': Flags.integer({description: `finished outputs kept for download; older ones are deleted (default ${DEFAULT_KEEP_OUTPUTS})`}),
+    'allowed-host': Flags.string({
+      multiple: true,
+      description: 'another name clients may use in the Host header, e.g. render.example.com (repeatable); anything else but the bound address is refused with 421',
+    }),
+    'allow-origin': Flags.string({
+      multiple: true,
+      description: 'origin of a web page allowed to call the server, e.g. https://app.example.com (repeatable); requests from any other page are refused with 403',
+    }),
+    'max-duration': Flags.string({description: `seconds of video one request may render (default ${DEFAULT_RENDER_LIMITS.maxDurationSeconds})`}),
+    'max-pixels': Flags.string({description: 'pixels per frame one request may render, as a count or WIDTHxHEIGHT (default 3840x2160)'}),
+    'max-workers': Flags.integer({description: 'capture workers one render may use, 1-24; requests asking for more are capped (default: CPU cores minus 2)'}),
+    'webhook-secret': Flags.string({description: `signs the webhooks requests ask for ("webhook": {"url": ...}); without it such requests are refused (env ${WEBHOOK_SECRET_ENV})`}),
+    'allow-webhook-host': Flags.string({
+      description: 'a host name or address webhooks may call although it is loopback or private (repeatable); by default only public addresses are called',
+      multiple: true,
+    }),
   }
 
   async run(): Promise<void> {
@@ -41,9 +60,17 @@ export default class Serve extends BaseCommand {
         token: flags.token,
         outputDir: flags['output-dir'],
         keepOutputs: flags['keep-outputs'],
+        allowedHosts: flags['allowed-host'],
+        allowOrigins: flags['allow-origin'],
+        maxDuration: flags['max-duration'],
+        maxPixels: flags['max-pixels'],
+        maxWorkers: flags['max-workers'],
+        webhookSecret: flags['webhook-secret'],
+        allowWebhookHosts: flags['allow-webhook-host'],
       },
       process.env,
     )
+    for (const warning of startupWarnings()) this.warn(warning)
     const server = await startServer(settings, {log: (line) => this.log(`${new Date().toISOString()} ${line}`)})
     // Handlers first: a client may send SIGTERM as soon as it reads the listening line.
     const stopped = new Promise<void>((resolve, reject) => {

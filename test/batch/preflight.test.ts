@@ -2,6 +2,7 @@ import {describe, expect, it} from 'vitest'
 import {commonDirectory, preflightBatch, type PreflightInput} from '../../src/lib/batch/index.js'
 import {isEngineError} from '../../src/lib/errors/engine-error.js'
 import {parseDeclarations} from '../../src/lib/variables/index.js'
+import {parseUnicodeRange} from '../../src/lib/fonts/font-subsets.js'
 
 const {declarations} = parseDeclarations(
   JSON.stringify([
@@ -110,5 +111,26 @@ describe('batch preflight', () => {
       '  - row 2, "colour": [undeclared] not a declared variable (expected one of title, background, size)',
       '  - row 3, "background": [type-mismatch] "red" given, expected a "#rrggbb" color string',
     ])
+  })
+})
+
+describe('batch preflight of row text against the served fonts', () => {
+  // Latin and Cyrillic, as a composition naming only Inter is served (without its Greek subsets here).
+  const fontCoverage = parseUnicodeRange('U+0000-00FF,U+0100-02BA,U+0400-045F')!
+  const rows = [{title: 'Zoë Łukasz'}, {title: 'Привет'}, {title: 'Ελλάδα 東京'}]
+
+  it('warns about rows with characters no served font has, naming the row, the variable and the characters', () => {
+    const {jobs, warnings} = preflightBatch(input({rows, fontCoverage}))
+    expect(jobs).toHaveLength(3)
+    expect(warnings).toEqual([
+      {code: 'font-fallback', message: expect.stringMatching(/^row 2, "title": "Ε" "λ" "ά" "δ" "α" "東" "京" are in no served font/)},
+    ])
+  })
+
+  it('with --strict-fonts refuses the batch before anything renders, with every problem', () => {
+    const error = preflightError({rows, fontCoverage, strictFonts: true, fontFindings: [{code: 'font-fallback', message: 'font-family "Brand" is missing'}]})
+    expect(error.message).toMatch(/2 problems found before rendering/)
+    expect(error.message).toContain('[font-fallback] font-family "Brand" is missing')
+    expect(error.message).toMatch(/row 2, "title": \[font-fallback\] "Ε"/)
   })
 })

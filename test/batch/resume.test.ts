@@ -1,8 +1,9 @@
-import {copyFile, readFile, rm, writeFile} from 'node:fs/promises'
+import {copyFile, mkdir, readFile, rm, writeFile} from 'node:fs/promises'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {readManifest, renderBatch, type BatchEvent, type BatchRequest} from '../../src/lib/batch/index.js'
 import {EngineError} from '../../src/lib/errors/engine-error.js'
+import {REPO_ROOT} from '../support/run-cli.js'
 import {CARD, fakeRender, options, useScratchDir, writeRows} from './support.js'
 
 const ROWS = [{title: 'Ada'}, {title: 'Bo'}, {title: 'Cy'}]
@@ -84,14 +85,46 @@ describe('renderBatch --resume', () => {
     expect(events).toContainEqual({type: 'warning', code: 'resume-no-manifest', message: expect.stringContaining('every row is rendered')})
   })
 
-  it('warns when the composition changed since the manifest was written', async () => {
+  it('refuses a manifest written for other content of the composition, naming the file that changed', async () => {
     const composition = join(scratch(), 'card.html')
     await copyFile(CARD, composition)
     await run({composition, fake: failingOnce(2)})
     await writeFile(composition, (await readFile(composition, 'utf8')).replace('#ffffff', '#eeeeee'))
-    const second = await run({composition, resume: true})
-    expect(second.fake.calls).toHaveLength(1)
-    expect(second.events).toContainEqual(expect.objectContaining({type: 'warning', code: 'composition-changed'}))
+    const fake = fakeRender()
+    const error = await run({composition, fake, resume: true}).catch((caught: unknown) => caught)
+    expect(error).toMatchObject({code: 'BATCH_PREFLIGHT', message: expect.stringMatching(/manifest\.json was written for other content of .*card\.html \(card\.html edited\)\. Run without --resume/)})
+    expect(fake.calls).toEqual([])
+  })
+
+  it('refuses a manifest written before a sub-composition changed, naming the sub-composition', async () => {
+    const dir = scratch()
+    await mkdir(join(dir, 'parts'))
+    await copyFile(join(REPO_ROOT, 'examples/hello/index.html'), join(dir, 'index.html'))
+    await copyFile(join(REPO_ROOT, 'examples/hello/card.html'), join(dir, 'parts/card.html'))
+    const index = (await readFile(join(dir, 'index.html'), 'utf8')).replace('data-composition-src="card.html"', 'data-composition-src="parts/card.html"')
+    await writeFile(join(dir, 'index.html'), index)
+    const first = await run({composition: join(dir, 'index.html')})
+    expect(Object.keys(first.manifest.compositionFiles)).toEqual(['index.html', 'parts/card.html'])
+    expect((await run({composition: join(dir, 'index.html'), resume: true})).fake.calls).toEqual([])
+
+    const card = join(dir, 'parts/card.html')
+    await writeFile(card, (await readFile(card, 'utf8')).replace('#2b6cb0', '#2b6cb1'))
+    const fake = fakeRender()
+    await expect(run({composition: join(dir, 'index.html'), fake, resume: true})).rejects.toThrow(/other content of .*index\.html \(parts\/card\.html edited\)/)
+    expect(fake.calls).toEqual([])
+  })
+
+  it('refuses a manifest written with other base variables, naming each variable that differs', async () => {
+    await run({baseVariables: {background: '#102030', size: 'large'}})
+    expect((await run({baseVariables: {size: 'large', background: '#102030'}, resume: true})).fake.calls).toEqual([])
+    const fake = fakeRender()
+    const error = await run({baseVariables: {background: '#302010', explode: false}, fake, resume: true}).catch((caught: unknown) => caught)
+    expect(error).toMatchObject({
+      code: 'BATCH_PREFLIGHT',
+      message: expect.stringContaining('was written with other base variables from --variables/--variables-file (background changed, explode added, size removed)'),
+    })
+    expect(fake.calls).toEqual([])
+    await expect(run({resume: true})).rejects.toThrow('(background removed, size removed)')
   })
 
   it('refuses a manifest made for another composition, other rows, another template or other settings', async () => {

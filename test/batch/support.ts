@@ -4,7 +4,7 @@ import {dirname, join} from 'node:path'
 import {afterEach, beforeEach} from 'vitest'
 import type {RenderRow} from '../../src/lib/batch/index.js'
 import {EngineError} from '../../src/lib/errors/engine-error.js'
-import {resolveRenderOptions, type ResolvedRenderOptions} from '../../src/lib/plan/resolve-options.js'
+import {resolveRenderOptions, type ResolvedRenderOptions} from '../../src/lib/render/resolve-options.js'
 import type {RenderOptionsInput} from '../../src/lib/plan/render-options.js'
 import type {RenderRequest} from '../../src/lib/render/render-composition.js'
 

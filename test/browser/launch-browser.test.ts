@@ -1,5 +1,6 @@
 import {describe, expect, it} from 'vitest'
 import {BEGIN_FRAME_FLAGS, browserArgs, closeBrowser, launchBrowser} from '../../src/lib/browser/index.js'
+import {serverlessBrowserArgs} from '../../src/lib/browser/launch-browser.js'
 import type {BrowserChoice} from '../../src/lib/browser/index.js'
 import {EngineError} from '../../src/lib/errors/engine-error.js'
 
@@ -33,6 +34,17 @@ describe('browser flags', () => {
     expect(chrome).not.toContain('--enable-begin-frame-control')
     expect(chrome).not.toContain('--disable-gpu')
     expect(chrome).toContain('--no-sandbox')
+  })
+
+  it('serverless Chromium: its own arguments merged with the begin-frame flags, minus those that weaken the page', () => {
+    const sparticuz = ['--single-process', '--no-zygote', '--in-process-gpu', '--use-angle=swiftshader', '--disable-web-security', '--allow-running-insecure-content', '--disable-site-isolation-trials', "--headless='shell'", '--no-sandbox', '--font-render-hinting=none']
+    const serverlessArgs = serverlessBrowserArgs(sparticuz)
+    expect(serverlessArgs).toEqual(['--single-process', '--no-zygote', '--in-process-gpu', '--use-angle=swiftshader', '--no-sandbox', '--font-render-hinting=none'])
+    const args = browserArgs({...shell, source: 'sparticuz', serverlessArgs}, false)
+    expect(args).toEqual(expect.arrayContaining([...serverlessArgs, ...BEGIN_FRAME_FLAGS]))
+    // SwiftShader is its software GL: the GPU is not switched off on top, and no flag appears twice.
+    expect(args).not.toContain('--disable-gpu')
+    expect(new Set(args).size).toBe(args.length)
   })
 })
 

@@ -11,11 +11,13 @@ describe('engine doctor', () => {
     const result = await runCli(['doctor', '--json'])
     expect(result.code).toBe(0)
     const report = JSON.parse(result.stdout) as Report
-    expect(report.checks.map((check) => check.name)).toEqual(['javascript runtime', 'ffmpeg', 'ffprobe', 'browser', 'container runtime'])
+    expect(report.checks.map((check) => check.name)).toEqual(['javascript runtime', 'ffmpeg', 'ffprobe', 'browser', 'container runtime', 'fonts'])
     const byName = Object.fromEntries(report.checks.map((check) => [check.name, check]))
     expect(byName.ffmpeg.info.formats).toEqual(expect.arrayContaining([expect.objectContaining({format: 'mp4', available: true})]))
     expect(byName.browser.info).toMatchObject({beginFrame: true, version: expect.stringMatching(/Chrome/)})
     expect(byName['container runtime'].required).toBe(false)
+    expect(byName.fonts).toMatchObject({status: 'ok', summary: expect.stringMatching(/^29 bundled families, \d+ in the font cache/)})
+    expect(byName.fonts.info.bundled).toEqual(expect.arrayContaining(['Inter', 'JetBrains Mono', 'Noto Sans']))
   })
 
   it('exits non-zero with the fix when ffmpeg is missing', async () => {

@@ -64,7 +64,7 @@ describe('compileComposition', () => {
     // A <style> in the sub-composition's <head> moves into the host, scoped.
     expect($('#third > style').text()).toMatch(/@scope \(\[data-engine-instance="i3"\]\) \{\s*:scope \{ outline/)
     // The root's own styles are untouched.
-    expect($('head style').text()).toBe('.title { color: rgb(0, 0, 255); }')
+    expect($('head style:not([data-engine-fonts])').text()).toBe('.title { color: rgb(0, 0, 255); }')
   })
 
   it('wraps inline classic scripts so that __engine is the instance reader; leaves module and external scripts', async () => {

@@ -7,7 +7,7 @@ import {isRootless} from '../../src/lib/container/detect-container-runtime.js'
 import {innerRenderArgs} from '../../src/lib/container/inner-render-args.js'
 import {pickContainerRuntime} from '../../src/lib/container/pick-container-runtime.js'
 import {isEngineError} from '../../src/lib/errors/engine-error.js'
-import {resolveRenderOptions} from '../../src/lib/plan/resolve-options.js'
+import {resolveRenderOptions} from '../../src/lib/render/resolve-options.js'
 
 const posix = pathMapping('linux')
 

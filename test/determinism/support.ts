@@ -1,3 +1,4 @@
+import {createHash} from 'node:crypto'
 import {mkdtemp, readdir, readFile, rm} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
@@ -33,4 +34,9 @@ export async function frameFiles(directory: string): Promise<Map<string, Buffer>
 export function expectSameFrames(actual: Map<string, Buffer>, expected: Map<string, Buffer>): void {
   expect([...actual.keys()]).toEqual([...expected.keys()])
   for (const [name, bytes] of expected) expect(actual.get(name)!.equals(bytes), name).toBe(true)
+}
+
+/** sha256 of a file's bytes, hex. */
+export async function sha256File(file: string): Promise<string> {
+  return createHash('sha256').update(await readFile(file)).digest('hex')
 }

@@ -1,7 +1,8 @@
 import {describe, expect, it} from 'vitest'
 import {getFormat} from '../../src/lib/encode/format-registry.js'
 import type {VideoSegmentFormat} from '../../src/lib/encode/format-plugin.js'
-import {gpuEncoderByName, gpuEncodersFor} from '../../src/lib/encode/gpu/gpu-encoders.js'
+import {gpuEncoderByName, gpuEncodersFor, registerGpuEncoder} from '../../src/lib/encode/gpu/gpu-encoders.js'
+import {x264Args, type GpuEncoderPlugin} from '../../src/plugin/index.js'
 import {probeGpuEncoders, selectGpuEncoder} from '../../src/lib/encode/gpu/select-gpu-encoder.js'
 import {testPlan} from './support/encode-fixtures.js'
 
@@ -54,5 +55,24 @@ describe('GPU encoders (--gpu)', () => {
   it('says when an encoder is not even built into ffmpeg', async () => {
     const [videotoolbox] = await probeGpuEncoders({ffmpegPath: '/usr/bin/ffmpeg', platform: 'darwin'})
     expect(videotoolbox).toMatchObject({usable: false, reason: 'not built into this ffmpeg'})
+  })
+
+  it('takes encoders from plugins: probed like the built-ins, a taken name refused naming both plugins', async () => {
+    // A software encoder stands in for a hardware one on a platform no built-in claims, so the probe really runs.
+    const plugin: GpuEncoderPlugin = {
+      name: 'soft-h264',
+      label: 'libx264 posing as hardware',
+      encoder: 'libx264',
+      platforms: ['aix'],
+      inputArgs: () => [],
+      videoArgs: (encode) => x264Args(encode),
+    }
+    registerGpuEncoder(plugin, 'plugin engine-soft-gpu')
+    expect(gpuEncodersFor('aix')).toEqual([plugin])
+    expect(await selectGpuEncoder({ffmpegPath: '/usr/bin/ffmpeg', platform: 'aix'})).toBe(plugin)
+    expect(() => registerGpuEncoder({...plugin}, 'plugin engine-other')).toThrow(
+      'GPU encoder "soft-h264" from plugin engine-other is refused: plugin engine-soft-gpu already registers one with that name',
+    )
+    expect(() => registerGpuEncoder({...plugin, name: 'Bad Name'}, 'plugin engine-other')).toThrow(/GPU encoder "Bad Name" from plugin engine-other is invalid: name must be lowercase/)
   })
 })

@@ -13,16 +13,18 @@ describe('render-batch lines', () => {
     ])
   })
 
-  it('a dry run makes every entry would-invoke without a client or a state machine', async () => {
+  it('a dry run marks each line would-invoke, or invalid with its error, without a client or a state machine', async () => {
     const entries = await startRenderBatch({
-      lines: parseBatchLines('{"outputKey": "a.mp4"}\nnot json\n'),
+      lines: parseBatchLines('{"outputKey": "a.mp4"}\nnot json\n{"outputKey": "../up.mp4"}\n'),
       siteHandle: {siteId: 'c27eaf1e0e0583384fc7b72a'},
       bucketName: 'engine-renders',
       config: {width: 320, height: 180},
       dryRun: true,
     })
-    expect(entries.map((entry) => entry.status)).toEqual(['would-invoke', 'would-invoke'])
+    expect(entries.map((entry) => entry.status)).toEqual(['would-invoke', 'invalid', 'invalid'])
+    expect(entries[0].error).toBeUndefined()
     expect(entries[1].error?.message).toMatch(/not valid JSON/)
+    expect(entries[2].error?.message).toMatch(/outputKey: "\.\.\/up\.mp4" has a "\.\." segment/)
   })
 
   it('warns when max-concurrent x maxParallelChunks exceeds the reserved concurrency, suggesting floor(reserved / chunks)', () => {

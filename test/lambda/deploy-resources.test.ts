@@ -1,8 +1,6 @@
-import {existsSync} from 'node:fs'
-import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {HANDLER, stackResources, type PolicyDocument} from '../../src/lib/lambda/deploy/stack-resources.js'
-import {REPO_ROOT, runCli} from '../support/run-cli.js'
+import {runCli} from '../support/run-cli.js'
 
 const resources = stackResources({region: 'eu-west-1', accountId: '123456789012', reservedConcurrency: 64})
 const BUCKET = 'engine-render-123456789012-eu-west-1'
@@ -30,10 +28,8 @@ describe('what `engine lambda deploy` creates', () => {
       EphemeralStorage: {Size: 10240},
       ReservedConcurrentExecutions: 64,
     })
-    // The handler path points at the module that exports `handler`.
-    const [file, exported] = HANDLER.split(/\.(?=[^.]+$)/)
-    expect(exported).toBe('handler')
-    expect(existsSync(join(REPO_ROOT, file.replace(/^dist\//, '').replace(/\.js$/, '') + '.ts'))).toBe(true)
+    // The bundle's handler.mjs (engine lambda bundle), export `handler`.
+    expect(HANDLER).toBe('handler.handler')
     expect(stackResources({region: 'eu-west-1', accountId: '123456789012'}).function.ReservedConcurrentExecutions).toBeUndefined()
     expect(stackResources({region: 'eu-west-1', accountId: '123456789012', memoryMb: 4096}).function.MemorySize).toBe(4096)
     expect(() => stackResources({region: 'eu-west-1', accountId: '1', memoryMb: 20000})).toThrow(/--memory: 20000 MB is outside 2048-10240/)
@@ -59,10 +55,11 @@ describe('what `engine lambda deploy` creates', () => {
     expect(role.PolicyDocument.Statement).toHaveLength(2)
   })
 
+  // Plan, RenderChunk, Assemble and the failure path's NotifyFailure, all the same function.
   it('a standard workflow running the render definition against the function', () => {
     expect(resources.stateMachine.type).toBe('STANDARD')
     expect(resources.stateMachine.arn).toBe('arn:aws:states:eu-west-1:123456789012:stateMachine:engine-render')
-    expect(JSON.stringify(resources.stateMachine.definition).match(/"Resource":"([^"]+)"/g)).toEqual(Array(3).fill(`"Resource":"${FUNCTION_ARN}"`))
+    expect(JSON.stringify(resources.stateMachine.definition).match(/"Resource":"([^"]+)"/g)).toEqual(Array(4).fill(`"Resource":"${FUNCTION_ARN}"`))
   })
 
   it('alarms for runaway invocations, function errors and failed executions', () => {

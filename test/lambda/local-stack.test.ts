@@ -1,12 +1,13 @@
-import {cp, mkdtemp, rm, writeFile} from 'node:fs/promises'
+import {cp, mkdtemp, readFile, rm, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {getRenderProgress, waitForRender, type BatchEntry, type RenderProgress} from '../../src/lib/lambda/index.js'
-import {resolveRenderOptions} from '../../src/lib/plan/resolve-options.js'
+import {resolveRenderOptions} from '../../src/lib/render/resolve-options.js'
 import {renderComposition} from '../../src/lib/render/render-composition.js'
 import {decodedFrameHashes, near, pixelAt, probeVideoStream} from '../support/media.js'
 import {runCli, type CliResult} from '../support/run-cli.js'
+import {startReceiver} from '../notify/receiver.js'
 import {LAMBDA_FIXTURES, startStackCli, type RunningStack} from './support.js'
 
 const PROJECT = join(LAMBDA_FIXTURES, 'project')
@@ -49,14 +50,15 @@ describe('serverless stack through `engine lambda local`', () => {
     const site = await lambda(['sites', 'create', PROJECT])
     const siteId = /^Site ID: (\w+)$/m.exec(site.stdout)![1]
     // --site-id: a minimal handle from the id; the project directory is not even read.
-    const started = await lambda(['render', join(scratch, 'not-there'), '--site-id', siteId, '--chunk-size', '30', '--crf', '0', '--output-key', 'out/seams.mp4'])
+    // A 1 s keyframe interval puts grid segments (and so chunks of 30 frames) on the colour changes.
+    const started = await lambda(['render', join(scratch, 'not-there'), '--site-id', siteId, '--chunk-size', '30', '--keyframe-interval', '1', '--crf', '0', '--output-key', 'out/seams.mp4'])
     expect(started.code, started.stderr).toBe(0)
     const handle = {renderId: /^renderId: (\S+)$/m.exec(started.stdout)![1], executionArn: /^executionArn: (\S+)$/m.exec(started.stdout)![1]}
     expect(handle.executionArn).toBe(`${stack.env.ENGINE_SFN_ARN.replace(':stateMachine:', ':execution:')}:${handle.renderId}`)
 
     // Progress, polled to completion by renderId.
     const seen: RenderProgress[] = []
-    const done = await waitForRender({render: handle.renderId, endpoint: stack.env.ENGINE_AWS_ENDPOINT, stateMachineArn: stack.env.ENGINE_SFN_ARN, pollMs: 300, onProgress: (p) => seen.push(p), signal: AbortSignal.timeout(40_000)})
+    const done = await waitForRender({render: handle.renderId, endpoint: stack.env.ENGINE_AWS_ENDPOINT, stateMachineArn: stack.env.ENGINE_SFN_ARN, pollMs: 300, onProgress: (p) => seen.push(p), signal: AbortSignal.timeout(180_000)})
     expect(done.error).toBeUndefined()
     expect(done).toMatchObject({status: 'SUCCEEDED', stage: 'done', chunks: {done: 3, total: 3}, frames: {done: 90, total: 90}})
     expect(seen.some((p) => p.status === 'RUNNING')).toBe(true)
@@ -68,10 +70,14 @@ describe('serverless stack through `engine lambda local`', () => {
 
     const chunked = join(scratch, 'chunked.mp4')
     await stack.bucket.downloadFile('out/seams.mp4', chunked)
-    const local = await renderComposition({composition: join(PROJECT, 'index.html'), options: resolveRenderOptions({crf: 0, workers: 1, output: join(scratch, 'local.mp4')})})
+    const local = await renderComposition({
+      composition: join(PROJECT, 'index.html'),
+      options: resolveRenderOptions({crf: 0, keyframeInterval: 1, workers: 1, output: join(scratch, 'local.mp4')}),
+    })
     const [chunkedFrames, localFrames] = await Promise.all([decodedFrameHashes(chunked), decodedFrameHashes(local.output)])
     expect(chunkedFrames).toHaveLength(90)
     expect(chunkedFrames).toEqual(localFrames)
+    expect(await readFile(chunked)).toEqual(await readFile(local.output))
 
     // Seams at frames 30 and 60 coincide with the colour changes: each side keeps its own colour.
     const band = (frame: number) => pixelAt(chunked, frame, 160, 70)
@@ -108,14 +114,17 @@ describe('serverless stack through `engine lambda local`', () => {
       ].join('\n'),
     )
     const dry = await lambda(['render-batch', TINY, '--batch', batch, '--dry-run', '--json'])
-    expect(dry.code, dry.stderr).toBe(0)
+    // Lines that would fail make the dry run fail too, so a script can check a batch first.
+    expect(dry.code, dry.stderr).toBe(1)
     const dryEntries = JSON.parse(dry.stdout) as BatchEntry[]
     expect(dryEntries.map((entry) => [entry.line, entry.status])).toEqual([
       [1, 'would-invoke'],
-      [2, 'would-invoke'],
-      [3, 'would-invoke'],
+      [2, 'invalid'],
+      [3, 'invalid'],
       [5, 'would-invoke'],
     ])
+    expect(dryEntries[1].error!.message).toMatch(/^\[validateConfig\] config: the workflow execution input is \d+ bytes/)
+    expect(dryEntries[2].error!.message).toMatch(/^line 3: not valid JSON/)
     expect(dryEntries.every((entry) => entry.executionArn === undefined)).toBe(true)
 
     const result = await lambda(['render-batch', TINY, '--batch', batch, '--json', '--max-concurrent', '2', '--width', '160', '--height', '90'])
@@ -132,7 +141,7 @@ describe('serverless stack through `engine lambda local`', () => {
     const started = entries.filter((entry) => entry.status === 'started')
     for (const entry of started) expect(entry.executionArn).toMatch(/:execution:engine-render:/)
 
-    const finals = await Promise.all(started.map((entry) => waitForRender({render: entry.executionArn!, endpoint: stack.env.ENGINE_AWS_ENDPOINT, pollMs: 300, signal: AbortSignal.timeout(40_000)})))
+    const finals = await Promise.all(started.map((entry) => waitForRender({render: entry.executionArn!, endpoint: stack.env.ENGINE_AWS_ENDPOINT, pollMs: 300, signal: AbortSignal.timeout(180_000)})))
     expect(finals.map((p) => [p.status, p.output.outputKey])).toEqual([
       ['SUCCEEDED', 'batch/yellow.mp4'],
       ['SUCCEEDED', 'batch/cyan.mp4'],
@@ -145,7 +154,8 @@ describe('serverless stack through `engine lambda local`', () => {
 
     const text = await lambda(['render-batch', TINY, '--batch', batch, '--dry-run'])
     expect(text.stdout).toMatch(/^line 1 {2}batch\/yellow\.mp4 {2}would-invoke$/m)
-    expect(text.stdout.trim().split('\n').at(-1)).toBe('4 would-invoke (dry run: nothing started)')
+    expect(text.stdout).toMatch(/^line 2 {2}batch\/huge\.mp4 {2}invalid {2}would fail: \[PAYLOAD_TOO_LARGE\] /m)
+    expect(text.stdout.trim().split('\n').at(-1)).toBe('2 would-invoke, 2 invalid (dry run: nothing started)')
   })
 
   it('render-batch refuses --variables-file with a message saying why', async () => {
@@ -163,7 +173,37 @@ describe('serverless stack through `engine lambda local`', () => {
     const final = await progressOf(executionArn)
     expect(final.status).toBe('FAILED')
     expect(final.error?.code).toBe('COMPOSITION_INVALID')
-    // Plan ran once: one state entered, one invocation, no retry.
-    expect(final.cost.stateTransitions).toBe(1)
+    // Plan ran once, no retry; then the failure path: NotifyFailure and the Fail state.
+    expect(final.cost.stateTransitions).toBe(3)
   })
+
+  it('--webhook: assemble calls it once the output is stored (retrying a 500 with the same delivery id); a failed render calls it from the failure path', async () => {
+    const receiver = await startReceiver('lambda-hook-secret', [500])
+    try {
+      const hooked = await runCli(['lambda', 'render', TINY, '--wait', '--webhook', receiver.url, '--output-key', 'out/hooked.mp4'], {
+        env: {...stack.env, ENGINE_WEBHOOK_SECRET: 'lambda-hook-secret'},
+      })
+      expect(hooked.code, hooked.stderr).toBe(0)
+      const renderId = /^renderId: (\S+)$/m.exec(hooked.stderr)![1]
+      expect(receiver.calls.map((call) => [call.type, call.answeredWith, call.signatureValid])).toEqual([
+        ['render.completed', 500, true],
+        ['render.completed', 200, true],
+      ])
+      expect(receiver.calls[0].deliveryId).toBe(receiver.calls[1].deliveryId)
+      expect(receiver.calls[1].body).toMatchObject({id: renderId, status: 'completed', output: `s3://${stack.env.ENGINE_BUCKET}/out/hooked.mp4`, error: null})
+      expect(await stack.bucket.exists('out/hooked.mp4')).toBe(true)
+      expect(hooked.stdout).toMatch(/Webhook: render\.completed delivered to http:\/\/127\.0\.0\.1:\d+\/hooks\/render \(2 attempt\(s\)\)/)
+      // The secret never enters the execution input (which the workflow's history shows).
+      const progress = await progressOf(renderId)
+      expect(progress.webhook).toMatchObject({type: 'render.completed', delivered: true, attempts: 2})
+      expect(JSON.stringify(await stack.bucket.listKeys(`scratch/${renderId}/`))).not.toContain('webhook')
+
+      const broken = await runCli(['lambda', 'render', join(LAMBDA_FIXTURES, 'broken'), '--wait', '--webhook', receiver.url, '--webhook-secret', 'lambda-hook-secret'], {env: stack.env})
+      expect(broken.code).toBe(1)
+      expect(broken.stderr).toMatch(/COMPOSITION_INVALID/)
+      expect(receiver.calls[2]).toMatchObject({type: 'render.failed', signatureValid: true, body: {status: 'failed', output: null, error: {code: 'COMPOSITION_INVALID'}}})
+    } finally {
+      await receiver.close()
+    }
+  }, 180_000)
 })

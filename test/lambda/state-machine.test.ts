@@ -1,7 +1,7 @@
 import {StateMachine, type StateMachineDefinition} from 'aws-local-stepfunctions'
 import {describe, expect, it} from 'vitest'
 import {EngineError} from '../../src/lib/errors/engine-error.js'
-import {RETRIED_ERRORS, renderStateMachineDefinition} from '../../src/lib/lambda/state-machine-definition.js'
+import {FLAKY_RETRY, renderStateMachineDefinition, THROTTLE_ERRORS, THROTTLE_RETRY, worstCaseRetryWaitSeconds} from '../../src/lib/lambda/state-machine-definition.js'
 import {parseTaskCause, RETRYABLE_TASK_ERROR, toTaskError} from '../../src/lib/lambda/task-errors.js'
 
 const FUNCTION_ARN = 'arn:aws:lambda:us-east-1:000000000000:function:engine-render'
@@ -10,7 +10,7 @@ const definition = renderStateMachineDefinition(FUNCTION_ARN)
 type Handler = (input: Record<string, unknown>) => Promise<unknown>
 
 /** Runs the real definition with the three tasks replaced, retries without waiting. */
-async function execute(handlers: {Plan?: Handler; RenderChunk?: Handler; Assemble?: Handler}, chunks = 3, maxParallelChunks = 16) {
+async function execute(handlers: {Plan?: Handler; RenderChunk?: Handler; Assemble?: Handler; NotifyFailure?: Handler}, chunks = 3, maxParallelChunks = 16) {
   const machine = new StateMachine(definition as unknown as StateMachineDefinition)
   const plan: Handler = async () => ({
     totalFrames: chunks * 30,
@@ -23,8 +23,9 @@ async function execute(handlers: {Plan?: Handler; RenderChunk?: Handler; Assembl
         Plan: (handlers.Plan ?? plan) as never,
         RenderChunk: (handlers.RenderChunk ?? (async () => ({}))) as never,
         Assemble: (handlers.Assemble ?? (async () => ({outputKey: 'out.mp4'}))) as never,
+        NotifyFailure: (handlers.NotifyFailure ?? (async () => ({notified: false}))) as never,
       },
-      retryIntervalOverrides: {Plan: 0, RenderChunk: 0, Assemble: 0},
+      retryIntervalOverrides: {Plan: 0, RenderChunk: 0, Assemble: 0, NotifyFailure: 0},
     },
   })
   try {
@@ -49,17 +50,23 @@ describe('render state machine (ASL)', () => {
     expect(map.MaxConcurrencyPath).toBe('$.plan.maxParallelChunks')
     expect(map.Next).toBe('Assemble')
     expect(definition.States.Assemble.End).toBe(true)
-    const tasks = [definition.States.Plan, definition.States.Assemble, (map.ItemProcessor as {States: Record<string, Record<string, unknown>>}).States.RenderChunk]
+    const tasks = [definition.States.Plan, definition.States.Assemble, definition.States.NotifyFailure, (map.ItemProcessor as {States: Record<string, Record<string, unknown>>}).States.RenderChunk]
     for (const task of tasks) {
       expect(task.Resource).toBe(FUNCTION_ARN)
       expect(task.TimeoutSeconds).toBe(900)
-      const [retrier] = task.Retry as {ErrorEquals: string[]; MaxAttempts: number}[]
-      expect(retrier.ErrorEquals).toEqual([...RETRIED_ERRORS])
+      const [throttle, flaky] = task.Retry as {ErrorEquals: string[]; MaxAttempts: number}[]
+      expect(throttle.ErrorEquals).toEqual([...THROTTLE_ERRORS])
+      expect(flaky).toMatchObject({ErrorEquals: [RETRYABLE_TASK_ERROR], MaxAttempts: 4, IntervalSeconds: 2, BackoffRate: 2, MaxDelaySeconds: 60})
       // Only named, known-flaky errors: no catch-all that would retry deterministic failures.
-      expect(retrier.ErrorEquals).not.toContain('States.ALL')
-      expect(retrier.ErrorEquals).not.toContain('States.TaskFailed')
-      expect(retrier.MaxAttempts).toBe(4)
+      for (const retrier of [throttle, flaky]) {
+        expect(retrier.ErrorEquals).not.toContain('States.ALL')
+        expect(retrier.ErrorEquals).not.toContain('States.TaskFailed')
+      }
     }
+    // Every failure of the render's states is caught into NotifyFailure, which ends in a Fail state.
+    for (const state of [definition.States.Plan, map, definition.States.Assemble]) expect(state.Catch).toEqual([{ErrorEquals: ['States.ALL'], ResultPath: '$.failure', Next: 'NotifyFailure'}])
+    expect(definition.States.NotifyFailure.Next).toBe('Failed')
+    expect(definition.States.Failed).toEqual({Type: 'Fail', ErrorPath: '$.failure.Error', CausePath: '$.failure.Cause'})
     expect(definition.TimeoutSeconds).toBe(3600)
   })
 
@@ -98,6 +105,24 @@ describe('render state machine (ASL)', () => {
     expect(attempts.get(0)).toBe(1)
   })
 
+  it('a throttled invocation waits for a slot: retried long past the flaky budget, minutes in the worst case', async () => {
+    let attempts = 0
+    const {error} = await execute({
+      RenderChunk: async () => {
+        if (++attempts <= 12) throw Object.assign(new Error('Rate Exceeded.'), {name: 'Lambda.TooManyRequestsException'})
+        return {}
+      },
+    }, 1)
+    expect(error).toBeUndefined()
+    expect(attempts).toBe(13)
+    // 2+4+8+16+32 s, then 60 s each: the longest total wait outlasts a chunk at the 15-minute cap
+    // and stays inside the execution's hour; full jitter halves it on average.
+    expect(worstCaseRetryWaitSeconds(THROTTLE_RETRY)).toBe(2162)
+    expect(worstCaseRetryWaitSeconds(THROTTLE_RETRY) / 2).toBeGreaterThan(900)
+    expect(worstCaseRetryWaitSeconds(THROTTLE_RETRY)).toBeLessThan(definition.TimeoutSeconds as number)
+    expect(worstCaseRetryWaitSeconds(FLAKY_RETRY)).toBe(30)
+  })
+
   it('gives up on a flaky failure after 4 retries', async () => {
     let attempts = 0
     const {error} = await execute({
@@ -130,6 +155,31 @@ describe('render state machine (ASL)', () => {
     })
     expect(plan.error).toBeDefined()
     expect(planAttempts).toBe(1)
+  })
+
+  it('a failure in any step (after its retries) goes through NotifyFailure, then fails with the original error', async () => {
+    for (const step of ['Plan', 'RenderChunk', 'Assemble'] as const) {
+      const notified: Record<string, unknown>[] = []
+      const {output, error} = await execute({
+        [step]: async () => failWith(new EngineError('PAGE_ERROR', `${step} broke`)),
+        NotifyFailure: async (input) => {
+          notified.push(input)
+          return {notified: true}
+        },
+      }, 1)
+      expect(output, step).toBeUndefined()
+      // The Fail state re-raises what was caught: the execution's error is the step's own.
+      const failed = error?.cause as Error
+      expect(failed.name, step).toBe('Engine.PAGE_ERROR')
+      expect(parseTaskCause(failed.name, failed.message), step).toEqual({code: 'PAGE_ERROR', message: `${step} broke`})
+      expect(notified, step).toHaveLength(1)
+      expect(notified[0]).toMatchObject({action: 'notifyFailure', renderId: 'r1', bucketName: 'bucket', failure: {Error: 'Engine.PAGE_ERROR'}})
+      expect(parseTaskCause('Engine.PAGE_ERROR', (notified[0].failure as {Cause: string}).Cause)).toEqual({code: 'PAGE_ERROR', message: `${step} broke`})
+    }
+    let notifications = 0
+    const succeeded = await execute({NotifyFailure: async () => ({notified: ++notifications})})
+    expect(succeeded.error).toBeUndefined()
+    expect(notifications).toBe(0)
   })
 
   it('runs at most maxParallelChunks chunks at once and all of them', async () => {

@@ -16,15 +16,19 @@ export interface RunningStack {
 }
 
 /** `engine lambda local --port 0` in the background, as a user runs it; resolves once it printed its lines. */
-export async function startStackCli(): Promise<RunningStack> {
-  const directory = await mkdtemp(join(tmpdir(), 'engine-lambda-test-'))
-  const child: ChildProcess = spawn(process.execPath, [join(REPO_ROOT, 'bin', 'run.js'), 'lambda', 'local', '--port', '0', '--directory', directory], {
+export async function startStackCli(extraArgs: readonly string[] = [], startTimeoutMs = 20_000, directory?: string): Promise<RunningStack> {
+  directory ??= await mkdtemp(join(tmpdir(), 'engine-lambda-test-'))
+  const child: ChildProcess = spawn(process.execPath, [join(REPO_ROOT, 'bin', 'run.js'), 'lambda', 'local', '--port', '0', '--directory', directory, ...extraArgs], {
     cwd: REPO_ROOT,
     stdio: ['ignore', 'pipe', 'inherit'],
   })
   const env = await new Promise<Record<string, string>>((resolve, reject) => {
     let text = ''
-    const timer = setTimeout(() => reject(new Error(`lambda local printed only: ${text}`)), 20_000)
+    const timer = setTimeout(() => {
+      // Do not leave the stack running behind a failed test file.
+      child.kill('SIGTERM')
+      reject(new Error(`lambda local printed only: ${text}`))
+    }, startTimeoutMs)
     child.once('exit', (code) => reject(new Error(`lambda local exited with ${code}: ${text}`)))
     child.stdout!.on('data', (chunk) => {
       text += chunk

@@ -60,6 +60,7 @@ describe('SDK config check (before any cloud call)', () => {
     await expect(start({fps: 500})).rejects.toThrow(/config\.fps: "500" is out of range/)
     await expect(start({width: 321, height: 180})).rejects.toThrow(/config\.width: 321.*even/)
     await expect(start({chunkSize: 0})).rejects.toThrow(/config\.chunkSize/)
+    await expect(start({keyframeInterval: 0})).rejects.toThrow(/config\.keyframeInterval: must be a number of seconds from 0\.1 to 60/)
     await expect(start({colour: 'red'})).rejects.toThrow(/config\.colour: not a render setting/)
     expect(requests).toBe(0)
   })

@@ -30,6 +30,7 @@ const cases: Array<[fixture: string, code: LintCode, marker: string]> = [
   ['clip-timing-invalid.html', 'clip-timing-invalid', 'data-duration="-1"'],
   ['start-unknown-reference.html', 'start-unknown-reference', 'data-start="nowhere"'],
   ['start-cycle.html', 'start-cycle', 'id="a"'],
+  ['clip-never-visible.html', 'clip-never-visible', 'id="sub"'],
   ['sub-composition-not-found.html', 'sub-composition-not-found', 'parts/missing.html'],
   ['sub-composition-cycle.html', 'sub-composition-cycle', 'data-composition-src="sub-composition-cycle.html"'],
   ['variable-values-malformed.html', 'variable-values-malformed', 'data-variable-values'],

@@ -3,7 +3,7 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {resolveColorGrading} from '../../src/lib/media/grading/resolve-color-grading.js'
-import {resolveRenderOptions} from '../../src/lib/plan/resolve-options.js'
+import {resolveRenderOptions} from '../../src/lib/render/resolve-options.js'
 import {renderComposition} from '../../src/lib/render/render-composition.js'
 import {ffmpeg, rgbFrame} from './media-support.js'
 

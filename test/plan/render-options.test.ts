@@ -19,6 +19,15 @@ describe('parseRenderOptions', () => {
     expect(() => parseRenderOptions({quality: 'ultra'})).toThrow(/--quality: "ultra"/)
   })
 
+  it('takes --keyframe-interval in seconds from 0.1 to 60, naming the range', () => {
+    for (const bad of [0, 0.05, 61, 'often', -2]) {
+      expect(() => parseRenderOptions({keyframeInterval: bad})).toThrow(
+        /--keyframe-interval: .* is invalid \(must be a number of seconds from 0\.1 to 60, such as 2 or 0\.5\)/,
+      )
+    }
+    expect(parseRenderOptions({keyframeInterval: 0.5})).toEqual({keyframeInterval: 0.5})
+  })
+
   it('rejects --crf with --video-bitrate and --hdr with --sdr', () => {
     expect(() => parseRenderOptions({crf: 18, videoBitrate: '8M'})).toThrow(/--crf and --video-bitrate cannot be combined/)
     expect(() => parseRenderOptions({hdr: true, sdr: true})).toThrow(/--hdr and --sdr cannot be combined/)

@@ -209,7 +209,7 @@ describe('engine preview: the player page in a real browser', () => {
     expect(await page.$eval('#lint-findings', (list) => list.textContent)).toContain('composition-attribute-missing')
     await writeFile(composition, source)
     await page.waitForSelector('body[data-state="ready"]')
-    expect(await page.$eval('#composition-error', (box) => box.hidden)).toBe(true)
+    expect(await page.$eval('#composition-error', (box) => (box as HTMLElement).hidden)).toBe(true)
   })
 
   it('raised no page errors', () => {

@@ -52,6 +52,20 @@ describe('engine preview: the server', () => {
     expect((await get(`${server.url}__preview/runtime.js`)).body).toContain('installRuntime')
   })
 
+  it('serves the font faces of the page from the font cache, by content address only', async () => {
+    const page = await get(`${server.url}${FIXTURE}`)
+    const config = JSON.parse(/window\.__ENGINE_CONFIG__ = (.*?);<\/script>/s.exec(page.body)![1]) as {fonts: {faces: {family: string; url: string}[]}}
+    const face = config.fonts.faces.find((candidate) => candidate.family === 'Noto Serif')!
+    expect(face.url).toMatch(/^\/__engine\/fonts\/[0-9a-f]{64}\.woff2$/)
+    const font = await get(`${server.url}${face.url.slice(1)}`)
+    expect(font.status).toBe(200)
+    expect(font.headers['content-type']).toBe('font/woff2')
+    expect(font.body.startsWith('wOF2')).toBe(true)
+    for (const path of ['__engine/fonts/packages%2fpackage.json', '__engine/fonts/..%2f..%2fetc%2fpasswd', '__engine/fonts/abc.woff2']) {
+      expect((await get(`${server.url}${path}`)).status, path).toBe(404)
+    }
+  })
+
   it('refuses malformed variables, paths outside the project and other Host names', async () => {
     expect((await get(`${server.url}${FIXTURE}?variables=%5B1%5D`)).status).toBe(400)
     const outside = await get(`${server.url}..%2f..%2f..%2fetc%2fpasswd`)

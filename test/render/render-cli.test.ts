@@ -53,7 +53,7 @@ describe('engine render (CLI)', () => {
     [['--crf', '18', '--video-bitrate', '8M'], /--crf and --video-bitrate cannot be combined/],
     [['--workers', '30'], /--workers: 30 is invalid/],
     [['--format', 'avi'], /--format: "avi" is not a known format; use one of mp4, mov, webm, gif, png-sequence/],
-    [['--quality', 'best'], /--quality: "best" is invalid/],
+    [['--quality', 'best'], /--quality must be draft, standard or high, not "best"/],
   ])('rejects %j naming the flag and the allowed values', async (flags, message) => {
     const output = join(scratch(), 'bad.mp4')
     const result = await runCli(['render', blocks, ...flags, '-o', output])

@@ -6,6 +6,7 @@ import {compileComposition} from '../../src/lib/compose/index.js'
 import type {RenderPlan} from '../../src/lib/plan/render-plan.js'
 import {ensureRuntimeBundle} from './support/ensure-runtime-bundle.js'
 import {testBrowser} from './support/test-browser.js'
+import {segmentFrames} from '../../src/lib/plan/segment-grid.js'
 
 // The compiler's own fixture, compiled for real and run with the real runtime.
 const composition = join(import.meta.dirname, '../fixtures/compositions/compile/index.html')
@@ -34,6 +35,7 @@ describe('a compiled composition in the runtime', () => {
       height: compiled.height,
       fps,
       totalFrames: 60,
+      segmentFrames: segmentFrames(fps, 60),
       format: 'mp4',
       capture: {imageFormat: 'jpeg', jpegQuality: 80, transparent: false},
       encode: {quality: 'draft', gifLoop: 0, gpu: false},

@@ -77,6 +77,7 @@ describe('request errors of the producer server', () => {
     expect(response.body.error.code).toBe('PAYLOAD_TOO_LARGE')
     const chunked = await fetch(new URL('/render/stream', testServer.connection.url), {
       method: 'POST',
+      headers: {'Content-Type': 'application/json'},
       body: new Blob([JSON.stringify({html: 'y'.repeat(100 * 1024)})]).stream(),
       duplex: 'half',
     } as RequestInit)

@@ -46,7 +46,11 @@ describe('engine serve (CLI)', () => {
       expect(result.code).toBe(0)
       const events = result.stdout.trim().split('\n').map((line) => JSON.parse(line))
       expect(events.some((event) => event.type === 'progress' && event.totalFrames === 10)).toBe(true)
-      expect(events.at(-1)).toMatchObject({type: 'done', output, totalFrames: 10, durationSeconds: 1})
+      expect(events.at(-1)).toMatchObject({type: 'done', output, totalFrames: 10, durationSeconds: 1, hdr: null})
+      // The same events as a local render: the plan, announced once it is known.
+      expect(events.filter((event) => event.type === 'start')).toEqual([
+        expect.objectContaining({composition: 'color.html', output, format: 'mp4', width: 320, height: 180, fps: '10', totalFrames: 10, workers: 1, variables: expect.objectContaining({color: '#0000ff'})}),
+      ])
       expect(await probeVideoStream(output)).toMatchObject({codec_name: 'h264', width: 320, height: 180, nb_read_frames: '10'})
       expect(near(await pixelAt(output, 3, 200, 100), {r: 0, g: 0, b: 255})).toBe(true)
 

@@ -10,14 +10,15 @@ export default class LambdaDeploy extends BaseCommand {
     'Creates (or updates in place) the render bucket with a lifecycle rule for render scratch, least-privilege roles, the render function, ' +
     'the Step Functions standard workflow and CloudWatch alarms, then prints the values callers export. --dry-run prints what would be created.'
   static override examples = [
-    '<%= config.bin %> lambda deploy --concurrency=64 --memory 10240 --code engine-lambda.zip',
+    '<%= config.bin %> lambda deploy --concurrency=64 --memory 10240',
+    '<%= config.bin %> lambda deploy --code engine-lambda.zip',
     '<%= config.bin %> lambda deploy --dry-run --region eu-west-1',
   ]
   static override flags = {
     concurrency: Flags.integer({description: 'reserved concurrency of the render function (default: the account\'s shared pool)', min: 1}),
     memory: Flags.integer({description: 'function memory in MB', default: DEFAULT_MEMORY_MB, min: MIN_MEMORY_MB, max: MAX_MEMORY_MB}),
     region: Flags.string({description: 'AWS region (default: from the environment)'}),
-    code: Flags.string({description: 'function bundle zip (needed to create the function; on updates, replaces its code)'}),
+    code: Flags.string({description: 'function bundle zip from `engine lambda bundle` (default: build one now)'}),
     name: Flags.string({description: 'name of the function, state machine and prefix of the other resources', default: DEFAULT_STACK_NAME}),
     'bucket-name': Flags.string({description: 'render bucket name (default <name>-<account>-<region>)'}),
     endpoint: Flags.string({description: 'AWS endpoint URL', env: 'ENGINE_AWS_ENDPOINT'}),

@@ -8,12 +8,20 @@ export default class LambdaLocal extends BaseCommand {
   static override description =
     'Serves a real S3 API (s3rver) and a Step Functions API that executes the same state machine and runs the same handler in child processes, ' +
     'on one loopback endpoint. Export the printed lines, then use every other `engine lambda` command as against AWS. Runs until Ctrl-C.'
-  static override examples = ['<%= config.bin %> lambda local --port 4566', 'eval "$(<%= config.bin %> lambda local --port 4566 & sleep 2)"']
+  static override examples = [
+    '<%= config.bin %> lambda local --port 4566',
+    '<%= config.bin %> lambda bundle && <%= config.bin %> lambda local --bundle engine-lambda.zip --concurrency 2',
+  ]
   static override flags = {
     port: Flags.integer({description: 'port of the endpoint (0 picks a free one)', default: 4566, min: 0, max: 65535}),
     bucket: Flags.string({description: 'name of the render bucket', default: DEFAULT_LOCAL_BUCKET}),
     directory: Flags.string({description: 'where the bucket is stored (default: <tmp>/engine-lambda-local)'}),
-    concurrency: Flags.integer({description: 'function invocations at once, like reserved concurrency', default: DEFAULT_LOCAL_CONCURRENCY, min: 1}),
+    concurrency: Flags.integer({
+      description: 'function invocations at once, like reserved concurrency: one more fails with Lambda.TooManyRequestsException and the workflow retries it',
+      default: DEFAULT_LOCAL_CONCURRENCY,
+      min: 1,
+    }),
+    bundle: Flags.string({description: 'run every invocation from this function bundle (`engine lambda bundle`) in a Lambda-like child: its own task root, /tmp, environment, browser and ffmpeg'}),
     memory: Flags.integer({description: 'function memory in MB the cost estimate assumes', default: 10240, min: 128, max: 10240}),
   }
 
@@ -25,6 +33,7 @@ export default class LambdaLocal extends BaseCommand {
       directory: flags.directory,
       concurrency: flags.concurrency,
       memoryMb: flags.memory,
+      bundle: flags.bundle,
     })
     this.log(`${AWS_ENDPOINT_ENV}=${stack.endpoint}`)
     this.log(`${BUCKET_ENV}=${stack.bucketName}`)

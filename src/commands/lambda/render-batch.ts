@@ -77,17 +77,17 @@ export default class LambdaRenderBatch extends BaseCommand {
       for (const entry of entries) this.log(entryLine(entry))
       this.log(
         dryRun
-          ? `${counts['would-invoke']} would-invoke (dry run: nothing started)`
+          ? `${counts['would-invoke']} would-invoke, ${counts.invalid} invalid (dry run: nothing started)`
           : `${counts.started} started, ${counts['failed-to-start']} failed-to-start`,
       )
     }
-    if (counts['failed-to-start'] > 0) process.exitCode = 1
+    if (counts['failed-to-start'] > 0 || counts.invalid > 0) process.exitCode = 1
   }
 }
 
 function entryLine(entry: BatchEntry): string {
   const parts = [`line ${entry.line}`, entry.outputKey ?? '(no outputKey)', entry.status]
   if (entry.executionArn) parts.push(entry.executionArn)
-  if (entry.error) parts.push(`${entry.status === 'would-invoke' ? 'would fail: ' : ''}[${entry.error.code}] ${entry.error.message}`)
+  if (entry.error) parts.push(`${entry.status === 'invalid' ? 'would fail: ' : ''}[${entry.error.code}] ${entry.error.message}`)
   return parts.join('  ')
 }

@@ -2,12 +2,14 @@ import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
 import {chunkTuningFlags, configFromFlags, lambdaEncodeFlags, lambdaSizeFlags, required, stackFlags, stateMachineFlag} from '../../cli/lambda-flags.js'
 import {progressLines, progressTick} from '../../cli/lambda-progress-text.js'
+import {webhookFlags, webhookFromFlags} from '../../cli/webhook-flags.js'
 import {EngineError} from '../../lib/errors/engine-error.js'
 import {BUCKET_ENV, STATE_MACHINE_ENV} from '../../lib/lambda/aws-clients.js'
 import {deploySite, siteHandleFromId} from '../../lib/lambda/deploy-site.js'
 import {renderToLambda} from '../../lib/lambda/render-to-lambda.js'
 import {waitForRender} from '../../lib/lambda/wait-for-render.js'
 import {parseVariablesText} from '../../lib/variables/read-overrides.js'
+import {assertStorageKey} from '../../lib/lambda/storage-key.js'
 
 export default class LambdaRender extends BaseCommand {
   static override summary = 'Render one video on the serverless stack'
@@ -27,18 +29,22 @@ export default class LambdaRender extends BaseCommand {
     ...chunkTuningFlags,
     ...stackFlags,
     ...stateMachineFlag,
+    ...webhookFlags,
   }
 
   async run(): Promise<void> {
     const {args, flags} = await this.parse(LambdaRender)
+    // Checked before the site is uploaded, so a bad key costs nothing.
+    const outputKey = flags['output-key'] === undefined ? undefined : assertStorageKey(flags['output-key'], '--output-key')
     const bucketName = required(flags.bucket, 'bucket', BUCKET_ENV)
     const stateMachineArn = required(flags['state-machine-arn'], 'state-machine-arn', STATE_MACHINE_ENV)
     const aws = {endpoint: flags.endpoint, region: flags.region}
+    const webhook = webhookFromFlags(flags, process.env)
     const config = {...configFromFlags(flags), ...(flags.variables === undefined ? {} : {variables: parseVariablesText(flags.variables)})}
     const siteHandle = flags['site-id']
       ? siteHandleFromId(flags['site-id'], bucketName)
       : await deploySite({projectDir: args.projectDir, bucketName, ...aws})
-    const handle = await renderToLambda({siteHandle, bucketName, stateMachineArn, config, outputKey: flags['output-key'], ...aws})
+    const handle = await renderToLambda({siteHandle, bucketName, stateMachineArn, config, outputKey, webhook, ...aws})
     if (!flags.wait) {
       if (flags.json) this.log(JSON.stringify(handle))
       else this.log(`renderId: ${handle.renderId}\nexecutionArn: ${handle.executionArn}`)

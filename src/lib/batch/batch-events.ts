@@ -1,4 +1,5 @@
 import type {RenderEvent} from '../render/render-events.js'
+import type {WebhookDelivery} from '../notify/index.js'
 import type {RowStatus, StatusCounts} from './batch-manifest.js'
 
 /**
@@ -29,6 +30,7 @@ export type BatchEvent =
     }
   | RowRenderEvent
   | {type: 'warning'; code: string; message: string}
+  | ({type: 'webhook'; row: number | null} & WebhookDelivery)
   | {type: 'batch-done'; counts: StatusCounts; manifest: string; elapsedMs: number; rowsPerMinute: number}
 
 /** A row's render event; its `error` event is left out, since the row's `failed` event carries it. */

@@ -1,6 +1,16 @@
 import {z} from 'zod'
 
-export const MANIFEST_VERSION = 1
+/** 2: the base variables and the hash of every composition file are part of the batch's identity. */
+export const MANIFEST_VERSION = 2
+
+const webhookDeliverySchema = z.object({
+  deliveryId: z.string(),
+  url: z.string(),
+  delivered: z.boolean(),
+  attempts: z.number(),
+  statusCode: z.number().optional(),
+  error: z.string().optional(),
+})
 
 export const ROW_STATUSES = ['pending', 'running', 'completed', 'failed', 'skipped'] as const
 export type RowStatus = (typeof ROW_STATUSES)[number]
@@ -19,10 +29,14 @@ const rowSchema = z.object({
   /** Length of the rendered output, in seconds. */
   durationSeconds: z.number().optional(),
   totalFrames: z.number().optional(),
+  /** The row's poster image (`--poster`), relative to the manifest's directory. */
+  poster: z.string().optional(),
   bytes: z.number().optional(),
   error: z.object({code: z.string(), message: z.string()}).optional(),
   /** Why a skipped row was not launched. */
   skippedReason: z.string().optional(),
+  /** The row's webhook call (--webhook): delivered or why not. */
+  webhook: webhookDeliverySchema.optional(),
 })
 
 /** Render options that change the pixels or the file: a resumed batch must use the same ones. */
@@ -32,18 +46,25 @@ const settingsSchema = z.object({
   quality: z.string(),
   crf: z.number().optional(),
   videoBitrate: z.string().optional(),
+  keyframeInterval: z.number().optional(),
   gifLoop: z.number(),
   gpu: z.boolean(),
   hdr: z.boolean(),
   sdr: z.boolean(),
   videoFrameFormat: z.string(),
+  scale: z.number().optional(),
 })
 
 export const manifestSchema = z.object({
   version: z.literal(MANIFEST_VERSION),
   /** Absolute path of the composition. */
   composition: z.string(),
+  /** Over `compositionFiles`: any edit to the composition or one of its sub-compositions changes it. */
   compositionSha256: z.string(),
+  /** sha256 of each composition file (top level and sub-compositions), by path relative to the composition's folder. */
+  compositionFiles: z.record(z.string(), z.string()),
+  /** `--variables-file` < `--variables`: the layer under every row. */
+  baseVariables: z.record(z.string(), z.unknown()),
   /** Absolute path of the batch file. */
   batchFile: z.string(),
   rowsSha256: z.string(),
@@ -55,6 +76,8 @@ export const manifestSchema = z.object({
   /** Set when the batch ended (every row completed, failed or skipped); absent while it runs. */
   finishedAt: z.string().optional(),
   counts: z.record(z.enum(ROW_STATUSES), z.number()),
+  /** The batch.completed webhook call, once made. */
+  webhook: webhookDeliverySchema.optional(),
   rows: z.array(rowSchema),
 })
 

@@ -36,6 +36,23 @@ export class ManifestStore {
     return this.save()
   }
 
+  /** Adds fields to one row's entry (its status and outcome stay) and saves. */
+  patchRow(index: number, patch: Pick<ManifestRow, 'webhook'>): Promise<void> {
+    this.manifest.rows = this.manifest.rows.map((row) => {
+      if (row.index !== index) return row
+      const {variables, ...rest} = row
+      return {...rest, ...patch, variables}
+    })
+    return this.save()
+  }
+
+  /** Records the batch's own webhook call and saves. */
+  setWebhook(delivery: NonNullable<BatchManifest['webhook']>): Promise<void> {
+    const {rows, ...head} = this.manifest
+    this.manifest = {...head, webhook: delivery, rows}
+    return this.save()
+  }
+
   finish(): Promise<void> {
     this.manifest.finishedAt = new Date().toISOString()
     return this.save()

@@ -1,5 +1,7 @@
 import {dirname, join, relative, resolve, sep} from 'node:path'
 import {EngineError} from '../errors/engine-error.js'
+import type {CodePointRange} from '../fonts/font-subsets.js'
+import {rowTextFallbacks} from '../fonts/row-text-coverage.js'
 import {resolveVariables} from '../variables/resolve-variables.js'
 import {validateVariableValues, type VariableFinding} from '../variables/validate-values.js'
 import type {VariableDeclaration} from '../variables/variable-declaration.js'
@@ -23,6 +25,11 @@ export interface PreflightInput {
    * every sub-composition host): the same for every row, so they are reported once.
    */
   compositionFindings: readonly VariableFinding[]
+  /** What the served fonts cover (undefined: not checked); with `strictFonts` a row outside it is a problem, else a warning. */
+  fontCoverage?: readonly CodePointRange[]
+  strictFonts?: boolean
+  /** Font findings of compiling the composition once (families nobody serves): problems with `strictFonts`. */
+  fontFindings?: readonly {code: string; message: string}[]
 }
 
 /** One row, ready to render. */
@@ -49,6 +56,8 @@ export interface PreflightResult {
   jobs: BatchJob[]
   /** `manifest.json` in the deepest directory that holds every output. */
   manifestPath: string
+  /** Rows whose text no served font covers (without --strict-fonts). */
+  warnings: {code: 'font-fallback'; message: string}[]
 }
 
 /**
@@ -63,6 +72,10 @@ export function preflightBatch(input: PreflightInput): PreflightResult {
     for (const finding of input.compositionFindings.filter((f) => f.severity === 'error')) {
       problems.push({reason: `[${finding.code}] ${finding.message}`})
     }
+  }
+
+  if (input.strictFonts) {
+    for (const finding of input.fontFindings?.filter((f) => f.code === 'font-fallback') ?? []) problems.push({reason: `[font-fallback] ${finding.message}`})
   }
 
   const jobs: BatchJob[] = []
@@ -97,6 +110,13 @@ export function preflightBatch(input: PreflightInput): PreflightResult {
     jobs.push({index, output, overrides, variables: resolveVariables(input.declarations, overrides)})
   })
 
+  const warnings: PreflightResult['warnings'] = []
+  for (const fallback of rowTextFallbacks(jobs, input.fontCoverage)) {
+    const reason = `[font-fallback] ${fallback.characters.map((character) => JSON.stringify(character)).join(' ')} ${fallback.characters.length === 1 ? 'is' : 'are'} in no served font, so ${fallback.characters.length === 1 ? 'it falls' : 'they fall'} back to another font; add a family that has ${fallback.characters.length === 1 ? 'it' : 'them'} (\`engine fonts add "…"\`) or an @font-face rule`
+    if (input.strictFonts) problems.push({row: fallback.row, field: `"${fallback.variable}"`, reason})
+    else warnings.push({code: 'font-fallback', message: `row ${fallback.row}, "${fallback.variable}": ${reason.replace('[font-fallback] ', '')}`})
+  }
+
   const manifestPath = jobs.length > 0 ? join(commonDirectory(jobs.map((job) => dirname(job.output))), MANIFEST_FILE) : ''
   const clash = jobs.find((job) => job.output === manifestPath)
   if (clash) problems.push({row: clash.index, field: '--output', reason: `"${manifestPath}" is where the batch manifest goes; choose another name`})
@@ -110,7 +130,7 @@ export function preflightBatch(input: PreflightInput): PreflightResult {
       {problems},
     )
   }
-  return {jobs, manifestPath}
+  return {jobs, manifestPath, warnings}
 }
 
 export function formatProblem(problem: PreflightProblem): string {

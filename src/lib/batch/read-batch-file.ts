@@ -15,11 +15,11 @@ export interface BatchFile {
 
 const batchFileSchema = z.union([z.array(z.unknown()), z.object({rows: z.array(z.unknown())})])
 
-/** Reads `--batch`: a JSON array of rows, or an object with a `rows` array. */
-export async function readBatchFile(path: string): Promise<BatchFile> {
+/** Reads `--batch`: a JSON array of rows, or an object with a `rows` array; `field` names where the path was written. */
+export async function readBatchFile(path: string, field = '--batch'): Promise<BatchFile> {
   const absolute = resolve(path)
   const fail = (reason: string) =>
-    new EngineError('BATCH_PREFLIGHT', `--batch "${path}": ${reason}; nothing was rendered`, {batch: absolute})
+    new EngineError('BATCH_PREFLIGHT', `${field} "${path}": ${reason}; nothing was rendered`, {batch: absolute})
   let text: string
   try {
     text = await readFile(absolute, 'utf8')

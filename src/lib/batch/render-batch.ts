@@ -1,16 +1,17 @@
-import {readFile} from 'node:fs/promises'
 import {resolve} from 'node:path'
 import {compileComposition} from '../compose/compile-composition.js'
 import {getFormat} from '../encode/format-registry.js'
+import {servedCoverage} from '../fonts/row-text-coverage.js'
 import {planRender} from '../plan/plan-render.js'
-import type {ResolvedRenderOptions} from '../plan/resolve-options.js'
+import type {ResolvedRenderOptions} from '../plan/render-options.js'
+import type {WebhookTarget} from '../notify/index.js'
 import type {BatchEventListener} from './batch-events.js'
 import {ManifestStore} from './manifest-store.js'
 import {defaultOutputTemplate} from './output-template.js'
 import {preflightBatch} from './preflight.js'
-import {readBatchFile, sha256} from './read-batch-file.js'
+import {readBatchFile} from './read-batch-file.js'
 import {runBatch, type BatchSummary, type RenderRow} from './run-batch.js'
-import {freshManifest, renderSettings, resumeManifest, type BatchIdentity} from './start-manifest.js'
+import {compositionContent, freshManifest, renderSettings, resumeManifest, type BatchIdentity} from './start-manifest.js'
 
 export interface BatchRequest {
   /** Path of the composition HTML file. */
@@ -29,6 +30,8 @@ export interface BatchRequest {
   onEvent?: BatchEventListener
   /** Directory relative templates resolve against (default: the working directory). */
   cwd?: string
+  /** Called once per finished row and once when the batch ends (see runBatch). */
+  webhook?: WebhookTarget
 }
 
 /**
@@ -49,7 +52,7 @@ export async function renderBatch(request: BatchRequest): Promise<BatchSummary> 
   planRender(compiled, options, format)
 
   const outputTemplate = resolve(cwd, options.output ?? defaultOutputTemplate(compositionPath, format, cwd))
-  const {jobs, manifestPath} = preflightBatch({
+  const {jobs, manifestPath, warnings} = preflightBatch({
     rows: batch.rows,
     template: outputTemplate,
     cwd,
@@ -58,10 +61,15 @@ export async function renderBatch(request: BatchRequest): Promise<BatchSummary> 
     baseVariables,
     strict: options.strictVariables,
     compositionFindings: compiled.findings,
+    fontCoverage: servedCoverage(compiled.fonts),
+    strictFonts: options.strictFonts,
+    fontFindings: compiled.fonts.findings,
   })
+  for (const warning of warnings) emit({type: 'warning', ...warning})
   const identity: BatchIdentity = {
     composition: compositionPath,
-    compositionSha256: sha256(await readFile(compositionPath, 'utf8')),
+    ...compositionContent(compositionPath, compiled.sourceFiles),
+    baseVariables,
     batchFile: batch.path,
     rowsSha256: batch.rowsSha256,
     outputTemplate,
@@ -82,5 +90,6 @@ export async function renderBatch(request: BatchRequest): Promise<BatchSummary> 
     failFast: options.batchFailFast,
     signal: request.signal,
     onEvent: emit,
+    webhook: request.webhook,
   })
 }

@@ -1,17 +1,20 @@
+import {randomUUID} from 'node:crypto'
+import {dirname, relative, resolve} from 'node:path'
 import {isEngineError, toEngineError} from '../errors/engine-error.js'
-import type {ResolvedRenderOptions} from '../plan/resolve-options.js'
+import type {ResolvedRenderOptions} from '../plan/render-options.js'
 import type {RenderRequest, RenderResult} from '../render/render-composition.js'
 import type {StatusCounts} from './batch-manifest.js'
 import type {BatchEvent, BatchEventListener} from './batch-events.js'
 import type {ManifestStore} from './manifest-store.js'
 import type {BatchJob} from './preflight.js'
+import {batchPayload, deliverWebhook, renderPayload, type WebhookDelivery, type WebhookTarget} from '../notify/index.js'
 
 /**
  * Renders one row. The batch runner never launches browsers itself: the caller passes
  * `renderComposition`, or a function that closes over shared resources (a pool of warm browser
  * processes) so that rows reuse them.
  */
-export type RenderRow = (request: RenderRequest) => Promise<Pick<RenderResult, 'output' | 'durationSeconds'>>
+export type RenderRow = (request: RenderRequest) => Promise<Pick<RenderResult, 'output' | 'durationSeconds' | 'poster'> & Partial<Pick<RenderResult, 'totalFrames' | 'bytes'>>>
 
 export interface RunBatchOptions {
   composition: string
@@ -25,6 +28,8 @@ export interface RunBatchOptions {
   failFast: boolean
   signal?: AbortSignal
   onEvent?: BatchEventListener
+  /** Called once per finished row and once for the batch; deliveries are recorded in the manifest. */
+  webhook?: WebhookTarget
 }
 
 export interface BatchSummary {
@@ -32,6 +37,8 @@ export interface BatchSummary {
   manifest: string
   elapsedMs: number
   failed: Array<{row: number; code: string; message: string}>
+  /** Webhook calls that were not delivered (each is also in the manifest). */
+  undeliveredWebhooks: Array<WebhookDelivery & {row: number | null}>
 }
 
 /**
@@ -46,6 +53,34 @@ export async function runBatch(options: RunBatchOptions): Promise<BatchSummary> 
   const started = performance.now()
   const queue = options.jobs.filter((job) => store.row(job.index).status !== 'completed')
   let halt: string | undefined
+  const batchId = randomUUID()
+  const deliveries: Promise<void>[] = []
+  const undelivered: BatchSummary['undeliveredWebhooks'] = []
+  const recordDelivery = (row: number | null, delivery: WebhookDelivery) => {
+    if (!delivery.delivered) undelivered.push({...delivery, row})
+    emit({type: 'webhook', row, ...delivery})
+  }
+  // A row's call goes out after its manifest entry is saved and runs beside the next rows.
+  const notifyRow = (job: BatchJob) => {
+    const target = options.webhook
+    if (!target) return
+    const {status, renderMs, durationSeconds, error, poster} = store.row(job.index)
+    const payload = renderPayload({
+      id: `${batchId}/${job.index}`,
+      output: job.output,
+      poster: poster === undefined ? null : resolve(dirname(store.path), poster),
+      durationSeconds,
+      renderMs,
+      error: status === 'failed' ? error : null,
+      row: job.index,
+    })
+    deliveries.push(
+      deliverWebhook(target, payload).then(async (delivery) => {
+        await store.patchRow(job.index, {webhook: delivery})
+        recordDelivery(job.index, delivery)
+      }),
+    )
+  }
   emit({
     type: 'batch-start',
     composition: options.composition,
@@ -78,7 +113,16 @@ export async function runBatch(options: RunBatchOptions): Promise<BatchSummary> 
         },
       })
       const renderMs = Math.round(performance.now() - began)
-      await store.setRow(job.index, {status: 'completed', startedAt, finishedAt: new Date().toISOString(), renderMs, durationSeconds: result.durationSeconds})
+      await store.setRow(job.index, {
+        status: 'completed',
+        startedAt,
+        finishedAt: new Date().toISOString(),
+        renderMs,
+        durationSeconds: result.durationSeconds,
+        totalFrames: result.totalFrames,
+        bytes: result.bytes,
+        ...(result.poster && {poster: relative(dirname(store.path), result.poster)}),
+      })
     } catch (error) {
       const {code, message} = toEngineError(error)
       const renderMs = Math.round(performance.now() - began)
@@ -86,6 +130,7 @@ export async function runBatch(options: RunBatchOptions): Promise<BatchSummary> 
       if (options.failFast && !isEngineError(error, 'CANCELLED')) halt ??= `row ${job.index} failed and --batch-fail-fast is set`
     }
     emit(rowEvent(job))
+    notifyRow(job)
   }
 
   const worker = async (): Promise<void> => {
@@ -113,14 +158,20 @@ export async function runBatch(options: RunBatchOptions): Promise<BatchSummary> 
     await store.setRow(job.index, {status: 'skipped', skippedReason: `not launched: ${halt ?? 'the batch was interrupted'}`})
     emit(rowEvent(job))
   }
+  await Promise.all(deliveries)
   await store.finish()
 
   const elapsedMs = Math.round(performance.now() - started)
   const {counts} = store.current
+  if (options.webhook) {
+    const delivery = await deliverWebhook(options.webhook, batchPayload({id: batchId, manifest: store.path, elapsedMs, counts}))
+    await store.setWebhook(delivery)
+    recordDelivery(null, delivery)
+  }
   const rowsPerMinute = elapsedMs > 0 ? Math.round((counts.completed * 60_000 * 10) / elapsedMs) / 10 : 0
   emit({type: 'batch-done', counts, manifest: store.path, elapsedMs, rowsPerMinute})
   const failed = store.current.rows
     .filter((row) => row.status === 'failed')
     .map((row) => ({row: row.index, code: row.error?.code ?? 'INTERNAL', message: row.error?.message ?? ''}))
-  return {counts, manifest: store.path, elapsedMs, failed}
+  return {counts, manifest: store.path, elapsedMs, failed, undeliveredWebhooks: undelivered}
 }

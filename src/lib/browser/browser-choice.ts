@@ -14,6 +14,16 @@ export interface BrowserChoice {
   gpu: boolean
   /** Browser version, when it was probed (e.g. "HeadlessChrome/156.0.8078.79"). */
   version?: string
+  /**
+   * A serverless Chromium's own launch arguments (single process, no zygote, in-process GPU,
+   * SwiftShader GL), already stripped of the ones that weaken the page's security.
+   */
+  serverlessArgs?: readonly string[]
+  /**
+   * Device pixels per CSS pixel (`--scale`). Begin-frame screenshots follow the process's scale
+   * factor, not the page's emulated one, so it is a launch setting; processes are pooled by it.
+   */
+  deviceScaleFactor?: number
   /** Set under a render profile (`--profile`): its flags and the environment (fonts) the browser runs with. */
   profile?: BrowserProfileLaunch
 }

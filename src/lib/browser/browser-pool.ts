@@ -83,5 +83,5 @@ export class BrowserPool {
 }
 
 function poolKey(choice: BrowserChoice): string {
-  return `${choice.executablePath}|${choice.beginFrame}|${choice.gpu}|${choice.profile?.name ?? ''}`
+  return `${choice.executablePath}|${choice.beginFrame}|${choice.gpu}|${choice.profile?.name ?? ''}|${choice.deviceScaleFactor ?? 1}`
 }

@@ -18,18 +18,32 @@ export const BEGIN_FRAME_FLAGS = [
 const LAUNCH_TIMEOUT_MS = 30_000
 
 export function browserArgs(choice: BrowserChoice, isRoot = process.getuid?.() === 0): string[] {
-  return [
+  const serverless = choice.serverlessArgs ?? []
+  const args = [
+    ...serverless,
     ...(choice.beginFrame ? BEGIN_FRAME_FLAGS : []),
-    ...(choice.gpu ? [] : ['--disable-gpu']),
+    // A serverless build picks its software GL (SwiftShader) in its own arguments.
+    ...(choice.gpu || serverless.length > 0 ? [] : ['--disable-gpu']),
     // Root cannot use the sandbox; neither can Lambda, where sparticuz's build runs.
     ...(isRoot || choice.source === 'sparticuz' ? ['--no-sandbox'] : []),
-    '--force-device-scale-factor=1',
+    `--force-device-scale-factor=${choice.deviceScaleFactor ?? 1}`,
     '--font-render-hinting=none',
     '--hide-scrollbars',
     '--mute-audio',
     '--allow-file-access-from-files',
     ...(choice.profile?.args ?? []),
   ]
+  return [...new Set(args)]
+}
+
+/**
+ * Serverless Chromium's arguments without those that would weaken the page's confinement
+ * (`--disable-web-security`, insecure content, site isolation trials) and without its headless
+ * mode, which puppeteer sets itself.
+ */
+export function serverlessBrowserArgs(args: readonly string[]): string[] {
+  const unsafe = /^--(disable-web-security|allow-running-insecure-content|disable-site-isolation-trials|headless)(=|$)/
+  return args.filter((arg) => !unsafe.test(arg))
 }
 
 /**

@@ -21,31 +21,31 @@ const inMemory = new Map<string, Promise<BrowserProbe>>()
  * there (only old-headless shells support it). Results are cached in memory and on disk, keyed by
  * the file's size and modification time, so a render pays for the launch only after an upgrade.
  */
-export function probeBrowser(executablePath: string, options: {env?: NodeJS.ProcessEnv} = {}): Promise<BrowserProbe> {
+export function probeBrowser(executablePath: string, options: {env?: NodeJS.ProcessEnv; serverlessArgs?: readonly string[]} = {}): Promise<BrowserProbe> {
   let probe = inMemory.get(executablePath)
   if (!probe) {
-    probe = cachedOrLaunch(executablePath, options.env ?? process.env)
+    probe = cachedOrLaunch(executablePath, options.env ?? process.env, options.serverlessArgs)
     inMemory.set(executablePath, probe)
     probe.catch(() => inMemory.delete(executablePath))
   }
   return probe
 }
 
-async function cachedOrLaunch(executablePath: string, env: NodeJS.ProcessEnv): Promise<BrowserProbe> {
+async function cachedOrLaunch(executablePath: string, env: NodeJS.ProcessEnv, serverlessArgs: readonly string[] | undefined): Promise<BrowserProbe> {
   const file = join(engineCacheDir(env), 'browser-probes.json')
   const info = await stat(executablePath)
   const stamp = `${info.size}:${info.mtimeMs}`
   const cache = await readProbeFile(file)
   const hit = cache[executablePath]
   if (hit?.stamp === stamp) return {version: hit.version, beginFrame: hit.beginFrame}
-  const probe = await launchProbe(executablePath)
+  const probe = await launchProbe(executablePath, serverlessArgs)
   cache[executablePath] = {stamp, ...probe}
   await writeProbeFile(file, cache)
   return probe
 }
 
-async function launchProbe(executablePath: string): Promise<BrowserProbe> {
-  const choice: BrowserChoice = {executablePath, source: 'flag', beginFrame: true, gpu: false}
+async function launchProbe(executablePath: string, serverlessArgs: readonly string[] | undefined): Promise<BrowserProbe> {
+  const choice: BrowserChoice = {executablePath, source: serverlessArgs ? 'sparticuz' : 'flag', beginFrame: true, gpu: false, serverlessArgs}
   const browser = await launchBrowser(choice, {protocolTimeoutMs: PROBE_STEP_TIMEOUT_MS})
   try {
     const version = await browser.version()

@@ -4,6 +4,7 @@ import {delimiter, join} from 'node:path'
 import {EngineError} from '../errors/engine-error.js'
 import type {BrowserChoice, BrowserSource} from './browser-choice.js'
 import {browserCacheDir} from './engine-cache-dir.js'
+import {serverlessBrowserArgs} from './launch-browser.js'
 import {findPinnedBrowser, PINNED_BROWSER, SYSTEM_PACKAGE_FIX} from './pinned-browser.js'
 import {probeBrowser} from './probe-browser.js'
 
@@ -27,8 +28,10 @@ export interface ResolveBrowserOptions {
 /**
  * Picks the browser to capture with, in this order: an explicit path (flag or config), then
  * `ENGINE_BROWSER_PATH`, the pinned chrome-headless-shell in engine's cache, the system
- * chromium-headless-shell, `@sparticuz/chromium` when installed, and finally any Chrome/Chromium
- * on PATH (screenshot capture only). Explicit paths are probed for begin-frame support.
+ * chromium-headless-shell, and finally any Chrome/Chromium on PATH (screenshot capture only).
+ * Explicit paths are probed for begin-frame support. On Lambda (a task root is set) the bundle's
+ * `@sparticuz/chromium` is the only choice: it is installed with engine for building the bundle,
+ * but a Linux build unpacked to the temp directory is no browser for a host render.
  */
 export async function resolveBrowser(options: ResolveBrowserOptions = {}): Promise<BrowserChoice> {
   const env = options.env ?? process.env
@@ -50,12 +53,23 @@ export async function resolveBrowser(options: ResolveBrowserOptions = {}): Promi
     return {executablePath: explicit.path, source: explicit.source, beginFrame: probe.beginFrame, gpu, version: probe.version}
   }
 
+  // On Lambda (and in the local stack's Lambda-like child) only the bundle's browser exists.
+  if (env.LAMBDA_TASK_ROOT) {
+    const serverless = await sparticuzChromium()
+    if (!serverless) {
+      throw new EngineError('BROWSER_NOT_FOUND', `${SPARTICUZ_PACKAGE} did not unpack a browser in this function: rebuild the bundle with \`engine lambda bundle\` and deploy it`, {
+        taskRoot: env.LAMBDA_TASK_ROOT,
+      })
+    }
+    // Probed once per cold start: a build without begin-frame still renders, through screenshots.
+    const probe = await probeBrowser(serverless.executablePath, {env, serverlessArgs: serverless.args})
+    return {executablePath: serverless.executablePath, source: 'sparticuz', beginFrame: probe.beginFrame, gpu, version: probe.version, serverlessArgs: serverless.args}
+  }
+
   const pinned = await findPinnedBrowser(env)
   if (pinned) return choice(pinned, 'pinned', true, gpu)
   const systemShell = options.systemHeadlessShell ?? SYSTEM_HEADLESS_SHELL
   if (await isExecutableFile(systemShell)) return choice(systemShell, 'system-headless-shell', true, gpu)
-  const sparticuz = await sparticuzChromium()
-  if (sparticuz) return choice(sparticuz, 'sparticuz', true, gpu)
   const chrome = await findOnPath(SYSTEM_CHROME_NAMES, env)
   if (chrome) return choice(chrome, 'system-chrome', false, gpu)
 
@@ -64,7 +78,7 @@ export async function resolveBrowser(options: ResolveBrowserOptions = {}): Promi
     `no browser to capture with. Fix one of: \`${SYSTEM_PACKAGE_FIX}\` (as root); ` +
       `\`engine browser install\` (downloads chrome-headless-shell ${PINNED_BROWSER.buildId} into ${browserCacheDir(env)}); ` +
       `or pass --browser-path <path> / set ENGINE_BROWSER_PATH to a Chromium executable`,
-    {looked: ['--browser-path', 'ENGINE_BROWSER_PATH', browserCacheDir(env), systemShell, SPARTICUZ_PACKAGE, ...SYSTEM_CHROME_NAMES]},
+    {looked: ['--browser-path', 'ENGINE_BROWSER_PATH', browserCacheDir(env), systemShell, ...SYSTEM_CHROME_NAMES]},
   )
 }
 
@@ -72,7 +86,7 @@ function choice(executablePath: string, source: BrowserSource, beginFrame: boole
   return {executablePath, source, beginFrame, gpu}
 }
 
-async function isExecutableFile(path: string): Promise<boolean> {
+export async function isExecutableFile(path: string): Promise<boolean> {
   try {
     if (!(await stat(path)).isFile()) return false
     await access(path, constants.X_OK)
@@ -93,13 +107,17 @@ async function findOnPath(names: readonly string[], env: NodeJS.ProcessEnv): Pro
   return undefined
 }
 
-/** `@sparticuz/chromium` is optional (the Lambda bundle adds it); its executable is unpacked on first use. */
-async function sparticuzChromium(): Promise<string | undefined> {
+/**
+ * `@sparticuz/chromium` is optional (the Lambda bundle carries it); its executable is unpacked to
+ * the temp directory on first use, and its launch arguments come with it.
+ */
+async function sparticuzChromium(): Promise<{executablePath: string; args: string[]} | undefined> {
   try {
     const name = SPARTICUZ_PACKAGE
-    const module = (await import(name)) as {default?: {executablePath?: () => Promise<string>}}
+    const module = (await import(name)) as {default?: {executablePath?: () => Promise<string>; args?: string[]}}
     const path = await module.default?.executablePath?.()
-    return path && (await isExecutableFile(path)) ? path : undefined
+    if (!path || !(await isExecutableFile(path))) return undefined
+    return {executablePath: path, args: serverlessBrowserArgs(module.default?.args ?? [])}
   } catch {
     return undefined
   }

@@ -2,9 +2,11 @@ import {randomUUID} from 'node:crypto'
 import type {Browser, Protocol} from 'puppeteer-core'
 import type {FrameClock} from '../browser/browser-pool.js'
 import {EngineError} from '../errors/engine-error.js'
+import {fontLoadFailure} from '../fonts/font-findings.js'
 import type {RenderPlan} from '../plan/render-plan.js'
 import {ENGINE_GLOBAL, type ReadinessState, type ReadyReport} from '../runtime/page-protocol.js'
 import {RUNTIME_CONFIG_GLOBAL} from '../runtime/runtime-config.js'
+import {ENGINE_FONTS_PATTERN, engineFontResponse, isEngineFontUrl} from './engine-font-response.js'
 import {BeginFrameCapturer, ScreenshotCapturer, type FrameCapturer} from './frame-capturer.js'
 import {PageConnection, type CallLimit} from './page-connection.js'
 import {pageError} from './page-error.js'
@@ -70,7 +72,7 @@ export async function loadCompositionPage(browser: Browser, plan: RenderPlan, op
   try {
     const capturer = options.beginFrame ? new BeginFrameCapturer(connection, plan, options.clock) : new ScreenshotCapturer(connection, plan)
     if (options.beginFrame) await connection.send('HeadlessExperimental.enable', undefined, setup)
-    await connection.send('Emulation.setDeviceMetricsOverride', {width: plan.width, height: plan.height, deviceScaleFactor: 1, mobile: false}, setup)
+    await connection.send('Emulation.setDeviceMetricsOverride', {width: plan.width, height: plan.height, deviceScaleFactor: plan.scale ?? 1, mobile: false}, setup)
     if (plan.capture.transparent) {
       await connection.send('Emulation.setDefaultBackgroundColorOverride', {color: {r: 0, g: 0, b: 0, a: 0}}, setup)
     }
@@ -89,6 +91,7 @@ export async function loadCompositionPage(browser: Browser, plan: RenderPlan, op
 
     const report = await waitForReady(connection, capturer, pageUrl, options.readyTimeoutMs)
     if (report.errors.length > 0) throw pageError(report.errors[0], plan, options.documentName)
+    if (report.fonts.failed.length > 0) throw fontLoadFailure(report.fonts.failed)
     return {connection, capturer, pageUrl, report, closeTab}
   } catch (error) {
     connection.dispose()
@@ -96,22 +99,23 @@ export async function loadCompositionPage(browser: Browser, plan: RenderPlan, op
   }
 }
 
-/** Answers the request for `pageUrl` with the compiled HTML; every other request goes to the network or disk. */
+/**
+ * Answers the request for `pageUrl` with the compiled HTML and those for engine font files from the
+ * font cache; every other request goes to the network or disk.
+ */
 async function serveDocument(connection: PageConnection, pageUrl: string, html: string, limit: CallLimit): Promise<void> {
   const body = Buffer.from(html, 'utf8').toString('base64')
-  connection.session.on('Fetch.requestPaused', (event: Protocol.Fetch.RequestPausedEvent) => {
+  const document = {responseCode: 200, responseHeaders: [{name: 'Content-Type', value: 'text/html; charset=utf-8'}], body}
+  connection.session.on('Fetch.requestPaused', async (event: Protocol.Fetch.RequestPausedEvent) => {
+    const response = isEngineFontUrl(event.request.url) ? await engineFontResponse(event.request.url) : document
     connection
-      .send('Fetch.fulfillRequest', {
-        requestId: event.requestId,
-        responseCode: 200,
-        responseHeaders: [{name: 'Content-Type', value: 'text/html; charset=utf-8'}],
-        body,
-      })
+      .send('Fetch.fulfillRequest', {requestId: event.requestId, ...response})
       .catch(() => {
         // The page is gone (closed or crashed); the capture reports that itself.
       })
   })
-  await connection.send('Fetch.enable', {patterns: [{urlPattern: pageUrl.replace(/[\\*?]/g, '\\$&'), requestStage: 'Request'}]}, limit)
+  const patterns = [pageUrl.replace(/[\\*?]/g, '\\$&'), ENGINE_FONTS_PATTERN].map((urlPattern) => ({urlPattern, requestStage: 'Request' as const}))
+  await connection.send('Fetch.enable', {patterns}, limit)
 }
 
 /**

@@ -1,7 +1,9 @@
+import {createHash} from 'node:crypto'
 import {basename, dirname, join, relative, resolve} from 'node:path'
 import type {AnyNode, Element} from 'domhandler'
 import {EngineError} from '../errors/engine-error.js'
-import {INSTANCE_ATTRIBUTE, type RuntimeInstance} from '../runtime/runtime-config.js'
+import {prepareFonts, type CompiledFonts} from '../fonts/prepare-fonts.js'
+import {INSTANCE_ATTRIBUTE, type RuntimeInstance} from './runtime-instance.js'
 import {resolveVariables} from '../variables/resolve-variables.js'
 import {validateVariableValues, type VariableFinding} from '../variables/validate-values.js'
 import type {VariableDeclaration} from '../variables/variable-declaration.js'
@@ -20,6 +22,8 @@ export interface CompileOptions {
   variables?: Record<string, unknown>
   /** Findings become errors (the caller throws with `assertNoStrictErrors`). */
   strictVariables?: boolean
+  /** Environment whose ENGINE_CACHE_DIR holds the font cache (default: this process's). */
+  env?: NodeJS.ProcessEnv
 }
 
 export interface CompiledComposition {
@@ -41,6 +45,10 @@ export interface CompiledComposition {
   scriptLines: ScriptLines[]
   /** `undeclared` / `type-mismatch` / `enum-out-of-range`, from the command line and every host. */
   findings: VariableFinding[]
+  /** The fonts stage: each family and how it is drawn, the faces the page is served, font findings. */
+  fonts: CompiledFonts
+  /** sha256 of every composition file the page was built from (top level and sub-compositions), by absolute path. */
+  sourceFiles: Record<string, string>
 }
 
 const URL_ATTRIBUTES = ['src', 'href', 'poster', 'data-composition-src'] as const
@@ -51,6 +59,7 @@ interface CompileContext {
   instances: Record<string, RuntimeInstance>
   findings: VariableFinding[]
   markers: ScriptLineMarkers
+  sourceFiles: Record<string, string>
 }
 
 interface PendingHost {
@@ -73,7 +82,8 @@ interface PendingHost {
  */
 export async function compileComposition(path: string, options: CompileOptions = {}): Promise<CompiledComposition> {
   const file = resolve(path)
-  const parsed = parseComposition(await readCompositionFile(file, 'composition'))
+  const source = await readCompositionFile(file, 'composition')
+  const parsed = parseComposition(source)
   const problems = checkCompositionAttributes(parsed, {isRoot: true})
   if (problems.length > 0) {
     throw new EngineError('COMPOSITION_INVALID', `${path}: ${problems.map((problem) => problem.message).join('; ')}`, {file: path, problems})
@@ -87,6 +97,7 @@ export async function compileComposition(path: string, options: CompileOptions =
     strict,
     instances: {},
     markers: new ScriptLineMarkers(),
+    sourceFiles: {[file]: sha256(source)},
     findings: options.variables
       ? validateVariableValues(declarations, options.variables, {source: '--variables', compositionId, strict})
       : [],
@@ -102,6 +113,7 @@ export async function compileComposition(path: string, options: CompileOptions =
     const nested = await inlineHost(next, `i${++counter}`, context)
     pending.unshift(...nested)
   }
+  const fonts = await prepareFonts(parsed.$, {env: options.env})
   const {html, lines: scriptLines} = context.markers.resolve(parsed.$.html())
   return {
     file,
@@ -115,6 +127,8 @@ export async function compileComposition(path: string, options: CompileOptions =
     html,
     scriptLines,
     findings: context.findings,
+    fonts,
+    sourceFiles: context.sourceFiles,
   }
 }
 
@@ -130,7 +144,9 @@ async function inlineHost({host, file, display, chain}: PendingHost, key: string
       {chain: names},
     )
   }
-  const sub = parseComposition(await readCompositionFile(subFile, `data-composition-src="${host.src}" on ${where}`))
+  const subSource = await readCompositionFile(subFile, `data-composition-src="${host.src}" on ${where}`)
+  context.sourceFiles[subFile] = sha256(subSource)
+  const sub = parseComposition(subSource)
   const problems = checkCompositionAttributes(sub, {isRoot: false})
   if (problems.length > 0 || !sub.root) {
     throw new EngineError('COMPOSITION_INVALID', `${subDisplay} (included by ${where}): ${problems.map((problem) => problem.message).join('; ')}`, {
@@ -165,6 +181,10 @@ async function inlineHost({host, file, display, chain}: PendingHost, key: string
   sub.$(host.element).attr(INSTANCE_ATTRIBUTE, key).empty().append(styles, content, scripts)
 
   return sub.hosts.map((nested) => ({host: nested, file: subFile, display: subDisplay, chain: [...chain, subFile]}))
+}
+
+function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('hex')
 }
 
 function assertValidDeclarations(parsed: ParsedComposition, display: string): void {

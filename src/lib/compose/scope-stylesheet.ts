@@ -1,5 +1,5 @@
 import postcss, {type AtRule, type ChildNode} from 'postcss'
-import {INSTANCE_ATTRIBUTE} from '../runtime/runtime-config.js'
+import {INSTANCE_ATTRIBUTE} from './runtime-instance.js'
 import {isRelativeUrl, rebaseCssUrls, type UrlRebaser} from './rebase-url.js'
 
 // At-rules that define global names or must open a stylesheet; @scope cannot hold them, so they stay outside.

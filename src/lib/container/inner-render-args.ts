@@ -1,5 +1,5 @@
-import type {ResolvedRenderOptions} from '../plan/resolve-options.js'
-import type {ProfileName} from '../profile/render-profile.js'
+import type {ResolvedRenderOptions} from '../plan/render-options.js'
+import type {ProfileName} from '../plan/render-options.js'
 
 /** The profile the container image is built for. */
 export const CONTAINER_PROFILE: ProfileName = 'deterministic'
@@ -46,10 +46,15 @@ export function innerRenderArgs(input: InnerRenderInput): string[] {
     String(options.workers),
   ]
   if (options.crf !== undefined) args.push('--crf', String(options.crf))
+  if (options.keyframeInterval !== undefined) args.push('--keyframe-interval', String(options.keyframeInterval))
   if (options.videoBitrate !== undefined) args.push('--video-bitrate', options.videoBitrate)
   if (options.strictVariables) args.push('--strict-variables')
+  if (options.strictFonts) args.push('--strict-fonts')
   if (options.hdr) args.push('--hdr')
   if (options.sdr) args.push('--sdr')
+  if (options.scale !== undefined) args.push('--scale', String(options.scale))
+  if (options.poster !== undefined) args.push('--poster', String(options.poster))
+  if (options.posterFormat !== undefined) args.push('--poster-format', options.posterFormat)
   if (input.variablesFile) args.push('--variables-file', input.variablesFile)
   if (input.batch) {
     args.push('--batch', input.batch, '--batch-concurrency', String(options.batchConcurrency))

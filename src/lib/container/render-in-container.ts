@@ -1,14 +1,14 @@
 import {randomUUID} from 'node:crypto'
-import {mkdir, mkdtemp, readdir, rm, rmdir, stat, writeFile} from 'node:fs/promises'
+import {mkdir, mkdtemp, rm, rmdir, stat, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {dirname, join, parse, resolve} from 'node:path'
 import type {BatchEvent, BatchEventListener} from '../batch/batch-events.js'
 import {defaultOutputTemplate} from '../batch/output-template.js'
 import {readCompositionFile} from '../compose/read-composition-file.js'
 import {getFormat} from '../encode/format-registry.js'
-import {isPartialOf} from '../encode/partial-path.js'
+import {removePartialsOf} from '../encode/partial-path.js'
 import {EngineError, type ErrorJson} from '../errors/engine-error.js'
-import type {ResolvedRenderOptions} from '../plan/resolve-options.js'
+import type {ResolvedRenderOptions} from '../plan/render-options.js'
 import {defaultOutputPath} from '../render/output-path.js'
 import type {RenderEvent, RenderEventListener} from '../render/render-events.js'
 import {isWithin, renderMounts, templateOutputDir} from './container-mounts.js'
@@ -169,10 +169,8 @@ async function runInContainer<Event extends RenderEvent | BatchEvent, Done>(
  * a render that finished just as it was cancelled leaves a result this run does not report.
  */
 async function removeInnerLeftovers(output: string, outputExisted: boolean): Promise<void> {
-  const names = await readdir(dirname(output)).catch(() => [])
-  const leftovers = names.filter((name) => isPartialOf(name, output)).map((name) => join(dirname(output), name))
-  if (!outputExisted) leftovers.push(output)
-  await Promise.all(leftovers.map((path) => rm(path, {recursive: true, force: true})))
+  await removePartialsOf(output)
+  if (!outputExisted) await rm(output, {recursive: true, force: true})
 }
 
 /**

@@ -86,7 +86,7 @@ function assemblyContext(
     scratchDir,
     ffmpeg: (args, runOptions) =>
       runFfmpeg(options.ffmpeg.ffmpegPath, args, {what, signal: options.signal, stdinFiles: runOptions?.stdinFiles}),
-    copySegments: () => copySegmentsArgs(options.segments, options.plan.fps, join(scratchDir, 'segments.txt')),
+    copySegments: () => copySegmentsArgs(options.segments, options.plan.fps, join(scratchDir, 'segments.txt'), options.ffmpeg.ffmpegPath),
   }
 }
 

@@ -1,20 +1,25 @@
 import {writeFile} from 'node:fs/promises'
 import {resolve} from 'node:path'
 import type {Fps} from '../plan/fps.js'
+import {BITEXACT_MUX} from './deterministic-args.js'
 import type {SegmentRef} from './format-plugin.js'
 import {ffmpegRate} from './frame-timing.js'
+import {listBitstreamFilters} from './list-bitstream-filters.js'
 
 /**
  * A concat demuxer list. Paths are absolute (the demuxer resolves relative ones against the list)
  * and single-quoted with a quote written as '\''. Each file's duration comes from its frame count,
  * not from the container, whose rounded durations (MP4 movie header in ms, Matroska in ms) would
- * add up to drift over many segments.
+ * add up to drift over many segments. The demuxer adds durations up in whole microseconds, so each
+ * one is written as the difference of the exact start times rounded to the microsecond: every
+ * file then starts within half a microsecond of its frame time, however many files precede it.
  */
 export function concatList(segments: readonly SegmentRef[], fps: Fps): string {
+  const startMicros = (frame: number) => Math.round((frame * fps.den * 1_000_000) / fps.num)
   return segments
     .map((segment) => {
-      const seconds = ((segment.range.end - segment.range.start) * fps.den) / fps.num
-      return `file '${resolve(segment.path).replaceAll("'", "'\\''")}'\nduration ${seconds.toFixed(6)}\n`
+      const micros = startMicros(segment.range.end) - startMicros(segment.range.start)
+      return `file '${resolve(segment.path).replaceAll("'", "'\\''")}'\nduration ${(micros / 1_000_000).toFixed(6)}\n`
     })
     .join('')
 }
@@ -30,8 +35,15 @@ export function frameGridBitstreamFilter(fps: Fps): string {
   return `setts=pts=${snap('PTS')}:dts=${snap('DTS')}`
 }
 
-/** Input plus stream-copy arguments for the video of all segments, joined on the exact frame grid. */
-export async function copySegmentsArgs(segments: readonly SegmentRef[], fps: Fps, listPath: string): Promise<string[]> {
-  await writeFile(listPath, concatList(segments, fps))
-  return ['-f', 'concat', '-safe', '0', '-i', listPath, '-map', '0:v', '-c', 'copy', '-bsf:v', frameGridBitstreamFilter(fps)]
+/**
+ * Input plus stream-copy arguments for the video of all segments, joined on the exact frame grid
+ * and muxed bitexact, so the same segments always give the same file. An ffmpeg without `setts`
+ * (before 4.4) joins without the snap: the list already starts every file within half a
+ * microsecond of its frame time, which the muxer's rounding to the stream's time base (1/15360 s
+ * for MP4 at 30 fps, 1 ms for WebM) absorbs.
+ */
+export async function copySegmentsArgs(segments: readonly SegmentRef[], fps: Fps, listPath: string, ffmpegPath: string): Promise<string[]> {
+  const [, filters] = await Promise.all([writeFile(listPath, concatList(segments, fps)), listBitstreamFilters(ffmpegPath)])
+  const snap = filters.has('setts') ? ['-bsf:v', frameGridBitstreamFilter(fps)] : []
+  return ['-f', 'concat', '-safe', '0', '-i', listPath, '-map', '0:v', '-c', 'copy', ...snap, ...BITEXACT_MUX]
 }

@@ -1,10 +1,11 @@
 import {rm} from 'node:fs/promises'
 import {EngineError} from '../errors/engine-error.js'
 import type {FrameRange, RenderPlan} from '../plan/render-plan.js'
+import {BITEXACT_MUX, BITEXACT_VIDEO, keyframeArgs} from './deterministic-args.js'
 import type {FfmpegArgs} from './format-plugin.js'
 import {ffmpegRate} from './frame-timing.js'
 import {StderrTail, baseFfmpegArgs, ffmpegFailure, spawnFailure, spawnFfmpeg} from './run-ffmpeg.js'
-import type {SegmentEncoder} from './segment-encoder.js'
+import type {SegmentEncoder} from './segment-encoder-contract.js'
 
 const DEFAULT_MAX_QUEUED_BYTES = 8 * 1024 * 1024
 
@@ -18,7 +19,12 @@ export interface FfmpegSegmentOptions {
   maxQueuedBytes?: number
 }
 
-/** The full command: images arrive on stdin as an image2pipe stream at the render's exact rate. */
+/**
+ * The full command: images arrive on stdin as an image2pipe stream at the render's exact rate. The
+ * segment is one closed GOP with a fixed encoder thread count and bitexact muxing, so the same
+ * frames give the same bytes whichever worker or chunk encodes them; a plugin's own arguments
+ * come after and may refine these.
+ */
 export function segmentCommand(options: Pick<FfmpegSegmentOptions, 'plan' | 'outputPath' | 'args' | 'threads'>): string[] {
   const {plan, args} = options
   return [
@@ -28,6 +34,9 @@ export function segmentCommand(options: Pick<FfmpegSegmentOptions, 'plan' | 'out
     '-c:v', plan.capture.imageFormat === 'png' ? 'png' : 'mjpeg',
     '-framerate', ffmpegRate(plan.fps),
     '-i', 'pipe:0',
+    ...keyframeArgs(plan),
+    ...BITEXACT_VIDEO,
+    ...BITEXACT_MUX,
     ...args.output,
     ...(options.threads === undefined ? [] : ['-threads', String(options.threads)]),
     options.outputPath,

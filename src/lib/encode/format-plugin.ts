@@ -1,3 +1,4 @@
+import type {FormatCapabilities} from '../plan/format-capabilities.js'
 import type {FrameRange, RenderPlan} from '../plan/render-plan.js'
 import type {GpuEncoder} from './gpu/gpu-encoders.js'
 import type {EncodeSettings} from './rate-control.js'
@@ -51,21 +52,11 @@ export interface AssemblyContext {
   copySegments(): Promise<string[]>
 }
 
-interface FormatPluginBase {
-  /** The `--format` value. Lowercase letters, digits and dashes. */
-  readonly name: string
+interface FormatPluginBase extends FormatCapabilities {
   readonly description: string
-  /** Alpha formats are captured as PNG over a transparent page background; others as JPEG. */
-  readonly alpha: boolean
+  /** The plugin API version the plugin was written for (see src/plugin); newer than the engine's is refused. */
+  readonly apiVersion?: number
   readonly audio: AudioKind
-  /** Highest frame rate the format can play (GIF: 30); the planner clamps `--fps` to it. */
-  readonly maxFps?: number
-  /** Chroma subsampling that needs even width and height (H.264 yuv420p). */
-  readonly evenDimensions: boolean
-  /** Whether `--crf` / `--video-bitrate` / `--quality` change the result. */
-  readonly rateControl: boolean
-  /** Whether `--gpu` can pick a hardware encoder for this format. */
-  readonly gpu: boolean
   /** `ffmpeg -encoders` names this format needs for these settings (for `engine doctor`). */
   requiredEncoders(encode: EncodeSettings): string[]
 }
@@ -101,7 +92,3 @@ export function outputExtension(plugin: FormatPlugin): string | undefined {
   return plugin.worker === 'frame-files' ? undefined : plugin.extension
 }
 
-/** Image format the capture worker must produce for this plugin. */
-export function captureImageFormat(plugin: FormatPlugin): 'jpeg' | 'png' {
-  return plugin.alpha ? 'png' : 'jpeg'
-}

@@ -1,9 +1,17 @@
 import {z} from 'zod'
-import {BUILTIN_FORMAT_PLUGINS} from '../../../plugins/formats/index.js'
 import {EngineError} from '../errors/engine-error.js'
 import type {FormatPlugin} from './format-plugin.js'
 
-const registry = new Map<string, FormatPlugin>(BUILTIN_FORMAT_PLUGINS.map((plugin) => [plugin.name, plugin]))
+/** The plugin API version this engine implements (see src/plugin). */
+export const PLUGIN_API_VERSION = 1
+
+interface Registered {
+  format: FormatPlugin
+  /** The plugin that registered it, for messages. */
+  source: string
+}
+
+const registry = new Map<string, Registered>()
 
 const fn = z.custom<(...args: never[]) => unknown>((value) => typeof value === 'function', 'must be a function')
 const extension = z.string().regex(/^\.[a-z0-9]+$/, 'must be an extension such as ".mp4"')
@@ -18,6 +26,7 @@ const common = {
   rateControl: z.boolean(),
   gpu: z.boolean(),
   requiredEncoders: fn,
+  apiVersion: z.number().int().positive().optional(),
 }
 
 // Third-party plugins arrive from other packages at run time: check their shape once, here.
@@ -27,35 +36,54 @@ const pluginSchema = z.discriminatedUnion('worker', [
   z.object({...common, worker: z.literal('frame-files'), frameFileName: fn, frameFilePattern: z.instanceof(RegExp)}),
 ])
 
-/** Adds a format (built-in or from an oclif plugin's hook). Registering the same object twice is a no-op. */
-export function registerFormat(plugin: FormatPlugin): void {
+/**
+ * Adds a format (built-in, from a plugin's `engine:formats` hook, or from SDK code); `source`
+ * names who registers it, so that a refusal names both plugins. Registering the same object twice
+ * is a no-op.
+ */
+export function registerFormat(plugin: FormatPlugin, source = 'the caller'): void {
   const result = pluginSchema.safeParse(plugin)
   const name = typeof (plugin as {name?: unknown})?.name === 'string' ? plugin.name : '(unnamed)'
   if (!result.success) {
     const problems = result.error.issues.map((issue) => `${issue.path.join('.') || 'plugin'} ${issue.message}`).join('; ')
-    throw new EngineError('INVALID_CONFIG', `format plugin "${name}" is invalid: ${problems}`, {issues: result.error.issues})
+    throw new EngineError('INVALID_CONFIG', `format plugin "${name}" from ${source} is invalid: ${problems}`, {issues: result.error.issues, plugin: source})
+  }
+  if (plugin.apiVersion !== undefined && plugin.apiVersion > PLUGIN_API_VERSION) {
+    throw new EngineError(
+      'INVALID_CONFIG',
+      `format plugin "${name}" from ${source} needs plugin API ${plugin.apiVersion}, but this engine provides ${PLUGIN_API_VERSION}: update engine, or install an older version of the plugin`,
+      {plugin: source, format: name, apiVersion: plugin.apiVersion},
+    )
   }
   const existing = registry.get(plugin.name)
-  if (existing === plugin) return
+  if (existing?.format === plugin) return
   if (existing) {
-    throw new EngineError('INVALID_CONFIG', `format plugin "${plugin.name}" is already registered; a plugin must pick another name`, {
-      format: plugin.name,
-    })
+    throw new EngineError(
+      'INVALID_CONFIG',
+      `format "${plugin.name}" from ${source} is refused: ${existing.source} already registers a format with that name; one of them must be renamed or uninstalled`,
+      {format: plugin.name, plugin: source, registeredBy: existing.source},
+    )
   }
-  registry.set(plugin.name, plugin)
+  registry.set(plugin.name, {format: plugin, source})
 }
 
-/** The plugin for `--format name`, or an INVALID_FLAG naming the formats that exist. */
-export function getFormat(name: string): FormatPlugin {
-  const plugin = registry.get(name)
-  if (!plugin) {
-    throw new EngineError('INVALID_FLAG', `--format: "${name}" is not a known format; use one of ${[...registry.keys()].join(', ')}`, {
+/** The plugin for `--format name`, or an INVALID_FLAG naming `field` (where the name was written) and the formats that exist. */
+export function getFormat(name: string, field = '--format'): FormatPlugin {
+  const entry = registry.get(name)
+  if (!entry) {
+    throw new EngineError('INVALID_FLAG', `${field}: "${name}" is not a known format; use one of ${[...registry.keys()].join(', ')}`, {
       format: name,
     })
   }
-  return plugin
+  return entry.format
 }
 
 export function listFormats(): FormatPlugin[] {
-  return [...registry.values()]
+  return [...registry.values()].map((entry) => entry.format)
 }
+
+/** Who registered the format (a plugin's name, or the built-ins). */
+export function formatSource(name: string): string | undefined {
+  return registry.get(name)?.source
+}
+

@@ -3,7 +3,8 @@ import {join} from 'node:path'
 import {EngineError} from '../errors/engine-error.js'
 import type {FrameRange} from '../plan/render-plan.js'
 import type {FrameFilesFormat} from './format-plugin.js'
-import type {SegmentEncoder} from './segment-encoder.js'
+import type {SegmentEncoder} from './segment-encoder-contract.js'
+import {isNoSpace, noSpaceError} from '../errors/no-space.js'
 
 export interface FrameSequenceWriterOptions {
   plugin: FrameFilesFormat
@@ -23,6 +24,7 @@ export async function openFrameSequenceWriter(options: FrameSequenceWriterOption
       try {
         await writeFile(path, image)
       } catch (error) {
+        if (isNoSpace(error)) throw noSpaceError(path, error)
         throw new EngineError('ENCODE_FAILED', `cannot write ${path}: ${(error as Error).message}`, {path})
       }
       written.push(path)

@@ -1,5 +1,5 @@
-import type {HdrTransfer} from '../media/hdr/hdr-sources.js'
-import type {CaptureImageFormat} from '../plan/render-plan.js'
+import type {CaptureImageFormat, HdrTransfer} from '../plan/render-plan.js'
+import {ENCODER_THREADS} from './deterministic-args.js'
 import {QUALITY_PRESETS, bitrateArgs, rateControl, type EncodeSettings} from './rate-control.js'
 
 /** ffmpeg / x265 names of each HDR transfer function. */
@@ -58,6 +58,12 @@ export function x265Args(encode: EncodeSettings, transfer: HdrTransfer): string[
     `max-cll=${MAX_CLL}`,
     // Every segment is its own encode: a closed GOP keeps its pictures from referring past its end.
     'open-gop=0',
+    'scenecut=0',
+    // x265 sizes its thread pool from the machine's cores, and its output follows the pool: pin it.
+    `pools=${ENCODER_THREADS}`,
+    'frame-threads=1',
+    // The info SEI names the CPU's features (cpuid), which differ between machines.
+    'info=0',
     'log-level=error',
     ...(rate.mode === 'crf' && rate.crf === 0 ? ['lossless=1'] : []),
   ]

@@ -1,7 +1,6 @@
-import type {HdrTransfer} from '../media/hdr/hdr-sources.js'
+import {HDR_FORMAT} from '../plan/render-options.js'
+import type {HdrTransfer} from '../plan/render-plan.js'
 
-/** The one format that carries HDR (H.265 10-bit BT.2020 in MP4). */
-export const HDR_FORMAT = 'mp4'
 
 export interface HdrOutputRequest {
   /** `--hdr`: HDR even without HDR sources. */

@@ -2,7 +2,8 @@ import {createWriteStream} from 'node:fs'
 import {rm} from 'node:fs/promises'
 import {finished} from 'node:stream/promises'
 import {EngineError} from '../errors/engine-error.js'
-import type {SegmentEncoder} from './segment-encoder.js'
+import {isNoSpace, noSpaceError} from '../errors/no-space.js'
+import type {SegmentEncoder} from './segment-encoder-contract.js'
 
 /**
  * Appends captured images to one file unchanged: a valid image2pipe stream that assembly decodes
@@ -12,7 +13,7 @@ export function openImageStreamWriter(outputPath: string): SegmentEncoder {
   const stream = createWriteStream(outputPath)
   let failure: EngineError | undefined
   stream.on('error', (error) => {
-    failure ??= new EngineError('ENCODE_FAILED', `cannot write ${outputPath}: ${error.message}`, {outputPath})
+    failure ??= isNoSpace(error) ? noSpaceError(outputPath, error) : new EngineError('ENCODE_FAILED', `cannot write ${outputPath}: ${error.message}`, {outputPath})
   })
   return {
     async write(image) {

@@ -1,4 +1,5 @@
 import {randomUUID} from 'node:crypto'
+import {readdir, rm} from 'node:fs/promises'
 import {basename, dirname, join} from 'node:path'
 
 /**
@@ -13,4 +14,15 @@ export function partialPath(outputPath: string, extension = ''): string {
 export function isPartialOf(name: string, outputPath: string): boolean {
   const prefix = `.${basename(outputPath)}.`
   return name.startsWith(prefix) && /^[0-9a-f]{8}\.partial/.test(name.slice(prefix.length))
+}
+
+/**
+ * Deletes what a killed render of `outputPath` left beside it (its partial files or directories);
+ * returns their paths. Partials of other outputs may belong to renders still running: they stay.
+ */
+export async function removePartialsOf(outputPath: string): Promise<string[]> {
+  const names = await readdir(dirname(outputPath)).catch(() => [] as string[])
+  const leftovers = names.filter((name) => isPartialOf(name, outputPath)).map((name) => join(dirname(outputPath), name))
+  await Promise.all(leftovers.map((path) => rm(path, {recursive: true, force: true})))
+  return leftovers
 }

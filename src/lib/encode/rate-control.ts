@@ -34,3 +34,12 @@ export function parseBitrate(text: string): number {
 export function bitrateArgs(bitsPerSecond: number): string[] {
   return ['-b:v', String(bitsPerSecond), '-maxrate', String(bitsPerSecond), '-bufsize', String(bitsPerSecond * 2)]
 }
+
+/**
+ * `--video-bitrate` as capped VBR, else the encoder's own constant-quality arguments for q on the
+ * x264 crf scale (`--crf`, else the preset's 28 / 18 / 15). Hardware encoders map q to their scale.
+ */
+export function crfOrBitrateArgs(encode: EncodeSettings, constantQuality: (q: number) => string[]): string[] {
+  const rate = rateControl(encode)
+  return rate.mode === 'bitrate' ? bitrateArgs(rate.bitsPerSecond) : constantQuality(rate.crf)
+}

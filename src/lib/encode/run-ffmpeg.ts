@@ -2,6 +2,7 @@ import {spawn, type ChildProcess} from 'node:child_process'
 import {createReadStream} from 'node:fs'
 import {pipeline} from 'node:stream/promises'
 import {EngineError} from '../errors/engine-error.js'
+import {isNoSpace, noSpaceError} from '../errors/no-space.js'
 
 export interface RunFfmpegOptions {
   /** Says what was being made, for the error message ("assembling out.mp4"). */
@@ -39,6 +40,8 @@ export function spawnFfmpeg(ffmpegPath: string, args: readonly string[], stdin: 
 
 export function ffmpegFailure(what: string, reason: string, stderr: StderrTail, details: Record<string, unknown> = {}): EngineError {
   const tail = stderr.lines()
+  // ffmpeg's last argument is the file it writes: name it rather than the step.
+  if (isNoSpace(tail)) return noSpaceError(Array.isArray(details.args) ? String(details.args.at(-1)) : what, new Error(tail))
   return new EngineError('ENCODE_FAILED', `${what}: ffmpeg ${reason}${tail ? `:\n${tail}` : ''}`, {...details, stderr: tail})
 }
 

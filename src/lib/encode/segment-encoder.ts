@@ -7,16 +7,9 @@ import {getFormat} from './format-registry.js'
 import {openFrameSequenceWriter} from './frame-sequence-writer.js'
 import type {GpuEncoder} from './gpu/gpu-encoders.js'
 import {openImageStreamWriter} from './image-stream-writer.js'
+import type {SegmentEncoder} from './segment-encoder-contract.js'
 
-/** Takes one worker's images, in frame order, and turns them into that worker's segment. */
-export interface SegmentEncoder {
-  /** Resolves once the image is accepted; waits while too much is queued in front of ffmpeg. */
-  write(image: Buffer): Promise<void>
-  /** Finishes the segment; fails unless exactly one image per frame of the range was written. */
-  end(): Promise<void>
-  /** Stops at once (kills ffmpeg) and deletes what was written; resolves when that is done. */
-  abort(): Promise<void>
-}
+export type {SegmentEncoder}
 
 export interface OpenSegmentEncoderOptions {
   plan: RenderPlan

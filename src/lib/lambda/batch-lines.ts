@@ -1,6 +1,7 @@
 import {readFile} from 'node:fs/promises'
 import {z} from 'zod'
 import {EngineError, type ErrorJson} from '../errors/engine-error.js'
+import {storageKeySchema} from './storage-key.js'
 
 /** One line of a render-batch JSONL file, as read. */
 export type BatchLine =
@@ -9,7 +10,7 @@ export type BatchLine =
 
 const lineSchema = z
   .object({
-    outputKey: z.string().min(1).max(1024),
+    outputKey: storageKeySchema,
     variables: z.record(z.string(), z.unknown()).default({}),
   })
   .strict()

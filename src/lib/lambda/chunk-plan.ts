@@ -1,6 +1,5 @@
 import {EngineError} from '../errors/engine-error.js'
 import type {FrameRange} from '../plan/render-plan.js'
-import {splitFrames} from '../plan/worker-count.js'
 
 export const DEFAULT_CHUNK_SIZE = 240
 export const DEFAULT_MAX_PARALLEL_CHUNKS = 16
@@ -15,7 +14,7 @@ export interface ChunkTuning {
 }
 
 export interface ChunkPlan {
-  /** Contiguous ranges covering frames 0..totalFrames exactly once, in order. */
+  /** Contiguous runs of whole grid segments covering frames 0..totalFrames exactly once, in order. */
   chunks: FrameRange[]
   /** The Map state's MaxConcurrency for this render. */
   maxParallelChunks: number
@@ -24,31 +23,47 @@ export interface ChunkPlan {
 }
 
 /**
- * Chooses the chunks of a distributed render.
+ * Chooses the chunks of a distributed render. Every chunk is a run of whole segments of the plan's
+ * grid (`segmentFrames` each, the last one shorter), so a chunk encodes exactly the segments a
+ * local render encodes and the assembled output is the same file.
  *
- * - `chunkSize` (given, or the default 240 when no target is given): chunks of exactly that many
- *   frames, the last one shorter; ceil(totalFrames / chunkSize) chunks. `maxParallelChunks` does
- *   not merge chunks: when there are more chunks than that, the Map state runs
- *   `maxParallelChunks` at a time and starts the next as one finishes.
+ * - `chunkSize` (given, or the default 240 when no target is given): chunks of chunkSize frames
+ *   rounded up to whole segments, the last one shorter; at most ceil(totalFrames / chunkSize)
+ *   chunks. `maxParallelChunks` does not merge chunks: when there are more chunks than that, the
+ *   Map state runs `maxParallelChunks` at a time and starts the next as one finishes.
  * - `targetChunkFrames` without `chunkSize`: clamp(ceil(totalFrames / targetChunkFrames), 1,
- *   maxParallelChunks) chunks of near-equal size (earlier chunks take the remainder); a render that
- *   would need more chunks stays at the cap, with longer chunks.
+ *   maxParallelChunks) chunks, the segments shared out as evenly as possible (earlier chunks take
+ *   the remainder); a render that would need more chunks stays at the cap, with longer chunks, and
+ *   one with fewer segments than that gets one chunk per segment.
  *
- * Either way the count never exceeds ceil(totalFrames / size of the longest chunk), so no chunk is empty.
+ * Either way no chunk is empty.
  */
-export function planChunks(totalFrames: number, tuning: ChunkTuning = {}): ChunkPlan {
+export function planChunks(totalFrames: number, segmentFrames: number, tuning: ChunkTuning = {}): ChunkPlan {
   assertPositiveInteger(totalFrames, 'totalFrames')
   const maxParallelChunks = tuning.maxParallelChunks ?? DEFAULT_MAX_PARALLEL_CHUNKS
   assertPositiveInteger(maxParallelChunks, 'maxParallelChunks')
+  const segmentCount = Math.ceil(totalFrames / segmentFrames)
+  const chunkOf = (firstSegment: number, segments: number): FrameRange => ({
+    start: firstSegment * segmentFrames,
+    end: Math.min((firstSegment + segments) * segmentFrames, totalFrames),
+  })
   if (tuning.chunkSize === undefined && tuning.targetChunkFrames !== undefined) {
     assertPositiveInteger(tuning.targetChunkFrames, 'targetChunkFrames')
-    const count = Math.min(Math.max(Math.ceil(totalFrames / tuning.targetChunkFrames), 1), maxParallelChunks)
-    return {chunks: splitFrames(totalFrames, count), maxParallelChunks, mode: 'target-chunk-frames'}
+    const count = Math.min(Math.max(Math.ceil(totalFrames / tuning.targetChunkFrames), 1), maxParallelChunks, segmentCount)
+    const chunks: FrameRange[] = []
+    for (let i = 0, first = 0; i < count; i++) {
+      const segments = Math.floor(segmentCount / count) + (i < segmentCount % count ? 1 : 0)
+      chunks.push(chunkOf(first, segments))
+      first += segments
+    }
+    return {chunks, maxParallelChunks, mode: 'target-chunk-frames'}
   }
   const chunkSize = tuning.chunkSize ?? DEFAULT_CHUNK_SIZE
   assertPositiveInteger(chunkSize, 'chunkSize')
+  // Rounding up keeps the spec's bound: chunks of at least chunkSize frames are at most ceil(total / chunkSize).
+  const segmentsPerChunk = Math.ceil(chunkSize / segmentFrames)
   const chunks: FrameRange[] = []
-  for (let start = 0; start < totalFrames; start += chunkSize) chunks.push({start, end: Math.min(start + chunkSize, totalFrames)})
+  for (let first = 0; first < segmentCount; first += segmentsPerChunk) chunks.push(chunkOf(first, segmentsPerChunk))
   return {chunks, maxParallelChunks, mode: 'chunk-size'}
 }
 
@@ -63,8 +78,8 @@ function assertPositiveInteger(value: number, field: string): void {
 
 /**
  * A render runs min(chunks, maxParallelChunks) functions at once. Above the function's reserved
- * concurrency, Lambda throttles the extra invocations: the Map state retries them a few times with
- * backoff, so the render takes longer, and fails when a chunk stays throttled through every retry.
+ * concurrency, Lambda throttles the extra invocations: the Map state retries them until a slot
+ * frees (THROTTLE_RETRY: up to 36 minutes), so the render takes longer.
  */
 export function throttledChunksWarning(plan: ChunkPlan, reservedConcurrency: number | undefined): {code: 'chunks-throttled'; message: string} | undefined {
   const atOnce = Math.min(plan.chunks.length, plan.maxParallelChunks)
@@ -72,7 +87,7 @@ export function throttledChunksWarning(plan: ChunkPlan, reservedConcurrency: num
   return {
     code: 'chunks-throttled',
     message:
-      `${atOnce} chunks run at once but the function's reserved concurrency is ${reservedConcurrency}: invocations above it are throttled and retried, ` +
-      `so the render takes longer (or fails when retries run out); use --max-parallel-chunks ${reservedConcurrency} (or fewer, larger chunks), or deploy with --concurrency ${atOnce} or more`,
+      `${atOnce} chunks run at once but the function's reserved concurrency is ${reservedConcurrency}: invocations above it are throttled and wait for a free slot, ` +
+      `so the render takes longer (and fails if a chunk waits over 36 minutes); use --max-parallel-chunks ${reservedConcurrency} (or fewer, larger chunks), or deploy with --concurrency ${atOnce} or more`,
   }
 }

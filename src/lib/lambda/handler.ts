@@ -1,7 +1,9 @@
 import type {S3Client} from '@aws-sdk/client-s3'
+import '../builtin-plugins.js'
 import {EngineError} from '../errors/engine-error.js'
 import {assembleAction} from './actions/assemble-action.js'
 import type {ActionContext} from './actions/action-context.js'
+import {notifyFailureAction} from './actions/notify-failure-action.js'
 import {planAction} from './actions/plan-action.js'
 import {renderChunkAction} from './actions/render-chunk-action.js'
 import {createS3Client} from './aws-clients.js'
@@ -15,16 +17,19 @@ const DEFAULT_MEMORY_MB = 10240
 /** The subset of the Lambda context the handler reads. */
 export interface LambdaContext {
   memoryLimitInMB?: string
+  logStreamName?: string
 }
 
 let s3: S3Client | undefined
 
 /**
- * The one function of the stack, dispatching on `action`: `plan`, `renderChunk`, `assemble`.
+ * The one function of the stack, dispatching on `action`: `plan`, `renderChunk`, `assemble`, and
+ * `notifyFailure` (the workflow's Catch).
  * Failures leave as a TaskError whose name tells the state machine whether to retry.
  */
 export async function handler(event: unknown, context: LambdaContext = {}): Promise<unknown> {
   const startedAt = performance.now()
+  let chunk: number | undefined
   try {
     const parsed = handlerEventSchema.safeParse(event)
     if (!parsed.success) {
@@ -35,6 +40,7 @@ export async function handler(event: unknown, context: LambdaContext = {}): Prom
     const memoryMb = Number(context.memoryLimitInMB ?? process.env[LOCAL_MEMORY_ENV] ?? DEFAULT_MEMORY_MB)
     const actionContext: ActionContext = {s3, memoryMb, startedAt}
     const request = parsed.data
+    if (request.action === 'renderChunk') chunk = request.chunk.index
     switch (request.action) {
       case 'plan':
         return await planAction(request, actionContext)
@@ -42,8 +48,10 @@ export async function handler(event: unknown, context: LambdaContext = {}): Prom
         return await renderChunkAction(request, actionContext)
       case 'assemble':
         return await assembleAction(request, actionContext)
+      case 'notifyFailure':
+        return await notifyFailureAction(request, actionContext)
     }
   } catch (error) {
-    throw toTaskError(error)
+    throw toTaskError(error, {chunk, logStream: context.logStreamName ?? process.env.AWS_LAMBDA_LOG_STREAM_NAME})
   }
 }

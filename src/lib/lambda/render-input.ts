@@ -1,5 +1,7 @@
 import {z} from 'zod'
 import {QUALITIES} from '../plan/render-plan.js'
+import {keyframeIntervalSchema} from '../plan/render-options.js'
+import {storageKeySchema} from './storage-key.js'
 
 const positiveInt = z.number().int().min(1)
 
@@ -21,6 +23,7 @@ export const renderConfigSchema = z
       .string()
       .regex(/^\d+(\.\d+)?[MmKk]$/, 'must be a size such as 8M or 2500k')
       .optional(),
+    keyframeInterval: keyframeIntervalSchema.optional(),
     gifLoop: z.number().int().min(0).max(65535).optional(),
     hdr: z.boolean().optional(),
     chunkSize: positiveInt.optional(),
@@ -40,7 +43,6 @@ export interface SiteHandle {
 }
 
 const renderIdSchema = z.string().regex(/^[A-Za-z0-9_-]{1,80}$/, 'must be 1-80 letters, digits, dashes or underscores')
-const keySchema = z.string().min(1).max(1024)
 
 /** The workflow execution input: ids and keys only, so that it stays far below 256 KiB. */
 export const renderInputSchema = z.object({
@@ -48,7 +50,7 @@ export const renderInputSchema = z.object({
   bucketName: z.string().min(3),
   siteId: z.string().min(1),
   entry: z.string().min(1),
-  outputKey: keySchema,
+  outputKey: storageKeySchema,
   config: renderConfigSchema,
 })
 
@@ -62,12 +64,20 @@ export const handlerEventSchema = z.discriminatedUnion('action', [
   z.object({action: z.literal('plan'), render: renderInputSchema}),
   z.object({action: z.literal('renderChunk'), renderId: renderIdSchema, bucketName: z.string().min(3), chunk: chunkSchema}),
   z.object({action: z.literal('assemble'), renderId: renderIdSchema, bucketName: z.string().min(3)}),
+  z.object({
+    action: z.literal('notifyFailure'),
+    renderId: renderIdSchema,
+    bucketName: z.string().min(3),
+    /** What the state machine's Catch caught. */
+    failure: z.object({Error: z.string().max(1024).optional(), Cause: z.string().max(65_536).optional()}),
+  }),
 ])
 
 export type HandlerEvent = z.infer<typeof handlerEventSchema>
 export type PlanEvent = Extract<HandlerEvent, {action: 'plan'}>
 export type RenderChunkEvent = Extract<HandlerEvent, {action: 'renderChunk'}>
 export type AssembleEvent = Extract<HandlerEvent, {action: 'assemble'}>
+export type NotifyFailureEvent = Extract<HandlerEvent, {action: 'notifyFailure'}>
 
 /** What `plan` returns into the workflow state (`$.plan`). */
 export interface PlanOutput {

@@ -8,7 +8,8 @@ import type {ChunkItem, RenderInput} from './render-input.js'
 import type {RenderRecord, RenderResultRecord} from './render-records.js'
 import {BucketObjects} from './s3-objects.js'
 import type {ChunkProgressRecord} from './actions/chunk-progress.js'
-import {chunkProgressKey, chunkProgressPrefix, renderRecordKey, renderResultKey} from './storage-keys.js'
+import {chunkProgressKey, chunkProgressPrefix, renderRecordKey, renderResultKey, renderWebhookDeliveryKey} from './storage-keys.js'
+import type {WebhookDelivery, WebhookEventType} from '../notify/index.js'
 import {parseTaskCause} from './task-errors.js'
 
 export type ExecutionStatus = 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'TIMED_OUT' | 'ABORTED' | 'PENDING_REDRIVE'
@@ -29,6 +30,8 @@ export interface RenderProgress {
   /** Lambda GB-seconds of the invocations so far plus state transitions; S3 not included. */
   cost: CostEstimate
   warnings: {code: string; message: string}[]
+  /** The webhook call made when the render ended (`--webhook`), once made. */
+  webhook?: WebhookDelivery & {type: WebhookEventType}
 }
 
 export interface ProgressOptions extends AwsClientOptions {
@@ -63,9 +66,10 @@ export async function getRenderProgress(options: ProgressOptions): Promise<Rende
   }
   const input = JSON.parse(execution.input ?? '{}') as RenderInput
   const bucket = new BucketObjects(options.s3 ?? createS3Client(options), input.bucketName)
-  const [record, result] = await Promise.all([
+  const [record, result, webhook] = await Promise.all([
     bucket.getJson<RenderRecord>(renderRecordKey(input.renderId)),
     bucket.getJson<RenderResultRecord>(renderResultKey(input.renderId)),
+    bucket.getJson<RenderProgress['webhook']>(renderWebhookDeliveryKey(input.renderId)),
   ]).catch((error: unknown) => {
     throw awsFailure(error, `reading the records of render ${input.renderId}`, {bucketName: input.bucketName, endpoint: options.endpoint})
   })
@@ -97,7 +101,8 @@ export async function getRenderProgress(options: ProgressOptions): Promise<Rende
     stoppedAt: stoppedAt?.toISOString(),
     elapsedSeconds: Math.round(((stoppedAt ?? new Date()).getTime() - startedAt.getTime()) / 100) / 10,
     cost: estimateCost(invocationDurations(events).map((durationMs) => ({durationMs, memoryMb})), events.filter((event) => event.type?.endsWith('StateEntered')).length),
-    warnings: record?.warnings ?? [],
+    warnings: [...(record?.warnings ?? []), ...(result?.warnings ?? [])],
+    ...(webhook && {webhook}),
   }
 }
 
@@ -113,9 +118,24 @@ async function framesOfRunningChunks(bucket: BucketObjects, record: RenderRecord
     .map((chunk) => ({chunk, key: chunkProgressKey(record.renderId, chunk.index)}))
     .filter(({key}) => reported.has(key))
   const counts = await Promise.all(
-    running.map(async ({chunk, key}) => Math.min((await bucket.getJson<ChunkProgressRecord>(key))?.framesDone ?? 0, chunk.end - chunk.start)),
+    running.map(async ({chunk, key}) => Math.min((await readChunkProgress(bucket, key))?.framesDone ?? 0, chunk.end - chunk.start)),
   )
   return counts.reduce((sum, frames) => sum + frames, 0)
+}
+
+/**
+ * A running chunk's count, or undefined while it cannot be read whole. The chunk rewrites the
+ * record every 2 s; the local stack's S3 server can serve a read that overlaps a rewrite short
+ * (see atomic-object-writes.ts), which parses as broken JSON. The count is only an estimate of
+ * work in flight, so such a read counts as no report rather than failing the progress call.
+ */
+async function readChunkProgress(bucket: BucketObjects, key: string): Promise<ChunkProgressRecord | undefined> {
+  try {
+    return await bucket.getJson<ChunkProgressRecord>(key)
+  } catch (error) {
+    if (error instanceof SyntaxError) return undefined
+    throw error
+  }
 }
 
 function resolveExecutionArn(options: ProgressOptions): string {
@@ -140,7 +160,14 @@ async function readHistory(sfn: SFNClient, executionArn: string): Promise<Histor
   return events
 }
 
-const STAGE_OF_STATE: Record<string, RenderStage> = {Plan: 'planning', RenderChunks: 'rendering', RenderChunk: 'rendering', Assemble: 'assembling'}
+const STAGE_OF_STATE: Record<string, RenderStage> = {
+  Plan: 'planning',
+  RenderChunks: 'rendering',
+  RenderChunk: 'rendering',
+  Assemble: 'assembling',
+  NotifyFailure: 'failed',
+  Failed: 'failed',
+}
 
 function stageOf(status: ExecutionStatus, events: readonly HistoryEvent[]): RenderStage {
   if (status === 'SUCCEEDED') return 'done'

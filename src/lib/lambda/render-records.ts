@@ -1,3 +1,4 @@
+import type {BrowserSource} from '../browser/browser-choice.js'
 import type {RenderPlan} from '../plan/render-plan.js'
 import type {ChunkItem} from './render-input.js'
 
@@ -51,6 +52,15 @@ export interface StoredSegment {
   end: number
 }
 
+/** The browser a chunk captured with: chunks of one render must agree for their seams to match. */
+export interface ChunkBrowser {
+  /** Chromium's version, e.g. "153.0.8010.0". */
+  version: string
+  /** Where the executable came from ("sparticuz" on Lambda). */
+  source: BrowserSource
+  capture: 'begin-frame' | 'screenshot'
+}
+
 /** `scratch/<renderId>/chunks/chunk-NNNNN.json`: written after the chunk's segments; marks it done. */
 export interface ChunkManifest {
   index: number
@@ -59,6 +69,8 @@ export interface ChunkManifest {
   segments: StoredSegment[]
   finishedAt: string
   invocation: InvocationCost
+  browser: ChunkBrowser
+  warnings: {code: string; message: string}[]
 }
 
 /** `renders/<renderId>/result.json`: what `assemble` produced. */
@@ -71,6 +83,21 @@ export interface RenderResultRecord {
   totalFrames: number
   finishedAt: string
   assemble: InvocationCost
-  /** Every chunk's invocation, kept here because the chunk manifests are deleted with the scratch. */
-  chunks: InvocationCost[]
+  /** Every chunk's invocation and browser, kept here because the chunk manifests are deleted with the scratch. */
+  chunks: (InvocationCost & {browser: ChunkBrowser})[]
+  /** Warnings the chunks raised (a browser without begin-frame, say). */
+  warnings: {code: string; message: string}[]
+}
+
+/** `renders/<renderId>/failure.json`: written by the workflow's Catch, after which the scratch is deleted. */
+export interface RenderFailureRecord {
+  renderId: string
+  /** The Step Functions error name (`Engine.PAGE_ERROR`, `Lambda.TooManyRequestsException`, `States.Timeout`…). */
+  error: string
+  code: string
+  message: string
+  /** The chunk that failed, when a chunk did. */
+  chunk?: number
+  logStream?: string
+  failedAt: string
 }

@@ -2,9 +2,13 @@ import {randomBytes} from 'node:crypto'
 import {StartExecutionCommand, type SFNClient} from '@aws-sdk/client-sfn'
 import {outputExtension} from '../encode/format-plugin.js'
 import {getFormat} from '../encode/format-registry.js'
-import {createSfnClient, type AwsClientOptions} from './aws-clients.js'
+import type {WebhookTarget} from '../notify/index.js'
+import {createS3Client, createSfnClient, type AwsClientOptions} from './aws-clients.js'
 import {awsFailure} from './aws-errors.js'
 import type {RenderConfig, RenderInput, SiteHandle} from './render-input.js'
+import {assertStorageKey} from './storage-key.js'
+import {storeRenderWebhook} from './render-webhook.js'
+import {BucketObjects} from './s3-objects.js'
 import {defaultOutputKey} from './storage-keys.js'
 import {validateConfig} from './validate-config.js'
 
@@ -17,6 +21,8 @@ export interface RenderToLambdaOptions extends AwsClientOptions {
   outputKey?: string
   /** A client to reuse (batches); default one from the options. */
   sfn?: SFNClient
+  /** Called by the workflow when the render ends (assemble) or fails (its failure path). */
+  webhook?: WebhookTarget
 }
 
 /** A started render. `renderId` is also the execution's name. */
@@ -61,9 +67,16 @@ export function renderInput(options: Omit<RenderToLambdaOptions, 'stateMachineAr
  * oversized config (over 262144 bytes) fails here, not in the cloud.
  */
 export async function renderToLambda(options: RenderToLambdaOptions): Promise<RenderHandle> {
+  if (options.outputKey !== undefined) assertStorageKey(options.outputKey, 'outputKey')
   const input = renderInput(options)
   const serialized = validateConfig(input)
   const sfn = options.sfn ?? createSfnClient(options)
+  if (options.webhook) {
+    const bucket = new BucketObjects(createS3Client(options), input.bucketName)
+    await storeRenderWebhook(bucket, input.renderId, options.webhook).catch((error: unknown) => {
+      throw awsFailure(error, `storing the webhook of render ${input.renderId}`, {bucketName: input.bucketName, endpoint: options.endpoint})
+    })
+  }
   try {
     const started = await sfn.send(new StartExecutionCommand({stateMachineArn: options.stateMachineArn, name: input.renderId, input: serialized}))
     return {renderId: input.renderId, executionArn: started.executionArn!, bucketName: input.bucketName, outputKey: input.outputKey}

@@ -9,7 +9,8 @@ import {validateConfig} from './validate-config.js'
 
 export const DEFAULT_MAX_CONCURRENT_STARTS = 50
 
-export type BatchStatus = 'started' | 'failed-to-start' | 'would-invoke'
+/** `invalid`: on a dry run, a line that would fail to start (its error says why). */
+export type BatchStatus = 'started' | 'failed-to-start' | 'would-invoke' | 'invalid'
 
 export interface BatchEntry {
   line: number
@@ -17,7 +18,7 @@ export interface BatchEntry {
   status: BatchStatus
   renderId?: string
   executionArn?: string
-  /** Why the line failed to start; on a dry run, why it would fail. */
+  /** Why the line failed to start; on a dry run, why it would fail (status `invalid`). */
   error?: ErrorJson
 }
 
@@ -38,7 +39,8 @@ export interface StartBatchOptions extends AwsClientOptions {
 
 /**
  * Starts one render per line, at most `maxConcurrent` starts in flight. Every line ends as
- * `started` or `failed-to-start` (a dry run: `would-invoke`, nothing started); one line failing
+ * `started` or `failed-to-start` (a dry run: `would-invoke`, or `invalid` with the error that
+ * would stop it; nothing started); one line failing
  * never stops or undoes another. Entries come back in line order.
  */
 export async function startRenderBatch(options: StartBatchOptions): Promise<BatchEntry[]> {
@@ -58,14 +60,14 @@ export async function startRenderBatch(options: StartBatchOptions): Promise<Batc
 
 async function startLine(line: BatchLine, options: StartBatchOptions): Promise<BatchEntry> {
   const base = {line: line.line, outputKey: line.outputKey}
-  if ('error' in line) return {...base, status: options.dryRun ? 'would-invoke' : 'failed-to-start', error: line.error}
+  if ('error' in line) return {...base, status: options.dryRun ? 'invalid' : 'failed-to-start', error: line.error}
   const request = {...options, config: {...options.config, variables: line.variables}, outputKey: line.outputKey}
   if (options.dryRun) {
     try {
       validateConfig(renderInput(request))
       return {...base, status: 'would-invoke'}
     } catch (error) {
-      return {...base, status: 'would-invoke', error: toEngineError(error).toJSON()}
+      return {...base, status: 'invalid', error: toEngineError(error).toJSON()}
     }
   }
   try {
@@ -77,7 +79,7 @@ async function startLine(line: BatchLine, options: StartBatchOptions): Promise<B
 }
 
 export function batchCounts(entries: readonly BatchEntry[]): Record<BatchStatus, number> {
-  const counts: Record<BatchStatus, number> = {started: 0, 'failed-to-start': 0, 'would-invoke': 0}
+  const counts: Record<BatchStatus, number> = {started: 0, 'failed-to-start': 0, 'would-invoke': 0, invalid: 0}
   for (const entry of entries) counts[entry.status]++
   return counts
 }

@@ -9,23 +9,42 @@ export const FUNCTION_TIMEOUT_SECONDS = 900
 export const EXECUTION_TIMEOUT_SECONDS = 3600
 
 /** State names: the local stack routes these tasks to the handler by name. */
-export const TASK_STATES = ['Plan', 'RenderChunk', 'Assemble'] as const
+export const TASK_STATES = ['Plan', 'RenderChunk', 'Assemble', 'NotifyFailure'] as const
 export type TaskStateName = (typeof TASK_STATES)[number]
+/** The task inside the chunks' Map. */
+export const MAP_TASK_STATE: TaskStateName = 'RenderChunk'
 
 /**
- * Errors worth retrying: the handler's known-flaky class and Lambda's own service failures and
- * throttling. Deterministic handler failures are named `Engine.<CODE>` and appear in no retrier.
+ * Lambda refusing or failing to start an invocation: throttling (more chunks than the reserved or
+ * account concurrency) and its own service errors. These wait for a slot: see THROTTLE_RETRY.
  */
-export const RETRIED_ERRORS = [
-  RETRYABLE_TASK_ERROR,
-  'Lambda.ServiceException',
-  'Lambda.AWSLambdaException',
-  'Lambda.SdkClientException',
-  'Lambda.TooManyRequestsException',
-] as const
+export const THROTTLE_ERRORS = ['Lambda.TooManyRequestsException', 'Lambda.ServiceException', 'Lambda.AWSLambdaException', 'Lambda.SdkClientException'] as const
 
-export const RETRY_POLICY = {
-  ErrorEquals: [...RETRIED_ERRORS],
+/**
+ * Errors worth retrying: the handler's known-flaky class (browser killed or crashed, target
+ * closed, zygote, missing shared library, S3 internal errors) and Lambda's own. Deterministic
+ * handler failures are named `Engine.<CODE>` and appear in no retrier.
+ */
+export const RETRIED_ERRORS = [RETRYABLE_TASK_ERROR, ...THROTTLE_ERRORS] as const
+
+/**
+ * A throttled invocation is retried until a slot frees, which takes as long as a running chunk
+ * (up to the 15-minute cap): delays of 2, 4, 8, 16, 32, then 60 s, 40 attempts. Full jitter draws
+ * each delay between 0 and that, so the whole wait is at most 2,162 s (36 min) and about half
+ * that, 18 min, on average: longer than any chunk runs, inside the execution's hour.
+ */
+export const THROTTLE_RETRY = {
+  ErrorEquals: [...THROTTLE_ERRORS],
+  IntervalSeconds: 2,
+  MaxAttempts: 40,
+  BackoffRate: 2,
+  MaxDelaySeconds: 60,
+  JitterStrategy: 'FULL',
+} as const
+
+/** Known-flaky handler failures: a bounded few more attempts (2, 4, 8, 16 s at most). */
+export const FLAKY_RETRY = {
+  ErrorEquals: [RETRYABLE_TASK_ERROR],
   IntervalSeconds: 2,
   MaxAttempts: 4,
   BackoffRate: 2,
@@ -33,12 +52,22 @@ export const RETRY_POLICY = {
   JitterStrategy: 'FULL',
 } as const
 
+/** The longest a retrier can wait in total: the sum of its capped delays (no jitter). */
+export function worstCaseRetryWaitSeconds(retrier: {IntervalSeconds: number; MaxAttempts: number; BackoffRate: number; MaxDelaySeconds: number}): number {
+  let total = 0
+  for (let attempt = 0; attempt < retrier.MaxAttempts; attempt++) total += Math.min(retrier.IntervalSeconds * retrier.BackoffRate ** attempt, retrier.MaxDelaySeconds)
+  return total
+}
+
+
 /**
  * The render workflow, a standard workflow: `Plan` compiles once and chooses the chunks, the
  * `RenderChunks` Map renders them in parallel (at most `maxParallelChunks`, read from the plan's
  * output), and `Assemble` joins them without re-encoding. States carry only ids and keys: the
  * compiled composition, the plan and every chunk live in S3, so no state payload grows with the
- * composition or with the chunk count beyond a few bytes per chunk.
+ * composition or with the chunk count beyond a few bytes per chunk. A failure anywhere is caught:
+ * `NotifyFailure` writes the render's failure record, calls its webhook and deletes its scratch,
+ * then `Failed` fails the execution with the original error and cause.
  */
 export function renderStateMachineDefinition(functionArn: string): StateMachineDefinition {
   const task = (parameters?: Record<string, unknown>) => ({
@@ -46,14 +75,17 @@ export function renderStateMachineDefinition(functionArn: string): StateMachineD
     Resource: functionArn,
     ...(parameters && {Parameters: parameters}),
     TimeoutSeconds: FUNCTION_TIMEOUT_SECONDS,
-    Retry: [RETRY_POLICY],
+    Retry: [THROTTLE_RETRY, FLAKY_RETRY],
   })
+  // A failure anywhere (after the retries) is recorded and the render's webhook called, then the
+  // execution fails with the original error and cause, so progress reports it as before.
+  const onFailure = {Catch: [{ErrorEquals: ['States.ALL'], ResultPath: '$.failure', Next: 'NotifyFailure'}]}
   return {
     Comment: 'engine distributed render: plan once, render chunks in parallel, assemble by stream copy',
     StartAt: 'Plan',
     TimeoutSeconds: EXECUTION_TIMEOUT_SECONDS,
     States: {
-      Plan: {...task({action: 'plan', 'render.$': '$'}), ResultPath: '$.plan', Next: 'RenderChunks'},
+      Plan: {...task({action: 'plan', 'render.$': '$'}), ResultPath: '$.plan', Next: 'RenderChunks', ...onFailure},
       RenderChunks: {
         Type: 'Map',
         ItemsPath: '$.plan.chunks',
@@ -71,8 +103,15 @@ export function renderStateMachineDefinition(functionArn: string): StateMachineD
         },
         ResultPath: null,
         Next: 'Assemble',
+        ...onFailure,
       },
-      Assemble: {...task({action: 'assemble', 'renderId.$': '$.renderId', 'bucketName.$': '$.bucketName'}), End: true},
+      Assemble: {...task({action: 'assemble', 'renderId.$': '$.renderId', 'bucketName.$': '$.bucketName'}), End: true, ...onFailure},
+      NotifyFailure: {
+        ...task({action: 'notifyFailure', 'renderId.$': '$.renderId', 'bucketName.$': '$.bucketName', 'failure.$': '$.failure'}),
+        ResultPath: null,
+        Next: 'Failed',
+      },
+      Failed: {Type: 'Fail', ErrorPath: '$.failure.Error', CausePath: '$.failure.Cause'},
     },
   }
 }

@@ -3,8 +3,8 @@
  *
  * - `sites/<siteId>/...`: uploaded projects; `sites/<siteId>/site.json` is written last and marks
  *   a complete upload.
- * - `renders/<renderId>/render.json` (what was planned), `result.json` (what was produced): small
- *   records that progress reads; kept.
+ * - `renders/<renderId>/render.json` (what was planned), `result.json` (what was produced) or
+ *   `failure.json` (why it failed): small records that progress reads; kept.
  * - `scratch/<renderId>/...`: the compiled plan, the chunks and their live frame counts; expired
  *   by the bucket's lifecycle rule and deleted after a successful assembly.
  * - `renders/<renderId>/output<ext>`: the default output key.
@@ -18,10 +18,16 @@ export const siteManifestKey = (siteId: string) => siteKey(siteId, 'site.json')
 
 export const renderRecordKey = (renderId: string) => `${RENDERS_PREFIX}${renderId}/render.json`
 export const renderResultKey = (renderId: string) => `${RENDERS_PREFIX}${renderId}/result.json`
+/** Written by the workflow's Catch when the render fails. */
+export const renderFailureKey = (renderId: string) => `${RENDERS_PREFIX}${renderId}/failure.json`
+/** What became of the render's webhook call (written once it was made). */
+export const renderWebhookDeliveryKey = (renderId: string) => `${RENDERS_PREFIX}${renderId}/webhook-delivery.json`
 export const defaultOutputKey = (renderId: string, extension: string) => `${RENDERS_PREFIX}${renderId}/output${extension}`
 
 export const scratchPrefix = (renderId: string) => `${SCRATCH_PREFIX}${renderId}/`
 export const planKey = (renderId: string) => `${scratchPrefix(renderId)}plan.json`
+/** The render's webhook URL and signing secret, stored by whoever started it. */
+export const renderWebhookKey = (renderId: string) => `${scratchPrefix(renderId)}webhook.json`
 /** The render's audio, mixed once by the plan step and muxed by assemble. */
 export const audioTrackKey = (renderId: string) => `${scratchPrefix(renderId)}audio.wav`
 export const chunksPrefix = (renderId: string) => `${scratchPrefix(renderId)}chunks/`

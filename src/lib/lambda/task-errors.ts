@@ -6,7 +6,8 @@ export const RETRYABLE_TASK_ERROR = 'Engine.Retryable'
 export const TASK_ERROR_PREFIX = 'Engine.'
 
 const RETRYABLE_ENGINE_CODES: readonly ErrorCode[] = ['BROWSER_FAILED', 'PAGE_TIMEOUT']
-const FLAKY_MESSAGE = /target closed|session closed|page crashed|browser (has )?disconnected|frame was detached|socket hang up|ECONNRESET|ETIMEDOUT|EPIPE|EAI_AGAIN/i
+const FLAKY_MESSAGE =
+  /target closed|session closed|page crashed|browser (has )?disconnected|frame was detached|zygote|error while loading shared libraries|cannot open shared object|SIGKILL|was killed|socket hang up|ECONNRESET|ETIMEDOUT|EPIPE|EAI_AGAIN/i
 const FLAKY_AWS_NAMES = new Set([
   'InternalError',
   'ServiceUnavailable',
@@ -27,16 +28,25 @@ const FLAKY_AWS_NAMES = new Set([
 export class TaskError extends Error {
   constructor(
     name: string,
-    readonly engineError: ErrorJson,
+    readonly engineError: TaskFailure,
   ) {
     super(JSON.stringify(engineError))
     this.name = name
   }
 }
 
-export function toTaskError(error: unknown): TaskError {
+/** What a failed task reports: the EngineError, and where it happened when known. */
+export interface TaskFailure extends ErrorJson {
+  /** The chunk whose render failed. */
+  chunk?: number
+  /** The function's CloudWatch log stream for that invocation. */
+  logStream?: string
+}
+
+export function toTaskError(error: unknown, where: {chunk?: number; logStream?: string} = {}): TaskError {
   const engineError = toEngineError(error)
-  return new TaskError(isFlaky(error) ? RETRYABLE_TASK_ERROR : TASK_ERROR_PREFIX + engineError.code, engineError.toJSON())
+  const located = Object.fromEntries(Object.entries(where).filter(([, value]) => value !== undefined))
+  return new TaskError(isFlaky(error) ? RETRYABLE_TASK_ERROR : TASK_ERROR_PREFIX + engineError.code, {...engineError.toJSON(), ...located})
 }
 
 /**
@@ -58,14 +68,14 @@ export const CHUNK_TIMEOUT_FIX =
   'a task ran into the 15-minute function cap: reduce --chunk-size, lower --target-chunk-frames, or deploy with more --memory'
 
 /** Reads back the EngineError a task failed with, from a Step Functions `error` and `cause`. */
-export function parseTaskCause(error: string | undefined, cause: string | undefined): ErrorJson | undefined {
+export function parseTaskCause(error: string | undefined, cause: string | undefined): TaskFailure | undefined {
   if (!error && !cause) return undefined
   if (error === 'States.Timeout' || error === 'Sandbox.Timedout' || /Task timed out after/.test(cause ?? '')) {
     return {code: 'INTERNAL', message: `${CHUNK_TIMEOUT_FIX} (${[error, cause].filter(Boolean).join(': ')})`}
   }
   for (const text of [cause, tryParse(cause)?.errorMessage]) {
     const parsed = tryParse(typeof text === 'string' ? text : undefined)
-    if (parsed && typeof parsed.code === 'string' && typeof parsed.message === 'string') return parsed as unknown as ErrorJson
+    if (parsed && typeof parsed.code === 'string' && typeof parsed.message === 'string') return parsed as unknown as TaskFailure
   }
   return {code: 'INTERNAL', message: [error, cause].filter(Boolean).join(': ')}
 }

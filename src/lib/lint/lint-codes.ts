@@ -12,6 +12,7 @@ export const LINT_CODES = [
   {code: 'composition-attribute-invalid', severity: 'error', description: 'data-width/data-height is not a positive whole number, or data-duration is not a positive number'},
   {code: 'clip-timing-invalid', severity: 'error', description: 'data-start is empty or negative, data-duration is not a positive number, or data-track-index is not a whole number >= 0'},
   {code: 'start-unknown-reference', severity: 'error', description: 'data-start names an id that no clip of the same composition carries'},
+  {code: 'clip-never-visible', severity: 'warning', description: 'a clip of the root composition starts at or after the end of the composition, so no frame shows it'},
   {code: 'start-cycle', severity: 'error', description: 'data-start references form a cycle'},
   {code: 'sub-composition-not-found', severity: 'error', description: 'the file named by data-composition-src does not exist'},
   {code: 'sub-composition-cycle', severity: 'error', description: 'a composition includes itself through data-composition-src'},
@@ -22,6 +23,8 @@ export const LINT_CODES = [
   {code: 'color-grading-malformed', severity: 'error', description: 'data-color-grading is neither a JSON object nor a bare preset name'},
   {code: 'color-grading-unknown-variable', severity: 'error', description: 'data-color-grading references $name / ${name} that the composition does not declare'},
   {code: 'color-grading-partial-substitution', severity: 'warning', description: 'data-color-grading has $name inside a longer value; only a whole value is substituted'},
+  {code: 'font-unresolved', severity: 'warning', description: 'a font family is not declared with @font-face, bundled or in the font cache, so its text falls back to another font (engine fonts add "<family>")'},
+  {code: 'font-url-unreadable', severity: 'warning', description: 'a Google Fonts stylesheet URL cannot be read; it is removed so renders do not wait on the network'},
   {code: 'background-with-alpha', severity: 'warning', description: 'html or body sets a background, which covers the transparency of an alpha format (mov, webm, png-sequence)'},
 ] as const
 

@@ -1,5 +1,6 @@
 import {readFile} from 'node:fs/promises'
 import {dirname, join, resolve} from 'node:path'
+import {compileComposition} from '../compose/compile-composition.js'
 import {describeElement, lineOf} from '../compose/load-html.js'
 import {parseComposition, type HostSource, type ParsedComposition} from '../compose/parse-composition.js'
 import {parseVariableValues} from '../compose/parse-variable-values.js'
@@ -68,10 +69,27 @@ export async function lintComposition(path: string, options: LintOptions = {}): 
 
   const file = resolve(path)
   await visit(file, path, await readCompositionFile(file, 'composition'), [])
+  if (!findings.some((finding) => finding.severity === 'error')) findings.push(...(await fontFindings(file, path)))
   // Files in the order they were first reached, each file's findings by line.
   const fileOrder = [...new Set(findings.map((finding) => finding.file))]
   const rank = (finding: LintFinding) => fileOrder.indexOf(finding.file)
   return findings.sort((a, b) => rank(a) - rank(b) || (a.line ?? 0) - (b.line ?? 0))
+}
+
+/** Families the fonts stage cannot resolve (only for a composition that compiles: errors come first). */
+async function fontFindings(file: string, display: string): Promise<LintFinding[]> {
+  let compiled
+  try {
+    compiled = await compileComposition(file)
+  } catch {
+    return []
+  }
+  return compiled.fonts.findings.map((finding) => ({
+    code: finding.code === 'font-fallback' ? 'font-unresolved' : 'font-url-unreadable',
+    severity: 'warning',
+    message: finding.message,
+    file: display,
+  }))
 }
 
 async function readOptional(path: string): Promise<string | undefined> {

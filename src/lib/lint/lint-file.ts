@@ -26,7 +26,8 @@ export function lintFile(parsed: ParsedComposition, file: string, options: LintF
   for (const problem of parsed.declarations.problems) {
     add(problem.code, problem.severity, problem.message, declarationLine(parsed, problem.index))
   }
-  lintTiming(parsed.clips, add)
+  // Starts inside a sub-composition are relative to a host this file cannot see: only the root's clips have absolute times.
+  lintTiming(parsed.clips, add, options.isRoot ? parsed.duration.value : undefined)
   lintColorGrading(parsed, add)
   if (options.isRoot && options.alpha) {
     for (const background of findBackgroundOnRoot(parsed.$)) add('background-with-alpha', 'warning', background.message, background.line)
@@ -36,7 +37,7 @@ export function lintFile(parsed: ParsedComposition, file: string, options: LintF
 
 type Add = (code: LintCode, severity: LintSeverity, message: string, line: number | undefined) => void
 
-function lintTiming(clips: ClipSource[], add: Add): void {
+function lintTiming(clips: ClipSource[], add: Add, compositionDuration: number | undefined): void {
   const items: TimingItem[] = []
   for (const clip of clips) {
     const {element} = clip
@@ -55,7 +56,20 @@ function lintTiming(clips: ClipSource[], add: Add): void {
     items.push({key: clip.key, id: clip.id, start: startInvalid ? 0 : clip.start, duration: duration.value})
   }
   const byKey = new Map(clips.map((clip) => [clip.key, clip]))
-  for (const finding of resolveTiming(items).findings) {
+  const {timings, findings} = resolveTiming(items)
+  if (compositionDuration !== undefined) {
+    for (const clip of clips) {
+      const start = timings[clip.key]?.start
+      if (start === undefined || start < compositionDuration) continue
+      add(
+        'clip-never-visible',
+        'warning',
+        `${clipName(clip)} starts at ${start} s, at or after the end of the composition (data-duration="${compositionDuration}"): a clip is visible while start <= t < start + duration, so it never shows; start it earlier or lengthen the composition`,
+        lineOf(clip.element, 'data-start'),
+      )
+    }
+  }
+  for (const finding of findings) {
     const clip = byKey.get(finding.key)!
     const line = lineOf(clip.element, 'data-start')
     if (finding.kind === 'unknown-reference') {
@@ -70,6 +84,10 @@ function lintTiming(clips: ClipSource[], add: Add): void {
       add('start-cycle', 'error', `data-start references form a cycle: ${finding.chain.join(' -> ')}; one of them must start at a time in seconds`, line)
     }
   }
+}
+
+function clipName(clip: ClipSource): string {
+  return clip.id ? `<${clip.element.name} id="${clip.id}">` : `<${clip.element.name}>`
 }
 
 function lintColorGrading(parsed: ParsedComposition, add: Add): void {

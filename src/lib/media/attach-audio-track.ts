@@ -2,6 +2,7 @@ import {rename, rm} from 'node:fs/promises'
 import {join} from 'node:path'
 import {EngineError} from '../errors/engine-error.js'
 import type {FormatPlugin} from '../encode/format-plugin.js'
+import {BITEXACT_AUDIO, BITEXACT_MUX} from '../encode/deterministic-args.js'
 import {partialPath} from '../encode/partial-path.js'
 import {runFfmpeg} from '../encode/run-ffmpeg.js'
 
@@ -27,7 +28,8 @@ const OPUS = ['-c:a', 'libopus', '-b:a', '160k']
  * Puts the mixed track into the output the way its format carries audio: AAC muxed into mp4/mov,
  * Opus into webm (the video is stream-copied), an `audio.aac` sidecar (ADTS) in a frame directory,
  * and nothing for formats without audio. The track is encoded straight into the container, whose
- * edit list / codec delay hides the encoder's priming, so sound starts where the mix put it.
+ * edit list / codec delay hides the encoder's priming, so sound starts where the mix put it. Muxed
+ * bitexact, so the same video and track give the same file.
  */
 export async function attachAudioTrack(options: AttachAudioTrackOptions): Promise<void> {
   const {format} = options
@@ -44,7 +46,7 @@ export async function attachAudioTrack(options: AttachAudioTrackOptions): Promis
       await run([
         '-i', options.trackPath,
         '-af', `atrim=start_sample=${AAC_PRIMING_SAMPLES},asetpts=PTS-STARTPTS`,
-        ...AAC, '-f', 'adts', join(options.outputPath, AUDIO_SIDECAR_NAME),
+        ...AAC, ...BITEXACT_AUDIO, '-f', 'adts', join(options.outputPath, AUDIO_SIDECAR_NAME),
       ])
       return
     }
@@ -59,7 +61,7 @@ export async function attachAudioTrack(options: AttachAudioTrackOptions): Promis
         await run([
           '-i', options.outputPath, '-i', options.trackPath,
           '-map', '0:v', '-map', '1:a', '-c:v', 'copy', '-map_metadata', '0',
-          ...(format.audio === 'aac' ? AAC : OPUS), ...container,
+          ...(format.audio === 'aac' ? AAC : OPUS), ...BITEXACT_AUDIO, ...BITEXACT_MUX, ...container,
           partial,
         ])
         await rename(partial, options.outputPath)

@@ -3,7 +3,7 @@ import type {BrowserPool} from '../browser/browser-pool.js'
 import {openCaptureWorker} from '../capture/index.js'
 import type {RenderPlan} from '../plan/render-plan.js'
 import {ENGINE_GLOBAL} from '../runtime/page-protocol.js'
-import type {PageMediaElement} from './runtime-media.js'
+import type {PageMediaElement} from '../runtime/runtime-media.js'
 
 /** A cheap test of the compiled page: without any of these, no `<video>`/`<audio>` can exist. */
 const MEDIA_HINT = /<(video|audio)\b|\b(video|audio)['"`]|HTMLMediaElement|Audio\(/i

@@ -7,7 +7,7 @@ import {EngineError} from '../errors/engine-error.js'
 import {runFfmpeg} from '../encode/run-ffmpeg.js'
 import {mediaCacheDir} from './media-cache-dir.js'
 import type {ProbedVideo} from './probe-media.js'
-import type {RuntimeVideoFrames} from './runtime-media.js'
+import type {RuntimeVideoFrames} from '../runtime/runtime-media.js'
 
 export type VideoFrameFormat = 'auto' | 'jpg' | 'png'
 

@@ -4,11 +4,12 @@ import type {RenderPlan} from '../plan/render-plan.js'
 import {gradingFilterFor} from './grading/grading-filter.js'
 import {mayHaveMedia, openMediaPage} from './discover-media.js'
 import {extractVideoFrames, framesDirectoryUrl, type VideoFrameFormat} from './extract-video-frames.js'
-import {hdrTransferOf, type HdrTransfer} from './hdr/hdr-sources.js'
+import type {HdrTransfer} from '../plan/render-plan.js'
+import {hdrTransferOf} from './hdr/hdr-sources.js'
 import {locateMediaSource} from './locate-media-source.js'
 import type {MediaClip} from './media-clip.js'
 import {probeMedia, type ProbedMedia} from './probe-media.js'
-import type {PageMediaElement, RuntimeMedia} from './runtime-media.js'
+import type {PageMediaElement, RuntimeMedia} from '../runtime/runtime-media.js'
 
 export interface PrepareMediaOptions {
   plan: RenderPlan

@@ -1,11 +1,13 @@
+import {EngineError} from '../errors/engine-error.js'
 import {pathToFileURL} from 'node:url'
 import {basename, dirname} from 'node:path'
 import type {CompiledComposition} from '../compose/compile-composition.js'
-import {assertFormatAccepts, clampFpsToFormat} from '../encode/format-constraints.js'
-import {captureImageFormat, type FormatPlugin} from '../encode/format-plugin.js'
 import {DEFAULT_SEED, runtimeConfig} from '../runtime/runtime-config.js'
+import {assertDrawableSize} from './drawable-size.js'
+import {assertFormatAccepts, assertFormatSupports, captureImageFormat, clampFpsToFormat, type FormatCapabilities} from './format-capabilities.js'
 import {frameCount, parseFps, type Fps} from './fps.js'
-import type {ResolvedRenderOptions} from './resolve-options.js'
+import {segmentFrames} from './segment-grid.js'
+import type {ResolvedRenderOptions} from './render-options.js'
 import type {Quality, RenderPlan} from './render-plan.js'
 
 /** Browser JPEG quality per preset: draft trades a little sharpness for capture speed. */
@@ -25,8 +27,11 @@ export interface PlannedRender {
  * Turns a compiled composition and resolved options into the serialisable RenderPlan. Pure: the
  * same inputs give the same plan on a laptop and on Lambda.
  */
-export function planRender(compiled: CompiledComposition, options: ResolvedRenderOptions, format: FormatPlugin, seed = DEFAULT_SEED): PlannedRender {
-  assertFormatAccepts(format, compiled)
+export function planRender(compiled: CompiledComposition, options: ResolvedRenderOptions, format: FormatCapabilities, seed = DEFAULT_SEED): PlannedRender {
+  assertDrawableSize(compiled.width, compiled.height)
+  assertFormatSupports(format, options)
+  const scale = options.scale ?? 1
+  assertFormatAccepts(format, outputSize(compiled, scale), scale)
   const notices: PlanNotice[] = []
   const requested: Fps = parseFps(options.fps)
   const fps = clampFpsToFormat(format, requested)
@@ -37,16 +42,19 @@ export function planRender(compiled: CompiledComposition, options: ResolvedRende
     })
   }
   const imageFormat = captureImageFormat(format)
+  const totalFrames = frameCount(compiled.durationSeconds, fps)
   const plan: RenderPlan = {
     html: compiled.html,
     baseUrl: pathToFileURL(dirname(compiled.file) + '/').href,
     documentName: basename(compiled.file),
     scriptLines: compiled.scriptLines,
     runtime: runtimeConfig(compiled, {fps, seed}),
+    ...(scale !== 1 && {scale}),
     width: compiled.width,
     height: compiled.height,
     fps,
-    totalFrames: frameCount(compiled.durationSeconds, fps),
+    totalFrames,
+    segmentFrames: segmentFrames(fps, totalFrames, options.keyframeInterval),
     format: format.name,
     capture: {imageFormat, jpegQuality: JPEG_QUALITY[options.quality as Quality], transparent: format.alpha},
     encode: {
@@ -58,4 +66,22 @@ export function planRender(compiled: CompiledComposition, options: ResolvedRende
     },
   }
   return {plan, notices}
+}
+
+/**
+ * The frames' size in pixels: the composition's size times the scale. Both sides must come out
+ * whole, since the browser draws whole device pixels.
+ */
+export function outputSize(size: {width: number; height: number}, scale: number): {width: number; height: number} {
+  const width = size.width * scale
+  const height = size.height * scale
+  const whole = (value: number) => Math.abs(value - Math.round(value)) < 1e-6
+  if (!whole(width) || !whole(height)) {
+    throw new EngineError(
+      'INVALID_FLAG',
+      `--scale ${scale}: ${size.width}x${size.height} becomes ${width}x${height}, which is not a whole number of pixels; choose a scale that gives whole sides (for example ${Math.round(width) / size.width})`,
+      {scale, width: size.width, height: size.height},
+    )
+  }
+  return {width: Math.round(width), height: Math.round(height)}
 }

@@ -1,15 +1,37 @@
 import {z} from 'zod'
-import {HDR_FORMAT} from '../encode/hdr-output.js'
 import {EngineError} from '../errors/engine-error.js'
-import {PROFILE_NAMES} from '../profile/render-profile.js'
+import {oneOf} from '../errors/one-of.js'
 import {QUALITIES} from './render-plan.js'
+import {MAX_KEYFRAME_INTERVAL_SECONDS, MIN_KEYFRAME_INTERVAL_SECONDS} from './segment-grid.js'
 
 export const MAX_WORKERS = 24
+export const MIN_SCALE = 0.1
+export const MAX_SCALE = 16
+
+/** The render profiles `--profile` accepts (their definitions live in profile/). */
+export const PROFILE_NAMES = ['deterministic'] as const
+export type ProfileName = (typeof PROFILE_NAMES)[number]
+
+/** `--video-frame-format`: how source-video frames are extracted (auto: png for alpha sources). */
+export const VIDEO_FRAME_FORMATS = ['auto', 'jpg', 'png'] as const
+
+/** Image formats of a still (`engine still`) and of a render's poster frame. */
+export const STILL_FORMATS = ['png', 'jpeg', 'webp'] as const
+
+/** The one format that carries HDR (H.265 10-bit BT.2020 in MP4). */
+export const HDR_FORMAT = 'mp4'
 export const BUILTIN_FORMATS = ['mp4', 'mov', 'webm', 'gif', 'png-sequence'] as const
 
 const bitrate = z
   .string()
   .regex(/^\d+(\.\d+)?[MmKk]$/, 'must be a size such as 8M or 2500k')
+
+const keyframeIntervalRange = `must be a number of seconds from ${MIN_KEYFRAME_INTERVAL_SECONDS} to ${MAX_KEYFRAME_INTERVAL_SECONDS}, such as 2 or 0.5`
+/** Seconds between keyframes; shared with the distributed render config. */
+export const keyframeIntervalSchema = z
+  .number({message: keyframeIntervalRange})
+  .min(MIN_KEYFRAME_INTERVAL_SECONDS, keyframeIntervalRange)
+  .max(MAX_KEYFRAME_INTERVAL_SECONDS, keyframeIntervalRange)
 
 /**
  * Every option a render accepts, whichever door it came through (flags, config file, server body,
@@ -24,7 +46,8 @@ export const renderOptionsSchema = z
     quality: z.enum(QUALITIES as [string, ...string[]]),
     crf: z.number().int().min(0).max(51),
     videoBitrate: bitrate,
-    videoFrameFormat: z.enum(['auto', 'jpg', 'png']),
+    keyframeInterval: keyframeIntervalSchema,
+    videoFrameFormat: z.enum(VIDEO_FRAME_FORMATS),
     workers: z.union([z.literal('auto'), z.number().int().min(1).max(MAX_WORKERS)]),
     maxConcurrentRenders: z.number().int().min(1).max(10),
     batch: z.string().min(1),
@@ -33,6 +56,7 @@ export const renderOptionsSchema = z
     variables: z.record(z.string(), z.unknown()),
     variablesFile: z.string().min(1),
     strictVariables: z.boolean(),
+    strictFonts: z.boolean(),
     gpu: z.boolean(),
     browserGpu: z.boolean(),
     browserPath: z.string().min(1),
@@ -42,6 +66,11 @@ export const renderOptionsSchema = z
     profile: z.enum(PROFILE_NAMES),
     quiet: z.boolean(),
     json: z.boolean(),
+    /** Seconds: also write the frame on screen then as `<output>.poster.<ext>`. */
+    poster: z.number().finite().min(0),
+    /** Device scale factor: the output is width·scale x height·scale, drawn at that density. */
+    scale: z.number().min(MIN_SCALE).max(MAX_SCALE),
+    posterFormat: z.enum(STILL_FORMATS),
   })
   .partial()
   .strict()
@@ -59,6 +88,7 @@ export const RENDER_DEFAULTS = {
   batchConcurrency: 1,
   batchFailFast: false,
   strictVariables: false,
+  strictFonts: false,
   gpu: false,
   browserGpu: true,
   hdr: false,
@@ -92,6 +122,9 @@ export function parseRenderOptions(
     }
     const key = String(issue.path[0] ?? '')
     const value = key && typeof input === 'object' && input ? (input as Record<string, unknown>)[key] : undefined
+    if (issue.code === 'invalid_value' && issue.values.length > 1) {
+      return `${describe(key)} must be ${oneOf(issue.values.map(String))}, not ${JSON.stringify(value)}`
+    }
     return `${describe(key)}: ${JSON.stringify(value)} is invalid (${issue.message})`
   })
   throw new EngineError('INVALID_FLAG', problems.join('\n'), {issues: result.error.issues})
@@ -123,3 +156,6 @@ function assertCompatible(options: RenderOptionsInput, describe: (key: string) =
     )
   }
 }
+
+/** Render options with every default filled in (resolveRenderOptions). */
+export type ResolvedRenderOptions = RenderOptionsInput & Required<Pick<RenderOptionsInput, keyof typeof RENDER_DEFAULTS>>

@@ -1,11 +1,12 @@
 import type {ScriptLines} from '../compose/script-line-map.js'
 import type {Fps} from './fps.js'
-import type {GpuEncoderName} from '../encode/gpu/gpu-encoders.js'
-import type {HdrTransfer} from '../media/hdr/hdr-sources.js'
 import type {RuntimeConfig} from '../runtime/runtime-config.js'
 
 export type Quality = 'draft' | 'standard' | 'high'
 export const QUALITIES: readonly Quality[] = ['draft', 'standard', 'high']
+
+/** HDR transfer function of an output or a source: PQ (SMPTE ST 2084) or HLG (ARIB STD-B67). */
+export type HdrTransfer = 'pq' | 'hlg'
 
 /** Image format a capture worker asks the browser for. */
 export type CaptureImageFormat = 'jpeg' | 'png'
@@ -31,10 +32,22 @@ export interface RenderPlan {
   /** Where the inline scripts of `html` were written, so page errors name the author's file and line. */
   scriptLines?: ScriptLines[]
   runtime: RuntimeConfig
+  /** CSS size of the page (the composition's data-width/data-height). */
   width: number
   height: number
+  /**
+   * Device scale factor the page is drawn at (`--scale`); frames are width·scale x height·scale.
+   * Absent for 1, so that unscaled plans stay as they were.
+   */
+  scale?: number
   fps: Fps
   totalFrames: number
+  /**
+   * Frames per encoded segment: the keyframe interval in frames (see segment-grid.ts). Segments
+   * are cut at multiples of it from frame 0, whatever the worker count or chunking, so every split
+   * of the render encodes the same segments.
+   */
+  segmentFrames: number
   /** Format plugin name (mp4, mov, webm, gif, png-sequence, or a third-party one). */
   format: string
   capture: {
@@ -50,8 +63,8 @@ export interface RenderPlan {
     videoBitrate?: string
     gifLoop: number
     gpu: boolean
-    /** Hardware encoder chosen once per render (selectGpuEncoder) when `gpu` is set. */
-    gpuEncoder?: GpuEncoderName
+    /** Name of the hardware encoder chosen once per render (selectGpuEncoder) when `gpu` is set. */
+    gpuEncoder?: string
     /**
      * HDR transfer of the output (mp4 only: H.265 10-bit BT.2020), decided once the sources are
      * probed (decideHdrOutput); absent for SDR.

@@ -3,6 +3,9 @@ import {compileComposition} from '../compose/compile-composition.js'
 import type {Fps} from '../plan/fps.js'
 import {RUNTIME_CONFIG_GLOBAL, runtimeConfig} from '../runtime/runtime-config.js'
 
+/** Where the preview server answers with files of the font cache (`<sha256>.woff2`). */
+export const PREVIEW_FONTS_PATH = '/__engine/fonts/'
+
 /**
  * The composition as the preview's iframe loads it: compiled exactly as for a render (same
  * variables resolution, sub-compositions inlined), with `window.__ENGINE_CONFIG__` and the
@@ -11,7 +14,9 @@ import {RUNTIME_CONFIG_GLOBAL, runtimeConfig} from '../runtime/runtime-config.js
  */
 export async function compositionDocument(file: string, options: {variables: Record<string, unknown>; fps: Fps; runtimeUrl: string}): Promise<string> {
   const compiled = await compileComposition(file, {variables: options.variables})
-  const config = runtimeConfig(compiled, {fps: options.fps, embedded: true})
+  const runtime = runtimeConfig(compiled, {fps: options.fps, embedded: true})
+  // The player page's origin is the preview server: it serves the font cache at the same path.
+  const config = runtime.fonts ? {...runtime, fonts: {...runtime.fonts, faces: runtime.fonts.faces.map((face) => ({...face, url: PREVIEW_FONTS_PATH + face.name}))}} : runtime
   const $ = load(compiled.html)
   $('head').prepend(
     `<script>window.${RUNTIME_CONFIG_GLOBAL} = ${scriptSafeJson(config)};</script>`,

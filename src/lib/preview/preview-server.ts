@@ -7,7 +7,8 @@ import {packageRoot} from '../capture/runtime-bundle.js'
 import {EngineError, toEngineError} from '../errors/engine-error.js'
 import type {Fps} from '../plan/fps.js'
 import {ChangeFeed} from './change-feed.js'
-import {compositionDocument} from './composition-document.js'
+import {fontCacheDirectory} from '../fonts/font-cache-dir.js'
+import {compositionDocument, PREVIEW_FONTS_PATH} from './composition-document.js'
 import {loadRuntimeBundle} from '../capture/runtime-bundle.js'
 import {loadPreviewState, type PreviewTarget} from './load-preview-state.js'
 import {playerPage} from './player-page.js'
@@ -36,6 +37,8 @@ export interface PreviewServer {
 /** Where `npm run build` puts the player page's scripts (compiled from src/lib/preview/client). */
 const CLIENT_DIR = join('dist', 'src', 'lib', 'preview', 'client')
 const CLIENT_FILE = /^[a-z0-9-]+\.js(\.map)?$/
+/** Content-addressed names only: nothing else of the cache is reachable. */
+const FONT_FILE = /^[0-9a-f]{64}\.(?:woff2|woff|ttf|otf)$/
 
 /**
  * Starts the preview server: the player page at `/`, the composition compiled with the variables
@@ -76,6 +79,11 @@ export async function startPreviewServer(options: PreviewServerOptions): Promise
     const pathname = decodePath(url.pathname)
     const route = routes[pathname]
     if (route) return route(req, res, url)
+    if (pathname.startsWith(PREVIEW_FONTS_PATH)) {
+      const name = pathname.slice(PREVIEW_FONTS_PATH.length)
+      if (FONT_FILE.test(name) && (await sendFile(req, res, join(fontCacheDirectory(), name)))) return
+      throw new EngineError('NOT_FOUND', `no font ${name} in the font cache`)
+    }
     if (pathname.startsWith(PREVIEW_ROUTES.client)) {
       const name = pathname.slice(PREVIEW_ROUTES.client.length)
       if (CLIENT_FILE.test(name) && (await sendFile(req, res, join(packageRoot(), CLIENT_DIR, name)))) return

@@ -1,3 +1,4 @@
+import type {ProfileName} from '../plan/render-options.js'
 /** A Debian package pinned to one exact version. */
 export interface PinnedPackage {
   name: string
@@ -143,8 +144,6 @@ export const DETERMINISTIC_PROFILE: RenderProfile = {
   capture: 'begin-frame',
 }
 
-export const PROFILE_NAMES = ['deterministic'] as const
-export type ProfileName = (typeof PROFILE_NAMES)[number]
 
 const PROFILES: Readonly<Record<ProfileName, RenderProfile>> = {deterministic: DETERMINISTIC_PROFILE}
 

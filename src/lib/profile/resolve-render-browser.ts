@@ -1,6 +1,6 @@
 import type {BrowserChoice} from '../browser/browser-choice.js'
 import {resolveBrowser} from '../browser/resolve-browser.js'
-import type {ResolvedRenderOptions} from '../plan/resolve-options.js'
+import type {ResolvedRenderOptions} from '../plan/render-options.js'
 import {renderProfile} from './render-profile.js'
 import {resolveProfileBrowser, type ProfileNotice} from './resolve-profile-browser.js'
 

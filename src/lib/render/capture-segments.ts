@@ -2,60 +2,84 @@ import type {BrowserChoice} from '../browser/browser-choice.js'
 import type {BrowserPool} from '../browser/browser-pool.js'
 import {openCaptureWorker} from '../capture/index.js'
 import {EngineError, isEngineError} from '../errors/engine-error.js'
+import {ENCODER_THREADS} from '../encode/deterministic-args.js'
 import {getFormat} from '../encode/format-registry.js'
 import type {SegmentRef} from '../encode/format-plugin.js'
 import {gpuEncoderByName} from '../encode/gpu/gpu-encoders.js'
 import {openSegmentEncoder, type SegmentEncoder} from '../encode/segment-encoder.js'
 import {segmentPath} from '../encode/segment-path.js'
 import type {FrameRange, RenderPlan} from '../plan/render-plan.js'
-
-/**
- * x264 output depends on its thread count. A fixed count per worker keeps the bits the same on
- * every machine and in every chunk; two threads let one worker's encode overlap its own capture.
- */
-export const ENCODER_THREADS = 2
+import type {ReadyReport} from '../runtime/page-protocol.js'
 
 export interface CaptureSegmentsOptions {
   plan: RenderPlan
-  ranges: readonly FrameRange[]
+  /** Segments of the plan's grid (see gridSegments), in frame order. */
+  segments: readonly FrameRange[]
+  /** Browser workers sharing the segments; never more are started than there are segments. */
+  workers: number
   browser: BrowserChoice
   /** Warm browser processes shared between renders; without it each worker launches its own. */
   pool?: BrowserPool
   ffmpeg: {ffmpegPath: string}
   workDir: string
   signal?: AbortSignal
-  onFrame: () => void
+  /** Each frame once it is handed to its encoder (frame index, the captured image). */
+  onFrame: (index: number, image: Buffer) => void
+  /** Each worker's page once it is ready, before its first frame; throwing stops the render. */
+  onReady?: (report: ReadyReport) => void
 }
 
 /**
- * Runs one capture worker (its own browser process) and one encoder per frame range, all at
- * once, so that capture and encode overlap on every core. The first failure stops every worker;
- * nothing they wrote survives, since it all lives in the render's work directory.
+ * Renders grid segments with parallel capture workers, each its own browser process. A worker
+ * takes the next segment from a shared queue, captures it into that segment's own encoder, and
+ * takes another while the encoder finishes, so capture and encode overlap on every core and a
+ * fast worker simply does more segments. The first failure stops every worker; nothing they wrote
+ * survives, since it all lives in the render's work directory.
  */
 export async function captureSegments(options: CaptureSegmentsOptions): Promise<SegmentRef[]> {
-  const {plan, ranges} = options
+  const {plan, segments} = options
   const stop = new AbortController()
   const onOuterAbort = () => stop.abort(new EngineError('CANCELLED', 'the render was cancelled'))
   options.signal?.addEventListener('abort', onOuterAbort, {once: true})
   const format = getFormat(plan.format)
   const gpuEncoder = plan.encode.gpuEncoder ? gpuEncoderByName(plan.encode.gpuEncoder) : undefined
+  const results: SegmentRef[] = []
+  const open = new Set<SegmentEncoder>()
+  let next = 0
 
-  const runWorker = async (range: FrameRange, index: number): Promise<SegmentRef> => {
+  const encodeSegment = async (index: number, capture: (range: FrameRange, encoder: SegmentEncoder) => Promise<void>): Promise<() => Promise<void>> => {
+    const range = segments[index]
     const path = segmentPath(options.workDir, format, index)
-    let encoder: SegmentEncoder | undefined
-    const worker = await openCaptureWorker(plan, {browser: options.browser, pool: options.pool, signal: stop.signal})
-    try {
-      encoder = await openSegmentEncoder({plan, range, outputPath: path, ffmpeg: options.ffmpeg, gpuEncoder, threads: ENCODER_THREADS})
-      const sink = encoder
-      await worker.captureRange(range, async (_frame, image) => {
-        await sink.write(image)
-        options.onFrame()
-      })
+    const encoder = await openSegmentEncoder({plan, range, outputPath: path, ffmpeg: options.ffmpeg, gpuEncoder, threads: ENCODER_THREADS})
+    open.add(encoder)
+    await capture(range, encoder)
+    return async () => {
       await encoder.end()
-      return {path, range}
+      open.delete(encoder)
+      results[index] = {path, range}
+    }
+  }
+
+  const runWorker = async (): Promise<void> => {
+    const worker = await openCaptureWorker(plan, {browser: options.browser, pool: options.pool, signal: stop.signal})
+    const capture = (range: FrameRange, encoder: SegmentEncoder) =>
+      worker.captureRange(range, async (frame, image) => {
+        await encoder.write(image)
+        options.onFrame(frame, image)
+      })
+    // The previous segment's encoder drains its last frames while this worker captures the next one.
+    let finishing: Promise<void> = Promise.resolve()
+    try {
+      options.onReady?.(worker.ready)
+      while (next < segments.length && !stop.signal.aborted) {
+        const finish = await encodeSegment(next++, capture)
+        await finishing
+        finishing = finish()
+        finishing.catch(() => {})
+      }
+      await finishing
     } catch (error) {
       stop.abort(error)
-      await encoder?.abort()
       throw error
     } finally {
       await worker.close()
@@ -63,13 +87,15 @@ export async function captureSegments(options: CaptureSegmentsOptions): Promise<
   }
 
   try {
-    const results = await Promise.allSettled(ranges.map(runWorker))
-    const failures = results.filter((result): result is PromiseRejectedResult => result.status === 'rejected').map((r) => r.reason)
-    if (failures.length > 0) {
+    const workers = Math.max(1, Math.min(options.workers, segments.length))
+    const settled = await Promise.allSettled(Array.from({length: workers}, runWorker))
+    const failures = settled.filter((result): result is PromiseRejectedResult => result.status === 'rejected').map((r) => r.reason)
+    if (failures.length > 0 || stop.signal.aborted) {
+      await Promise.all([...open].map((encoder) => encoder.abort()))
       // Other workers fail with CANCELLED because the first one stopped them: report the cause.
-      throw failures.find((reason) => !isEngineError(reason, 'CANCELLED')) ?? failures[0]
+      throw failures.find((reason) => !isEngineError(reason, 'CANCELLED')) ?? failures[0] ?? stop.signal.reason
     }
-    return results.map((result) => (result as PromiseFulfilledResult<SegmentRef>).value)
+    return results
   } finally {
     options.signal?.removeEventListener('abort', onOuterAbort)
   }

@@ -9,20 +9,28 @@ import {selectGpuEncoder} from '../encode/gpu/select-gpu-encoder.js'
 import {assembleOutput} from '../encode/assemble-output.js'
 import {decideHdrOutput} from '../encode/hdr-output.js'
 import {resolveFfmpeg} from '../encode/resolve-ffmpeg.js'
-import {toEngineError} from '../errors/engine-error.js'
+import {EngineError, toEngineError} from '../errors/engine-error.js'
+import {explainFullDisk} from '../errors/no-space.js'
+import {DEFAULT_POSTER_FORMAT, posterFrame, posterPath} from '../still/poster.js'
+import {writeImage} from '../still/write-image.js'
+import {reportCompileFonts, reportPageFonts} from '../fonts/font-findings.js'
 import {findBackgroundOnRoot} from '../lint/find-background-on-root.js'
 import {formatFps} from '../plan/fps.js'
-import {planRender} from '../plan/plan-render.js'
+import {outputSize, planRender} from '../plan/plan-render.js'
+import {assertWithinLimits, type RenderLimits} from '../plan/render-limits.js'
 import {resolveRenderBrowser} from '../profile/resolve-render-browser.js'
-import type {ResolvedRenderOptions} from '../plan/resolve-options.js'
+import type {ResolvedRenderOptions} from '../plan/render-options.js'
 import type {RenderPlan} from '../plan/render-plan.js'
-import {splitFrames, workerCount} from '../plan/worker-count.js'
+import type {ReadyReport} from '../runtime/page-protocol.js'
+import {gridSegments} from '../plan/segment-grid.js'
+import {workerCount} from '../plan/worker-count.js'
 import {assertNoStrictErrors} from '../variables/strict-variables.js'
 import {attachAudioTrack} from '../media/attach-audio-track.js'
 import {mixAudioTrack} from '../media/mix-audio-track.js'
 import {prepareMedia} from '../media/prepare-media.js'
 import {captureSegments} from './capture-segments.js'
 import {defaultOutputPath, outputBytes} from './output-path.js'
+import {prepareOutputPath} from './prepare-output-path.js'
 import {ProgressMeter} from './progress-meter.js'
 import type {RenderEvent, RenderEventListener} from './render-events.js'
 
@@ -38,6 +46,8 @@ export interface RenderRequest {
   pool?: BrowserPool
   /** Cores to plan workers for (default: this machine's). */
   cores?: number
+  /** Refuse a composition longer or larger than this (the server's per-request limits). */
+  limits?: RenderLimits
 }
 
 export interface RenderResult {
@@ -47,11 +57,13 @@ export interface RenderResult {
   durationSeconds: number
   plan: RenderPlan
   timings: {compileMs: number; captureMs: number; assembleMs: number; totalMs: number}
+  /** The poster image (`--poster`), written from the same capture as the video. */
+  poster?: string
 }
 
 /**
- * Renders one composition on this machine: compile, plan, capture with parallel browser workers
- * each feeding its own encoder, then assemble. Emits events throughout; on failure emits an
+ * Renders one composition on this machine: compile, plan, capture the segments of the plan's
+ * fixed grid with parallel browser workers (each segment its own encode), then assemble. Emits events throughout; on failure emits an
  * `error` event, leaves nothing at the output path, and rethrows an EngineError.
  */
 export async function renderComposition(request: RenderRequest): Promise<RenderResult> {
@@ -75,32 +87,40 @@ async function render(request: RenderRequest, emit: (event: RenderEvent) => void
   })
   if (options.strictVariables) assertNoStrictErrors(compiled.findings)
   for (const finding of compiled.findings) emit({type: 'warning', code: finding.code, message: finding.message})
+  const warn = (warning: {code: string; message: string}) => emit({type: 'warning', ...warning})
+  reportCompileFonts(compiled.fonts.findings, options.strictFonts, warn)
 
   const format = getFormat(options.format)
   const {plan, notices} = planRender(compiled, options, format)
+  if (request.limits) assertWithinLimits(plan, request.limits)
   for (const notice of notices) emit({type: 'warning', ...notice})
   if (format.alpha) {
     for (const finding of findBackgroundOnRoot(compiled.html)) emit({type: 'warning', code: 'background-with-alpha', message: finding.message})
   }
   const output = options.output ? resolve(options.output) : defaultOutputPath(request.composition, format)
+  await prepareOutputPath(output)
 
-  const [ffmpeg, {browser, notices: browserNotices}] = await Promise.all([resolveFfmpeg(), resolveRenderBrowser(options)])
+  const [ffmpeg, {browser: resolved, notices: browserNotices}] = await Promise.all([resolveFfmpeg(), resolveRenderBrowser(options)])
+  const browser = plan.scale === undefined ? resolved : {...resolved, deviceScaleFactor: plan.scale}
   for (const notice of browserNotices) emit({type: 'warning', ...notice})
   if (plan.encode.gpu) plan.encode.gpuEncoder = (await selectGpuEncoder({ffmpegPath: ffmpeg.ffmpegPath})).name
-  const workers = workerCount(options.workers, request.cores ?? availableParallelism(), plan.totalFrames)
-  const ranges = splitFrames(plan.totalFrames, workers)
+  const poster =
+    options.poster === undefined
+      ? undefined
+      : {frame: posterFrame(options.poster, plan), path: posterPath(output, format, options.posterFormat ?? DEFAULT_POSTER_FORMAT), image: undefined as Buffer | undefined}
+  const segments = gridSegments({start: 0, end: plan.totalFrames}, plan.segmentFrames)
+  const workers = workerCount(options.workers, request.cores ?? availableParallelism(), segments.length)
   signal?.throwIfAborted()
   emit({
     type: 'start',
     composition: resolve(request.composition),
     output,
     format: plan.format,
-    width: plan.width,
-    height: plan.height,
+    ...outputSize(plan, plan.scale ?? 1),
     fps: formatFps(plan.fps),
     totalFrames: plan.totalFrames,
     durationSeconds: compiled.durationSeconds,
-    workers: ranges.length,
+    workers,
     quality: plan.encode.quality,
     browser: {executablePath: browser.executablePath, source: browser.source, beginFrame: browser.beginFrame},
     ffmpeg: {path: ffmpeg.ffmpegPath, version: ffmpeg.version},
@@ -125,15 +145,39 @@ async function render(request: RenderRequest, emit: (event: RenderEvent) => void
     const meter = new ProgressMeter(plan.totalFrames, (frame, framesPerSecond, etaSeconds) =>
       emit({type: 'progress', stage: 'capture', frame, totalFrames: plan.totalFrames, framesPerSecond, etaSeconds}),
     )
-    const segments = await captureSegments({plan, ranges, browser, pool: request.pool, ffmpeg, workDir, signal, onFrame: () => meter.frameDone()})
+    const onFrame = (index: number, image: Buffer) => {
+      meter.frameDone()
+      // The poster is the very image this frame's encoder got: no second page load or seek.
+      if (index === poster?.frame) poster.image = image
+    }
+    let fontsChecked = false
+    // Every worker loads the same page: the first one's report speaks for all.
+    const onReady = (report: ReadyReport) => {
+      if (fontsChecked) return
+      fontsChecked = true
+      reportPageFonts(report.fonts, compiled.fonts.findings, options.strictFonts, warn)
+    }
+    const encoded = await captureSegments({plan, segments, workers, browser, pool: request.pool, ffmpeg, workDir, signal, onFrame, onReady}).catch(
+      async (error: unknown) => Promise.reject(await explainFullDisk(error, workDir)),
+    )
     const capturedAt = performance.now()
     emit({type: 'stage', stage: 'assemble'})
-    await assembleOutput({plan, segments, outputPath: output, ffmpeg, signal})
+    await assembleOutput({plan, segments: encoded, outputPath: output, ffmpeg, signal}).catch(async (error: unknown) => Promise.reject(await explainFullDisk(error, output)))
     if (await mixed) {
       try {
         await attachAudioTrack({format, outputPath: output, trackPath: audioTrack, ffmpegPath: ffmpeg.ffmpegPath, signal})
       } catch (error) {
         // A video that silently lost its sound is not a result: leave nothing at the output path.
+        if (outputExtension(format) !== undefined) await rm(output, {force: true})
+        throw error
+      }
+    }
+    if (poster) {
+      try {
+        if (!poster.image) throw new EngineError('INTERNAL', `the poster frame ${poster.frame} was never captured`)
+        const quality = plan.capture.jpegQuality
+        await writeImage({image: poster.image, captured: plan.capture.imageFormat, output: poster.path, format: options.posterFormat ?? DEFAULT_POSTER_FORMAT, quality, ffmpegPath: ffmpeg.ffmpegPath, workDir, signal})
+      } catch (error) {
         if (outputExtension(format) !== undefined) await rm(output, {force: true})
         throw error
       }
@@ -156,9 +200,10 @@ async function render(request: RenderRequest, emit: (event: RenderEvent) => void
       durationSeconds,
       framesPerSecond: Math.round((plan.totalFrames / ((finished - compiledAt) / 1000)) * 10) / 10,
       hdr: plan.encode.hdr ?? null,
+      poster: poster?.path ?? null,
       timings,
     })
-    return {output, bytes, totalFrames: plan.totalFrames, durationSeconds, plan, timings}
+    return {output, bytes, totalFrames: plan.totalFrames, durationSeconds, plan, timings, ...(poster && {poster: poster.path})}
   } finally {
     await rm(workDir, {recursive: true, force: true})
   }

@@ -33,8 +33,10 @@ export type RenderEvent =
       totalFrames: number
       durationSeconds: number
       framesPerSecond: number
-      /** Transfer of an HDR output (H.265 10-bit BT.2020), null for SDR; absent when a producer server rendered it. */
-      hdr?: 'pq' | 'hlg' | null
+      /** Transfer of an HDR output (H.265 10-bit BT.2020), null for SDR. */
+      hdr: 'pq' | 'hlg' | null
+      /** The poster image written beside the output (`--poster`), null without one. */
+      poster?: string | null
       timings: {compileMs: number; captureMs: number; assembleMs: number; totalMs: number}
     }
   | {type: 'error'; error: ErrorJson}

@@ -1,5 +1,6 @@
 import type {TimingFinding} from '../compose/resolve-timing.js'
-import type {PageMediaElement} from '../media/runtime-media.js'
+import type {PageFontReport} from '../fonts/page/page-fonts.js'
+import type {PageMediaElement} from './runtime-media.js'
 
 /**
  * What the Node side and the in-page runtime (`window.__engine`) exchange. Plain JSON only: every
@@ -31,6 +32,8 @@ export interface ReadyReport {
   timingFindings: TimingFinding[]
   /** Elements with clip timing the runtime shows and hides. */
   clipCount: number
+  /** Served faces that failed to load, and text drawn with a fallback font. */
+  fonts: PageFontReport
 }
 
 /** Result of `__engine.seek(frame)`: the first page error recorded so far, if any. */

@@ -1,5 +1,7 @@
 import type {CompiledComposition} from '../compose/compile-composition.js'
-import type {RuntimeMedia} from '../media/runtime-media.js'
+import type {RuntimeInstance} from '../compose/runtime-instance.js'
+import type {RuntimeFonts} from '../fonts/font-plan.js'
+import type {RuntimeMedia} from './runtime-media.js'
 import type {Fps} from '../plan/fps.js'
 
 /**
@@ -33,17 +35,11 @@ export interface RuntimeConfig {
   embedded?: boolean
   /** Probed `<video>`/`<audio>` sources and extracted video frames (set by the render's media stage). */
   media?: RuntimeMedia[]
-}
-
-export interface RuntimeInstance {
-  compositionId: string
-  /** Resolved variables for this instance (sub-composition defaults < host data-variable-values). */
-  variables: Record<string, unknown>
+  /** Faces the engine serves (bundled, cached, generic) and those to load before the first frame. */
+  fonts?: RuntimeFonts
 }
 
 export const RUNTIME_CONFIG_GLOBAL = '__ENGINE_CONFIG__'
-/** Attribute compile sets on each sub-composition host; its value keys `RuntimeConfig.instances`. */
-export const INSTANCE_ATTRIBUTE = 'data-engine-instance'
 
 /** Same seed everywhere a composition is shown, so seeded randomness gives the same frames. */
 export const DEFAULT_SEED = 1
@@ -62,6 +58,7 @@ export function runtimeConfig(
     variables: compiled.variables,
     instances: compiled.instances,
     seed: options.seed ?? DEFAULT_SEED,
+    fonts: compiled.fonts.runtime,
     ...(options.embedded ? {embedded: true} : {}),
   }
 }

@@ -2,12 +2,13 @@ import {isAbsolute, resolve, sep} from 'node:path'
 import {getFormat} from '../encode/format-registry.js'
 import {EngineError} from '../errors/engine-error.js'
 import {flagName, RENDER_DEFAULTS, type RenderOptionsInput} from '../plan/render-options.js'
-import type {ResolvedRenderOptions} from '../plan/resolve-options.js'
+import type {ResolvedRenderOptions} from '../plan/render-options.js'
 import {defaultOutputPath} from '../render/output-path.js'
 import type {RenderEventListener} from '../render/render-events.js'
 import {CLIENT_OPTION_KEYS, type RenderStreamBody} from '../server/request-schema.js'
 import {TOKEN_ENV} from '../server/server-settings.js'
 import {downloadOutput} from './download-output.js'
+import {DEFAULT_POSTER_FORMAT, posterPath} from '../still/poster.js'
 import {getQueueStatus, streamRender, type ServerConnection} from './server-api.js'
 
 export interface ServerRenderRequest {
@@ -30,6 +31,8 @@ export interface ServerRenderResult {
   requestId: string
   /** Local path the output was downloaded to. */
   output: string
+  /** Local path of the poster, when one was asked for. */
+  poster?: string
   bytes: number
   totalFrames: number
   durationSeconds: number
@@ -63,6 +66,10 @@ export async function renderOnServer(request: ServerRenderRequest): Promise<Serv
   for await (const event of streamRender(connection, requestBody(request), signal)) {
     if (event.type === 'queued') request.onQueued?.(event.position, event.requestId)
     else if (event.type === 'started') emit({type: 'stage', stage: 'compile'})
+    else if (event.type === 'start') {
+      const {requestId: _requestId, ...plan} = event
+      emit({...plan, composition: request.composition, output})
+    }
     else if (event.type === 'warning') emit({type: 'warning', code: event.code, message: event.message})
     else if (event.type === 'progress') {
       totalFrames = event.totalFrames
@@ -81,10 +88,13 @@ export async function renderOnServer(request: ServerRenderRequest): Promise<Serv
       throw new EngineError(event.code, event.message, event.details)
     } else {
       emit({type: 'stage', stage: 'assemble'})
-      await downloadOutput(connection, event.outputUrl, output, signal)
+      await downloadOutput(connection, event.outputUrl, output, {expected: event, signal})
+            const poster = event.posterUrl ? posterPath(output, getFormat(options.format), options.posterFormat ?? DEFAULT_POSTER_FORMAT) : undefined
+      if (event.posterUrl && poster) await downloadOutput(connection, event.posterUrl, poster, {signal})
       const result = {
         requestId: event.requestId,
         output,
+        poster,
         bytes: event.bytes,
         totalFrames: event.totalFrames,
         durationSeconds: event.duration,
@@ -98,6 +108,8 @@ export async function renderOnServer(request: ServerRenderRequest): Promise<Serv
         totalFrames: event.totalFrames,
         durationSeconds: event.duration,
         framesPerSecond: Math.round((event.totalFrames / Math.max(event.timings.totalMs / 1000, 0.001)) * 10) / 10,
+        hdr: event.hdr,
+        poster: poster ?? null,
         timings: event.timings,
       })
       return result

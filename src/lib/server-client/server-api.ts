@@ -21,14 +21,33 @@ const queueStatusSchema = z.object({
   queuedRenders: z.number().int(),
 })
 
+/**
+ * The absolute URL of `path` on the server. A URL the server names (an `outputUrl`, a listing's
+ * file) must be on the server's own origin: anything else is refused before a request is made, so
+ * the bearer token never leaves for another host and nothing is fetched from one.
+ */
+export function serverUrl(connection: ServerConnection, path: string): URL {
+  const base = new URL(connection.url)
+  const url = new URL(path, base)
+  if (url.origin !== base.origin) {
+    throw new EngineError(
+      'SERVER_RESPONSE_INVALID',
+      `the producer server named ${url.href}, which is not on its own origin ${base.origin}; refused (the token is sent only to the server, and outputs are downloaded only from it)`,
+      {url: url.href, server: base.origin},
+    )
+  }
+  return url
+}
+
 /** fetch against the server; an unreachable server or an error response becomes an EngineError. */
 export async function serverFetch(connection: ServerConnection, path: string, init: RequestInit = {}): Promise<Response> {
+  const url = serverUrl(connection, path)
   const headers = new Headers(init.headers)
   if (connection.token !== undefined) headers.set('Authorization', `Bearer ${connection.token}`)
   let response: Response
-  const url = new URL(path, connection.url)
   try {
-    response = await fetch(url, {...init, headers})
+    // The server never redirects; following one could carry the token elsewhere.
+    response = await fetch(url, {...init, headers, redirect: 'error'})
   } catch (error) {
     if (init.signal?.aborted) throw init.signal.reason
     const cause = (error as {cause?: {code?: string; message?: string}}).cause

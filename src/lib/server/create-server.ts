@@ -2,13 +2,17 @@ import {createServer as createHttpServer, type IncomingMessage, type Server, typ
 import polka, {type PolkaRequest} from 'polka'
 import {EngineError} from '../errors/engine-error.js'
 import {assertAuthorized} from './authorize.js'
+import {assertHostAllowed} from './check-host.js'
 import {sendError, sendJson} from './http-errors.js'
 import {MAX_BODY_BYTES, readJsonBody} from './read-json-body.js'
 import type {RenderService} from './render-service.js'
 import {parseStreamBody} from './request-schema.js'
 import {resolveCompositionPath} from './resolve-composition-path.js'
-import {sendOutput, sendOutputFile} from './serve-output.js'
+import {applyOriginPolicy} from './origin-policy.js'
+import {sendOutput, sendOutputFile, sendPoster} from './serve-output.js'
+import {answerStill} from './still-route.js'
 import {EventStream} from './sse.js'
+import {webhookTarget} from '../notify/index.js'
 import type {StreamEvent} from './stream-events.js'
 
 export interface CreateServerOptions {
@@ -18,6 +22,12 @@ export interface CreateServerOptions {
   /** When set, every route but /health requires `Authorization: Bearer <token>`. */
   token?: string
   maxBodyBytes?: number
+  /** Names besides the bound address that clients may put in the Host header. */
+  allowedHosts?: readonly string[]
+  /** Web page origins allowed to call the server (CORS); any other Origin is refused. */
+  allowOrigins?: readonly string[]
+  /** Signs webhook calls; a request naming a webhook is refused without it. */
+  webhookSecret?: string
 }
 
 type Route = (req: PolkaRequest, res: ServerResponse) => Promise<void>
@@ -37,14 +47,30 @@ function route(handler: Route) {
  *   GET    /health                      liveness, no token needed
  *   GET    /render/queue                {maxConcurrentRenders, activeRenders, queuedRenders}
  *   POST   /render/stream               JSON body -> server-sent events (see StreamEvent)
+ *   POST   /still                       JSON body -> one frame as an image (png, jpeg or webp)
  *   GET    /render/:requestId/output    the finished output (png-sequence: a JSON listing)
  *   GET    /render/:requestId/output/:file  one file of a png-sequence
+ *   GET    /render/:requestId/poster    the poster image, when the request asked for one
  *   DELETE /render/:requestId           cancels a queued or running render, or deletes its output
+ *
+ * Every request passes, in order: the Host check (421), the Origin policy (403; answers CORS
+ * preflights for allowed origins), the token (401), and for bodies the JSON content type (415).
  */
 export function createServer(options: CreateServerOptions): Server {
   const {service, root, token} = options
   const app = polka({
     onNoMatch: (req, res) => sendError(res, new EngineError('NOT_FOUND', `no route for ${req.method} ${req.path}`)),
+  })
+
+  app.use((req, res, next) => {
+    try {
+      assertHostAllowed(req, options.allowedHosts ?? [])
+      if (applyOriginPolicy(req, res, options.allowOrigins ?? []) !== 'preflight-answered') next()
+    } catch (error) {
+      // The body of a refused request is never read: drain it so that the client gets the answer.
+      req.resume()
+      sendError(res, error)
+    }
   })
 
   app.use((req, res, next) => {
@@ -65,6 +91,17 @@ export function createServer(options: CreateServerOptions): Server {
     route(async (req, res) => {
       const body = parseStreamBody(await readJsonBody(req, options.maxBodyBytes ?? MAX_BODY_BYTES))
       const composition = body.composition === undefined ? undefined : await resolveCompositionPath(root, body.composition)
+      const webhook =
+        body.webhookUrl === undefined
+          ? undefined
+          : webhookTarget({
+              url: body.webhookUrl,
+              secret: options.webhookSecret,
+              urlField: 'body field "webhook.url"',
+              secretHint: 'this server signs webhooks with its own secret and has none: its operator starts it with --webhook-secret <secret>',
+              policy: service.webhookPolicy,
+              code: 'INVALID_REQUEST',
+            })
       // The client may have gone while its body was checked: then there is nobody to render for.
       if (req.socket.destroyed) return
       const stream = new EventStream(res)
@@ -72,7 +109,7 @@ export function createServer(options: CreateServerOptions): Server {
         stream.send(event)
         if (event.type === 'complete' || event.type === 'error') stream.end()
       }
-      const {requestId, finished} = service.submit({...body, composition}, send)
+      const {requestId, finished} = service.submit({...body, composition, webhook}, send)
       // A client that goes away no longer wants its render: free the slot for the next one.
       res.once('close', () => {
         if (service.isPending(requestId)) void service.cancel(requestId, 'the client disconnected')
@@ -81,9 +118,18 @@ export function createServer(options: CreateServerOptions): Server {
     }),
   )
 
+  app.post(
+    '/still',
+    route((req, res) => answerStill(req, res, {service, root, maxBodyBytes: options.maxBodyBytes ?? MAX_BODY_BYTES})),
+  )
+
   app.get(
     '/render/:requestId/output',
     route(async (req, res) => sendOutput(res, findOutput(service, req.params.requestId))),
+  )
+  app.get(
+    '/render/:requestId/poster',
+    route(async (req, res) => sendPoster(res, findOutput(service, req.params.requestId))),
   )
   app.get(
     '/render/:requestId/output/:file',

@@ -11,6 +11,8 @@ export interface StoredOutput {
   isDirectory: boolean
   format: string
   bytes: number
+  /** The poster image (`poster` in the request), written into the same render directory. */
+  poster?: string
 }
 
 export interface OutputStoreOptions {

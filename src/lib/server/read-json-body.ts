@@ -13,11 +13,28 @@ function tooLarge(limit: number): EngineError {
 }
 
 /**
- * Reads and parses a JSON body of at most `limit` bytes. An oversized body is refused from its
+ * Throws UNSUPPORTED_MEDIA_TYPE unless the body is declared `application/json`. A web page can
+ * post `text/plain` (a form, or fetch without a preflight) to any address; only JSON needs the
+ * CORS preflight that the origin policy answers, so this check is what keeps pages out.
+ */
+function assertJsonContentType(req: IncomingMessage): void {
+  const declared = req.headers['content-type'] ?? ''
+  if (declared.split(';')[0].trim().toLowerCase() === 'application/json') return
+  req.resume()
+  throw new EngineError(
+    'UNSUPPORTED_MEDIA_TYPE',
+    `the request body must be JSON sent with "Content-Type: application/json" (got ${declared === '' ? 'no Content-Type' : `"${declared}"`})`,
+    {contentType: declared || null},
+  )
+}
+
+/**
+ * Reads and parses a JSON body of at most `limit` bytes, declared as `application/json`. An oversized body is refused from its
  * Content-Length when it has one, otherwise as soon as the limit is crossed; the rest is drained
  * so that the client still receives the 413.
  */
 export async function readJsonBody(req: IncomingMessage, limit: number = MAX_BODY_BYTES): Promise<unknown> {
+  assertJsonContentType(req)
   const declared = Number(req.headers['content-length'])
   if (Number.isFinite(declared) && declared > limit) {
     req.resume()

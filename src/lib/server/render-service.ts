@@ -1,16 +1,20 @@
 import {randomUUID} from 'node:crypto'
 import {mkdtemp, rm, writeFile} from 'node:fs/promises'
-import {tmpdir} from 'node:os'
+import {availableParallelism, tmpdir} from 'node:os'
 import {basename, extname, join} from 'node:path'
 import {outputExtension} from '../encode/format-plugin.js'
 import {getFormat} from '../encode/format-registry.js'
 import {EngineError, toEngineError} from '../errors/engine-error.js'
+import type {RenderLimits} from '../plan/render-limits.js'
 import type {RenderOptionsInput} from '../plan/render-options.js'
-import {resolveRenderOptions} from '../plan/resolve-options.js'
+import {defaultWorkerCount} from '../plan/worker-count.js'
+import {resolveRenderOptions} from '../render/resolve-options.js'
 import {BrowserPool} from '../browser/browser-pool.js'
 import {renderComposition, type RenderRequest, type RenderResult} from '../render/render-composition.js'
 import type {RenderEvent} from '../render/render-events.js'
+import {deliverWebhook, renderPayload, type AddressPolicy, type WebhookPayload, type WebhookTarget} from '../notify/index.js'
 import type {OutputStore} from './output-store.js'
+import {WarningCollapser} from './collapse-warnings.js'
 import {RenderQueue, type QueueStatus} from './render-queue.js'
 import type {StreamEvent} from './stream-events.js'
 
@@ -23,6 +27,8 @@ export interface ServiceRequest {
   html?: string
   options: RenderOptionsInput
   variables?: Record<string, unknown>
+  /** Called when the render ends (already checked against `webhookPolicy`). */
+  webhook?: WebhookTarget
 }
 
 export interface RenderServiceOptions {
@@ -31,12 +37,19 @@ export interface RenderServiceOptions {
   outputs: OutputStore
   render?: RenderFunction
   log?: (line: string) => void
+  /** Per-request limits checked against the compiled composition before it renders. */
+  limits?: RenderLimits
+  /** Capture workers one render may use; a request asking for more is capped (default: this machine's auto count). */
+  maxWorkers?: number
+  /** Addresses webhooks may reach (default: public ones only). */
+  webhookPolicy?: AddressPolicy
 }
 
 interface Job {
   requestId: string
   request: ServiceRequest
   outputName: string
+  /** Sends an event, collapsing repeated warnings. */
   send: (event: StreamEvent) => void
 }
 
@@ -48,12 +61,18 @@ export interface AcceptedRender {
 
 const INLINE_NAME = 'composition'
 
+/** Work other than a video render that takes a slot (see inSlot). */
+interface SlotTask {
+  requestId: string
+  work: (signal: AbortSignal) => Promise<unknown>
+}
+
 /**
  * Runs render requests through the FIFO queue, writes their outputs into the output store and
  * reports each request's life as stream events.
  */
 export class RenderService {
-  private readonly queue: RenderQueue<Job, RenderResult>
+  private readonly queue: RenderQueue<Job | SlotTask, unknown>
   private readonly pending = new Map<string, Promise<void>>()
   private readonly render: RenderFunction
   private readonly log: (line: string) => void
@@ -66,8 +85,12 @@ export class RenderService {
     this.queue = new RenderQueue({
       maxConcurrentRenders: options.maxConcurrentRenders,
       maxQueue: options.maxQueue,
-      run: (job, signal) => this.run(job, signal),
+      run: (job, signal) => ('work' in job ? job.work(signal) : this.run(job, signal)),
     })
+  }
+
+  get webhookPolicy(): AddressPolicy {
+    return this.options.webhookPolicy ?? {allowPrivate: false}
   }
 
   status(): QueueStatus {
@@ -86,7 +109,15 @@ export class RenderService {
     const requestId = randomUUID()
     const arrived = performance.now()
     const outputName = request.composition === undefined ? INLINE_NAME : basename(request.composition, extname(request.composition))
-    const job: Job = {requestId, request, outputName, send}
+    const warnings = new WarningCollapser()
+    const relay = (event: StreamEvent) => {
+      if (event.type !== 'warning' || warnings.accept(event.code)) send(event)
+    }
+    const sendFinal = (event: StreamEvent) => {
+      for (const summary of warnings.summaries()) send({type: 'warning', requestId, ...summary})
+      send(event)
+    }
+    const job: Job = {requestId, request, outputName, send: relay}
     const result = this.queue.submit(requestId, job, {
       onQueued: (position) => {
         this.log(`${requestId} queued at position ${position}`)
@@ -97,17 +128,44 @@ export class RenderService {
         send({type: 'started', requestId})
       },
     })
+    let payload: WebhookPayload | undefined
     const reportError = (error: unknown) => {
       const {code, message, details} = toEngineError(error).toJSON()
       this.log(`${requestId} ${code === 'CANCELLED' ? 'cancelled' : `failed [${code}]: ${message}`}`)
-      send({type: 'error', requestId, code, message, ...(details === undefined ? {} : {details})})
+      sendFinal({type: 'error', requestId, code, message, ...(details === undefined ? {} : {details})})
+      payload = renderPayload({id: requestId, renderMs: Math.round(performance.now() - arrived), error: {code, message}})
     }
     const finished = result
-      .then((rendered) => this.complete(requestId, rendered, Math.round(performance.now() - arrived), send))
+      .then(async (outcome) => {
+        const rendered = outcome as RenderResult
+        const renderMs = Math.round(performance.now() - arrived)
+        await this.complete(requestId, rendered, renderMs, sendFinal)
+        payload = renderPayload({
+          id: requestId,
+          output: outputUrl(requestId),
+          poster: rendered.poster ? posterUrl(requestId) : null,
+          durationSeconds: rendered.durationSeconds,
+          renderMs,
+        })
+      })
       .catch(reportError)
-      .finally(() => this.pending.delete(requestId))
+      .finally(() => {
+        this.pending.delete(requestId)
+        // After the final event and outside the slot: a slow receiver holds up nothing.
+        if (payload) void this.notify(request, payload)
+      })
     this.pending.set(requestId, finished)
     return {requestId, finished}
+  }
+
+  /**
+   * Runs `work` in a render slot, in FIFO order with the renders, so that other kinds of requests
+   * (stills) share the queue, its concurrency and its --max-queue limit. `cancel` aborts it.
+   */
+  inSlot<T>(work: (signal: AbortSignal, pool: BrowserPool) => Promise<T>): {id: string; result: Promise<T>; cancel: (reason: string) => void} {
+    const id = randomUUID()
+    const result = this.queue.submit(id, {requestId: id, work: (signal) => work(signal, this.pool)}) as Promise<T>
+    return {id, result, cancel: (reason) => this.queue.cancel(id, new EngineError('CANCELLED', reason, {requestId: id}))}
   }
 
   /** Cancels a queued or running request and waits until its slot is free and its files are gone. */
@@ -134,19 +192,42 @@ export class RenderService {
   private async complete(requestId: string, rendered: RenderResult, renderMs: number, send: (event: StreamEvent) => void): Promise<void> {
     const format = rendered.plan.format
     const isDirectory = outputExtension(getFormat(format)) === undefined
-    await this.outputs.add({requestId, path: rendered.output, isDirectory, format, bytes: rendered.bytes})
+    await this.outputs.add({requestId, path: rendered.output, isDirectory, format, bytes: rendered.bytes, poster: rendered.poster})
     this.log(`${requestId} complete: ${rendered.totalFrames} frames, ${rendered.bytes} bytes, ${renderMs} ms`)
     send({
       type: 'complete',
       requestId,
-      outputUrl: `/render/${requestId}/output`,
+      outputUrl: outputUrl(requestId),
+      posterUrl: rendered.poster ? posterUrl(requestId) : null,
       format,
       bytes: rendered.bytes,
       duration: rendered.durationSeconds,
       totalFrames: rendered.totalFrames,
+      hdr: rendered.plan.encode?.hdr ?? null,
       renderMs,
       timings: rendered.timings,
     })
+  }
+
+  /** The server's --max-workers bounds every request; `auto` means as many as the server allows. */
+  private capWorkers(requestId: string, requested: number | 'auto', send: (event: StreamEvent) => void): number {
+    const max = this.options.maxWorkers ?? defaultWorkerCount(availableParallelism())
+    if (requested === 'auto') return max
+    if (requested > max) {
+      send({type: 'warning', requestId, code: 'workers-capped', message: `workers: ${requested} asked for; this server runs at most ${max} per render (engine serve --max-workers)`})
+      return max
+    }
+    return requested
+  }
+
+  /** Calls the request's webhook after its final event; the outcome goes to the server log. */
+  private async notify(request: ServiceRequest, payload: WebhookPayload): Promise<void> {
+    if (!request.webhook) return
+    const delivery = await deliverWebhook(request.webhook, payload, {policy: this.webhookPolicy})
+    const outcome = delivery.delivered
+      ? `delivered (HTTP ${delivery.statusCode}, ${delivery.attempts} attempt(s))`
+      : `NOT delivered after ${delivery.attempts} attempt(s): ${delivery.error}`
+    this.log(`${payload.id} webhook ${payload.type} to ${delivery.url} ${outcome} [delivery ${delivery.deliveryId}]`)
   }
 
   private async run(job: Job, signal: AbortSignal): Promise<RenderResult> {
@@ -164,10 +245,11 @@ export class RenderService {
       signal.throwIfAborted()
       return await this.render({
         composition,
-        options: {...options, output, json: false, quiet: true},
+        options: {...options, workers: this.capWorkers(requestId, options.workers, send), output, json: false, quiet: true},
         variables: request.variables,
         signal,
         onEvent: relayTo(requestId, send),
+        limits: this.options.limits,
       })
     } catch (error) {
       await this.outputs.discard(requestId)
@@ -178,13 +260,24 @@ export class RenderService {
   }
 }
 
+function outputUrl(requestId: string): string {
+  return `/render/${requestId}/output`
+}
+
+function posterUrl(requestId: string): string {
+  return `/render/${requestId}/poster`
+}
+
 /** Turns the render's own events into stream events (the final one is sent by the service). */
 function relayTo(requestId: string, send: (event: StreamEvent) => void): (event: RenderEvent) => void {
   let totalFrames = 0
   let frame = 0
   return (event) => {
-    if (event.type === 'start') totalFrames = event.totalFrames
-    else if (event.type === 'stage' && event.stage !== 'done') {
+    if (event.type === 'start') {
+      totalFrames = event.totalFrames
+      const {type, composition: _composition, output: _output, ...plan} = event
+      send({type, requestId, ...plan})
+    } else if (event.type === 'stage' && event.stage !== 'done') {
       if (event.stage === 'assemble') frame = totalFrames
       send({type: 'progress', requestId, stage: event.stage, frame, totalFrames})
     } else if (event.type === 'progress') {

@@ -5,16 +5,35 @@ import {parseFps} from '../plan/fps.js'
 import {parseRenderOptions, renderOptionsSchema, type RenderOptionsInput} from '../plan/render-options.js'
 
 /** Render options a client may choose; everything else (output, browser, GPU) is the server's. */
-export const CLIENT_OPTION_KEYS = ['format', 'fps', 'quality', 'crf', 'videoBitrate', 'workers', 'strictVariables', 'gifLoop'] as const
+export const CLIENT_OPTION_KEYS = ['format', 'fps', 'quality', 'crf', 'videoBitrate', 'workers', 'strictVariables', 'strictFonts', 'gifLoop', 'poster', 'posterFormat', 'scale'] as const
+
+/** Variables one request may set: far more than any composition declares, far fewer than a flood. */
+export const MAX_VARIABLE_KEYS = 1000
 
 export type ClientOptionKey = (typeof CLIENT_OPTION_KEYS)[number]
 
 /** Body of `POST /render/stream`. */
 export const renderStreamBodySchema = renderOptionsSchema
-  .pick({format: true, fps: true, quality: true, crf: true, videoBitrate: true, workers: true, strictVariables: true, gifLoop: true, variables: true})
+  .pick({
+    format: true,
+    fps: true,
+    quality: true,
+    crf: true,
+    videoBitrate: true,
+    workers: true,
+    strictVariables: true,
+    strictFonts: true,
+    gifLoop: true,
+    poster: true,
+    posterFormat: true,
+    scale: true,
+    variables: true,
+  })
   .extend({
     composition: z.string().min(1).optional(),
     html: z.string().min(1).optional(),
+    /** Called when the render ends; the server signs it with its --webhook-secret. */
+    webhook: z.object({url: z.string()}).strict().optional(),
   })
   .strict()
 
@@ -25,9 +44,23 @@ export interface ParsedStreamBody {
   html?: string
   options: RenderOptionsInput
   variables?: Record<string, unknown>
+  /** Checked against the server's webhook policy by the route (see webhookTarget). */
+  webhookUrl?: string
 }
 
-const describe = (key: string) => `body field "${key}"`
+export const describeBodyField = (key: string) => `body field "${key}"`
+const describe = describeBodyField
+
+/** One INVALID_REQUEST naming every field of `body` that failed, and what the body accepts. */
+export function invalidBody(issues: readonly z.core.$ZodIssue[], body: unknown, accepted: string): EngineError {
+  const problems = issues.map((issue) => {
+    if (issue.code === 'unrecognized_keys') return `${issue.keys.map(describe).join(', ')}: not accepted; the body takes ${accepted}`
+    if (issue.path.length === 0) return `the body must be a JSON object (${issue.message})`
+    const value = (body as Record<string, unknown>)[String(issue.path[0])]
+    return `${describe(issue.path.join('.'))}: ${JSON.stringify(value)?.slice(0, 80)} is invalid (${issue.message})`
+  })
+  return new EngineError('INVALID_REQUEST', problems.join('\n'), {issues})
+}
 
 /**
  * Validates a stream request body once, at the door. Every failure is an INVALID_REQUEST that
@@ -35,23 +68,21 @@ const describe = (key: string) => `body field "${key}"`
  */
 export function parseStreamBody(body: unknown): ParsedStreamBody {
   const result = renderStreamBodySchema.safeParse(body)
-  if (!result.success) {
-    const problems = result.error.issues.map((issue) => {
-      if (issue.code === 'unrecognized_keys') {
-        return `${issue.keys.map(describe).join(', ')}: not accepted; the body takes composition or html, variables, and ${CLIENT_OPTION_KEYS.join(', ')}`
-      }
-      if (issue.path.length === 0) return `the body must be a JSON object (${issue.message})`
-      const value = (body as Record<string, unknown>)[String(issue.path[0])]
-      return `${describe(issue.path.join('.'))}: ${JSON.stringify(value)?.slice(0, 80)} is invalid (${issue.message})`
-    })
-    throw new EngineError('INVALID_REQUEST', problems.join('\n'), {issues: result.error.issues})
+  if (!result.success) throw invalidBody(result.error.issues, body, `composition or html, variables, webhook, and ${CLIENT_OPTION_KEYS.join(', ')}`)
+  const {composition, html, variables, webhook, ...options} = result.data
+  const keyCount = variables === undefined ? 0 : Object.keys(variables).length
+  if (keyCount > MAX_VARIABLE_KEYS) {
+    throw new EngineError(
+      'LIMIT_EXCEEDED',
+      `${describe('variables')}: ${keyCount} keys; a request may set at most ${MAX_VARIABLE_KEYS} variables (send only the ones the composition declares)`,
+      {field: 'variables', value: keyCount, limit: MAX_VARIABLE_KEYS},
+    )
   }
-  const {composition, html, variables, ...options} = result.data
   if ((composition === undefined) === (html === undefined)) {
     throw new EngineError('INVALID_REQUEST', 'the body needs exactly one of "composition" (a path inside the server root) or "html" (inline markup)')
   }
   checkOptions(options)
-  return {composition, html, options, variables}
+  return {composition, html, options, variables, webhookUrl: webhook?.url}
 }
 
 function checkOptions(options: RenderOptionsInput): void {

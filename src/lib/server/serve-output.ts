@@ -40,6 +40,12 @@ export async function sendOutputFile(res: ServerResponse, output: StoredOutput, 
   await sendFile(res, join(output.path, name))
 }
 
+/** The poster image of a render that asked for one. */
+export async function sendPoster(res: ServerResponse, output: StoredOutput): Promise<void> {
+  if (!output.poster) throw new EngineError('NOT_FOUND', `render ${output.requestId} has no poster (ask for one with "poster": <seconds> in the request)`, {requestId: output.requestId})
+  await sendFile(res, output.poster)
+}
+
 async function sendFile(res: ServerResponse, path: string): Promise<void> {
   const {size} = await stat(path)
   res.writeHead(200, {

@@ -1,14 +1,21 @@
 import {realpath, stat} from 'node:fs/promises'
+import {availableParallelism} from 'node:os'
 import {resolve} from 'node:path'
 import {EngineError} from '../errors/engine-error.js'
-import {RENDER_DEFAULTS} from '../plan/render-options.js'
+import {DEFAULT_RENDER_LIMITS, type RenderLimits} from '../plan/render-limits.js'
+import {MAX_WORKERS, RENDER_DEFAULTS} from '../plan/render-options.js'
+import {defaultWorkerCount} from '../plan/worker-count.js'
+import {WEBHOOK_SECRET_ENV} from '../notify/index.js'
 import {isLoopbackHost} from './authorize.js'
+import {parseAllowedHost} from './check-host.js'
+import {normalizeOrigin} from './origin-policy.js'
 
 export const DEFAULT_PORT = 9847
 export const DEFAULT_HOST = '127.0.0.1'
 export const DEFAULT_KEEP_OUTPUTS = 20
 export const MAX_CONCURRENT_RENDERS_ENV = 'PRODUCER_MAX_CONCURRENT_RENDERS'
 export const TOKEN_ENV = 'ENGINE_SERVER_TOKEN'
+export {WEBHOOK_SECRET_ENV}
 
 /** What `engine serve` was given, before validation. */
 export interface ServerFlags {
@@ -20,6 +27,18 @@ export interface ServerFlags {
   token?: string
   outputDir?: string
   keepOutputs?: number
+  /** Extra names clients may use in the Host header (`--allowed-host`, repeatable). */
+  allowedHosts?: string[]
+  /** Web page origins allowed to call the server (`--allow-origin`, repeatable). */
+  allowOrigins?: string[]
+  /** Seconds of video one request may render (`--max-duration`). */
+  maxDuration?: number | string
+  /** Pixels per frame, as a count or `<width>x<height>` (`--max-pixels`). */
+  maxPixels?: string
+  /** Capture workers one request may use (`--max-workers`). */
+  maxWorkers?: number
+  webhookSecret?: string
+  allowWebhookHosts?: string[]
 }
 
 export interface ServerSettings {
@@ -32,6 +51,15 @@ export interface ServerSettings {
   token?: string
   outputDir?: string
   keepOutputs: number
+  allowedHosts: string[]
+  /** Serialised origins (`https://app.example.com`). */
+  allowOrigins: string[]
+  limits: RenderLimits
+  maxWorkers: number
+  /** Signs the webhooks clients ask for; without it, requests naming a webhook are refused. */
+  webhookSecret?: string
+  /** Hosts a webhook may name even though they are loopback or private (the operator's choice). */
+  allowWebhookHosts: string[]
 }
 
 function checkInteger(value: number, flag: string, min: number, max: number): number {
@@ -78,6 +106,10 @@ export async function resolveServerSettings(flags: ServerFlags, env: NodeJS.Proc
   } catch {
     throw new EngineError('INVALID_FLAG', `--root: ${rootPath} does not exist`, {root: rootPath})
   }
+  const webhookSecret = flags.webhookSecret ?? env[WEBHOOK_SECRET_ENV]
+  if (webhookSecret !== undefined && webhookSecret.trim() === '') {
+    throw new EngineError('INVALID_FLAG', `--webhook-secret / ${WEBHOOK_SECRET_ENV} is empty; give a long random secret or leave it unset`)
+  }
   if (!(await stat(root)).isDirectory()) throw new EngineError('INVALID_FLAG', `--root: ${rootPath} is not a directory`, {root: rootPath})
   return {
     port: checkInteger(flags.port ?? DEFAULT_PORT, '--port', 0, 65535),
@@ -88,5 +120,57 @@ export async function resolveServerSettings(flags: ServerFlags, env: NodeJS.Proc
     token,
     outputDir: flags.outputDir === undefined ? undefined : resolve(cwd, flags.outputDir),
     keepOutputs: checkInteger(flags.keepOutputs ?? DEFAULT_KEEP_OUTPUTS, '--keep-outputs', 1, 100_000),
+    allowedHosts: (flags.allowedHosts ?? []).map(checkAllowedHost),
+    allowOrigins: (flags.allowOrigins ?? []).map(checkOrigin),
+    limits: {
+      maxDurationSeconds: checkMaxDuration(flags.maxDuration ?? DEFAULT_RENDER_LIMITS.maxDurationSeconds),
+      maxPixels: flags.maxPixels === undefined ? DEFAULT_RENDER_LIMITS.maxPixels : parseMaxPixels(flags.maxPixels),
+    },
+    maxWorkers: checkInteger(flags.maxWorkers ?? defaultWorkerCount(availableParallelism()), '--max-workers', 1, MAX_WORKERS),
+    webhookSecret,
+    allowWebhookHosts: flags.allowWebhookHosts ?? [],
   }
+}
+
+function checkAllowedHost(entry: string): string {
+  if (parseAllowedHost(entry) === undefined) {
+    throw new EngineError('INVALID_FLAG', `--allowed-host: "${entry}" is not a host name; give a name such as render.example.com or render.example.com:9847`, {
+      allowedHost: entry,
+    })
+  }
+  return entry.trim()
+}
+
+function checkOrigin(entry: string): string {
+  const origin = normalizeOrigin(entry)
+  if (origin === undefined) {
+    throw new EngineError(
+      'INVALID_FLAG',
+      `--allow-origin: "${entry}" is not an origin; give the scheme, host and port of the web page, such as https://app.example.com or http://localhost:5173`,
+      {allowOrigin: entry},
+    )
+  }
+  return origin
+}
+
+function checkMaxDuration(value: number | string): number {
+  const seconds = typeof value === 'number' ? value : /^\s*\d+(\.\d+)?\s*$/.test(value) ? Number(value) : Number.NaN
+  if (!Number.isFinite(seconds) || seconds <= 0) {
+    throw new EngineError('INVALID_FLAG', `--max-duration: "${value}" is not a positive number of seconds of video (default ${DEFAULT_RENDER_LIMITS.maxDurationSeconds})`, {
+      maxDuration: value,
+    })
+  }
+  return seconds
+}
+
+/** `8294400` or `3840x2160`. */
+export function parseMaxPixels(text: string): number {
+  const size = /^\s*(\d+)\s*x\s*(\d+)\s*$/i.exec(text)
+  const value = size ? Number(size[1]) * Number(size[2]) : /^\s*\d+\s*$/.test(text) ? Number(text) : Number.NaN
+  if (!Number.isSafeInteger(value) || value < 1) {
+    throw new EngineError('INVALID_FLAG', `--max-pixels: "${text}" is not a pixel count; give a number such as 8294400 or a size such as 3840x2160`, {
+      maxPixels: text,
+    })
+  }
+  return value
 }

@@ -31,8 +31,19 @@ export async function startServer(settings: ServerSettings, options: StartServer
     outputs,
     render: options.render,
     log: options.log,
+    limits: settings.limits,
+    maxWorkers: settings.maxWorkers,
+    webhookPolicy: {allowPrivate: false, allowedHosts: settings.allowWebhookHosts},
   })
-  const server = createServer({service, root: settings.root, token: settings.token, maxBodyBytes: options.maxBodyBytes})
+  const server = createServer({
+    service,
+    root: settings.root,
+    token: settings.token,
+    maxBodyBytes: options.maxBodyBytes,
+    allowedHosts: settings.allowedHosts,
+    allowOrigins: settings.allowOrigins,
+    webhookSecret: settings.webhookSecret,
+  })
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject)

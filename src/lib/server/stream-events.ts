@@ -1,14 +1,19 @@
 import type {ErrorCode} from '../errors/engine-error.js'
-import type {RenderStage} from '../render/render-events.js'
+import type {RenderEvent, RenderStage} from '../render/render-events.js'
+
+/** The render's own `start` event minus the paths of the server's files (composition and output). */
+export type StreamStartEvent = Omit<Extract<RenderEvent, {type: 'start'}>, 'composition' | 'output'> & {requestId: string}
 
 /**
  * The events of `POST /render/stream`, one JSON object per server-sent event. A request that
- * has to wait gets `queued` (again whenever its position changes), then `started`, `progress`
- * and `warning` while it renders, and ends with exactly one `complete` or `error`.
+ * has to wait gets `queued` (again whenever its position changes), then `started`, `start` (what
+ * is rendered, once compiled), `progress` and `warning` while it renders, and ends with exactly one
+ * `complete` or `error`. Repeated warnings of one code are summarised (`count`) before the end.
  */
 export type StreamEvent =
   | {type: 'queued'; requestId: string; position: number}
   | {type: 'started'; requestId: string}
+  | StreamStartEvent
   | {
       type: 'progress'
       requestId: string
@@ -19,17 +24,21 @@ export type StreamEvent =
       framesPerSecond?: number
       etaSeconds?: number | null
     }
-  | {type: 'warning'; requestId: string; code: string; message: string}
+  | {type: 'warning'; requestId: string; code: string; message: string; count?: number}
   | {
       type: 'complete'
       requestId: string
       /** Path of `GET /render/:requestId/output`, relative to the server's address. */
       outputUrl: string
+      /** Path of `GET /render/:requestId/poster` when the request asked for a poster, else null. */
+      posterUrl: string | null
       format: string
       bytes: number
       /** Seconds of video. */
       duration: number
       totalFrames: number
+      /** Transfer of an HDR output, null for SDR. */
+      hdr: 'pq' | 'hlg' | null
       /** Time from the request's arrival (queue wait included) to its completion. */
       renderMs: number
       /** The render's own phases, queue wait excluded. */

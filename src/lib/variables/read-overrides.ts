@@ -29,17 +29,17 @@ export function parseVariablesText(text: string, origin = '--variables'): Record
   return json as Record<string, unknown>
 }
 
-/** Reads and parses `--variables-file`. */
-export async function readVariablesFile(path: string): Promise<Record<string, unknown>> {
+/** Reads and parses `--variables-file`; `field` names where the path was written. */
+export async function readVariablesFile(path: string, field = '--variables-file'): Promise<Record<string, unknown>> {
   let text: string
   try {
     text = await readFile(path, 'utf8')
   } catch (error) {
-    throw new EngineError('INVALID_VARIABLES', `--variables-file: cannot read "${path}" (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`, {
+    throw new EngineError('INVALID_VARIABLES', `${field}: cannot read "${path}" (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`, {
       path,
     })
   }
-  return parseVariablesText(text, `--variables-file "${path}"`)
+  return parseVariablesText(text, `${field} "${path}"`)
 }
 
 /**

@@ -11,6 +11,7 @@ import {openSegmentEncoder} from '../../../src/lib/encode/segment-encoder.js'
 import {segmentPath} from '../../../src/lib/encode/segment-path.js'
 import type {Fps} from '../../../src/lib/plan/fps.js'
 import type {FrameRange, RenderPlan} from '../../../src/lib/plan/render-plan.js'
+import {segmentFrames} from '../../../src/lib/plan/segment-grid.js'
 
 const exec = promisify(execFile)
 
@@ -45,6 +46,7 @@ export function testPlan(overrides: Partial<Omit<RenderPlan, 'encode'>> & {encod
     height: HEIGHT,
     fps,
     totalFrames: 60,
+    segmentFrames: segmentFrames(fps, 60),
     format,
     capture: {imageFormat: alpha ? 'png' : 'jpeg', jpegQuality: 90, transparent: alpha},
     ...overrides,

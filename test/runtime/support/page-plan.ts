@@ -2,7 +2,8 @@ import {readFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {pathToFileURL} from 'node:url'
 import type {RenderPlan} from '../../../src/lib/plan/render-plan.js'
-import type {RuntimeInstance} from '../../../src/lib/runtime/runtime-config.js'
+import type {RuntimeInstance} from '../../../src/lib/compose/runtime-instance.js'
+import {segmentFrames} from '../../../src/lib/plan/segment-grid.js'
 
 export const PAGES_DIR = join(import.meta.dirname, '../../fixtures/pages')
 export const WIDTH = 320
@@ -41,6 +42,7 @@ export function pagePlan(page: string, options: PagePlanOptions = {}): RenderPla
     height: HEIGHT,
     fps,
     totalFrames: Math.ceil((durationSeconds * fps.num) / fps.den),
+    segmentFrames: segmentFrames(fps, Math.ceil((durationSeconds * fps.num) / fps.den)),
     format: imageFormat === 'png' ? 'png-sequence' : 'mp4',
     capture: {imageFormat, jpegQuality: 90, transparent: options.transparent ?? false},
     encode: {quality: 'draft', gifLoop: 0, gpu: false},

@@ -1,12 +1,11 @@
+import {z} from 'zod'
 import {EngineError} from '../../errors/engine-error.js'
-import type {Quality} from '../../plan/render-plan.js'
-import {bitrateArgs, rateControl, type EncodeSettings} from '../rate-control.js'
-
-export type GpuEncoderName = 'videotoolbox' | 'nvenc' | 'amf' | 'vaapi' | 'qsv'
+import type {EncodeSettings} from '../rate-control.js'
 
 /** One hardware H.264 backend and how to drive it from the plan's encode settings. */
 export interface GpuEncoder {
-  readonly name: GpuEncoderName
+  /** Short name (lowercase letters, digits and dashes), recorded in the plan. */
+  readonly name: string
   readonly label: string
   /** The `ffmpeg -encoders` name. */
   readonly encoder: string
@@ -19,78 +18,59 @@ export interface GpuEncoder {
   videoArgs(encode: EncodeSettings): string[]
 }
 
-/** Quality value q on the crf scale: --crf, else the preset's (28 / 18 / 15). */
-function crfOrBitrate(encode: EncodeSettings, constantQuality: (q: number) => string[]): string[] {
-  const rate = rateControl(encode)
-  return rate.mode === 'bitrate' ? bitrateArgs(rate.bitsPerSecond) : constantQuality(rate.crf)
+interface Registered {
+  encoder: GpuEncoder
+  /** The plugin that registered it, for messages. */
+  source: string
 }
 
-const pick = <T>(quality: Quality, values: Record<Quality, T>): T => values[quality]
+const registry = new Map<string, Registered>()
 
-export const GPU_ENCODERS: readonly GpuEncoder[] = [
-  {
-    name: 'videotoolbox',
-    label: 'Apple VideoToolbox',
-    encoder: 'h264_videotoolbox',
-    platforms: ['darwin'],
-    inputArgs: () => [],
-    videoArgs: (encode) => [
-      '-c:v', 'h264_videotoolbox', '-allow_sw', '1',
-      ...crfOrBitrate(encode, (q) => ['-q:v', String(Math.max(1, Math.min(100, 100 - 2 * q)))]),
-    ],
-  },
-  {
-    name: 'nvenc',
-    label: 'NVIDIA NVENC',
-    encoder: 'h264_nvenc',
-    platforms: ['linux', 'win32'],
-    inputArgs: () => [],
-    videoArgs: (encode) => [
-      '-c:v', 'h264_nvenc', '-preset', pick(encode.quality, {draft: 'p1', standard: 'p4', high: 'p5'}), '-bf', '0',
-      // -b:v 0 lets -cq alone decide the size instead of NVENC's default 2 Mb/s target.
-      ...crfOrBitrate(encode, (q) => ['-rc', 'vbr', '-cq', String(q), '-b:v', '0']),
-    ],
-  },
-  {
-    name: 'amf',
-    label: 'AMD AMF',
-    encoder: 'h264_amf',
-    platforms: ['win32'],
-    inputArgs: () => [],
-    videoArgs: (encode) => [
-      '-c:v', 'h264_amf', '-bf', '0',
-      ...crfOrBitrate(encode, (q) => ['-rc', 'cqp', '-qp_i', String(q), '-qp_p', String(q)]),
-    ],
-  },
-  {
-    name: 'vaapi',
-    label: 'VAAPI',
-    encoder: 'h264_vaapi',
-    platforms: ['linux'],
-    inputArgs: () => ['-vaapi_device', '/dev/dri/renderD128'],
-    uploadFilter: 'format=nv12,hwupload',
-    videoArgs: (encode) => ['-c:v', 'h264_vaapi', ...crfOrBitrate(encode, (q) => ['-qp', String(q)])],
-  },
-  {
-    name: 'qsv',
-    label: 'Intel Quick Sync',
-    encoder: 'h264_qsv',
-    platforms: ['linux', 'win32'],
-    inputArgs: () => [],
-    videoArgs: (encode) => [
-      '-c:v', 'h264_qsv', '-preset', pick(encode.quality, {draft: 'veryfast', standard: 'medium', high: 'slow'}), '-bf', '0',
-      ...crfOrBitrate(encode, (q) => ['-global_quality', String(q)]),
-    ],
-  },
-]
+const fn = z.custom<(...args: never[]) => unknown>((value) => typeof value === 'function', 'must be a function')
+const gpuEncoderSchema = z.object({
+  name: z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'must be lowercase letters, digits and dashes'),
+  label: z.string().min(1),
+  encoder: z.string().min(1),
+  platforms: z.array(z.string()),
+  inputArgs: fn,
+  uploadFilter: z.string().optional(),
+  videoArgs: fn,
+})
 
-/** Backends worth probing on `platform`, in the order they are tried. */
+/**
+ * Adds a GPU encoder (built-in or from a plugin's `engine:gpu-encoders` hook); `source` names the
+ * plugin. Registering the same object twice is a no-op; another encoder with a taken name is refused.
+ */
+export function registerGpuEncoder(encoder: GpuEncoder, source = 'the caller'): void {
+  const result = gpuEncoderSchema.safeParse(encoder)
+  const name = typeof (encoder as {name?: unknown})?.name === 'string' ? encoder.name : '(unnamed)'
+  if (!result.success) {
+    const problems = result.error.issues.map((issue) => `${issue.path.join('.') || 'encoder'} ${issue.message}`).join('; ')
+    throw new EngineError('INVALID_CONFIG', `GPU encoder "${name}" from ${source} is invalid: ${problems}`, {issues: result.error.issues, plugin: source})
+  }
+  const existing = registry.get(encoder.name)
+  if (existing?.encoder === encoder) return
+  if (existing) {
+    throw new EngineError(
+      'INVALID_CONFIG',
+      `GPU encoder "${encoder.name}" from ${source} is refused: ${existing.source} already registers one with that name`,
+      {gpuEncoder: encoder.name, plugin: source, registeredBy: existing.source},
+    )
+  }
+  registry.set(encoder.name, {encoder, source})
+}
+
+export function listGpuEncoders(): GpuEncoder[] {
+  return [...registry.values()].map((entry) => entry.encoder)
+}
+
+/** Backends worth probing on `platform`, in the order they were registered. */
 export function gpuEncodersFor(platform: NodeJS.Platform): GpuEncoder[] {
-  return GPU_ENCODERS.filter((encoder) => encoder.platforms.includes(platform))
+  return listGpuEncoders().filter((encoder) => encoder.platforms.includes(platform))
 }
 
-export function gpuEncoderByName(name: GpuEncoderName): GpuEncoder {
-  const encoder = GPU_ENCODERS.find((candidate) => candidate.name === name)
-  if (!encoder) throw new EngineError('INTERNAL', `unknown GPU encoder "${name}"; known: ${GPU_ENCODERS.map((e) => e.name).join(', ')}`)
-  return encoder
+export function gpuEncoderByName(name: string): GpuEncoder {
+  const entry = registry.get(name)
+  if (!entry) throw new EngineError('INTERNAL', `unknown GPU encoder "${name}"; known: ${[...registry.keys()].join(', ')}`)
+  return entry.encoder
 }

@@ -9,9 +9,11 @@ import {resolveFfmpeg} from '../../encode/resolve-ffmpeg.js'
 import {EngineError} from '../../errors/engine-error.js'
 import {attachAudioTrack} from '../../media/attach-audio-track.js'
 import type {AssembleEvent} from '../render-input.js'
-import type {ChunkManifest, RenderResultRecord} from '../render-records.js'
+import {renderPayload} from '../../notify/index.js'
+import type {ChunkManifest, RenderRecord, RenderResultRecord} from '../render-records.js'
+import {notifyRenderWebhook} from '../render-webhook.js'
 import {BucketObjects} from '../s3-objects.js'
-import {chunkManifestKey, chunkName, chunkSegmentPrefix, renderResultKey, scratchPrefix} from '../storage-keys.js'
+import {chunkManifestKey, chunkName, chunkSegmentPrefix, renderRecordKey, renderResultKey, scratchPrefix} from '../storage-keys.js'
 import {elapsedMs, type ActionContext} from './action-context.js'
 import {readPlan} from './read-plan.js'
 
@@ -52,6 +54,18 @@ export async function assembleAction(event: AssembleEvent, context: ActionContex
       await attachAudioTrack({format, outputPath, trackPath, ffmpegPath: ffmpeg.ffmpegPath})
     }
     const {bytes, outputKind} = await uploadOutput(bucket, outputPath, stored.outputKey)
+    const durationSeconds = (stored.plan.totalFrames * stored.plan.fps.den) / stored.plan.fps.num
+    const record = await bucket.getJson<RenderRecord>(renderRecordKey(renderId))
+    await notifyRenderWebhook(
+      bucket,
+      renderId,
+      renderPayload({
+        id: renderId,
+        output: `s3://${event.bucketName}/${stored.outputKey}`,
+        durationSeconds,
+        renderMs: record ? Date.now() - Date.parse(record.plannedAt) + record.plan.durationMs : null,
+      }),
+    )
 
     const result: RenderResultRecord = {
       renderId,
@@ -61,7 +75,8 @@ export async function assembleAction(event: AssembleEvent, context: ActionContex
       totalFrames: stored.plan.totalFrames,
       finishedAt: new Date().toISOString(),
       assemble: {durationMs: elapsedMs(context), memoryMb: context.memoryMb},
-      chunks: manifests.map((manifest) => manifest.invocation),
+      chunks: manifests.map((manifest) => ({...manifest.invocation, browser: manifest.browser})),
+      warnings: manifests.flatMap((manifest) => manifest.warnings),
     }
     await bucket.putJson(renderResultKey(renderId), result)
     // The lifecycle rule would expire the scratch anyway; deleting now keeps the bucket small.

@@ -8,7 +8,7 @@ import {resolveFfmpeg} from '../../encode/resolve-ffmpeg.js'
 import {mixAudioTrack} from '../../media/mix-audio-track.js'
 import {formatFps} from '../../plan/fps.js'
 import {planRender} from '../../plan/plan-render.js'
-import {resolveRenderOptions} from '../../plan/resolve-options.js'
+import {resolveRenderOptions} from '../../render/resolve-options.js'
 import {planChunks, throttledChunksWarning} from '../chunk-plan.js'
 import {fetchSite} from '../fetch-site.js'
 import type {PlanEvent, PlanOutput, RenderConfig} from '../render-input.js'
@@ -18,6 +18,7 @@ import {BucketObjects} from '../s3-objects.js'
 import {readStackRecord} from '../stack-record.js'
 import {audioTrackKey, planKey, renderRecordKey} from '../storage-keys.js'
 import {checkConfig} from '../validate-config.js'
+import {assertWithinWorkflowBudget, clampParallelChunks} from '../workflow-limits.js'
 import {elapsedMs, type ActionContext} from './action-context.js'
 import {prepareSiteMedia} from './render-media.js'
 
@@ -34,11 +35,15 @@ export async function planAction({render}: PlanEvent, context: ActionContext): P
   const sized = {...compiled, width: config.width ?? compiled.width, height: config.height ?? compiled.height}
   const options = resolveRenderOptions(renderOptionsOf(config))
   const {plan, notices} = planRender(sized, options, getFormat(options.format))
-  const chunkPlan = planChunks(plan.totalFrames, config)
+  const chunkPlan = planChunks(plan.totalFrames, plan.segmentFrames, config)
   const chunks = chunkPlan.chunks.map((range, index) => ({index, ...range}))
+  const parallel = clampParallelChunks(chunkPlan.maxParallelChunks)
+  const output: PlanOutput = {totalFrames: plan.totalFrames, chunks, maxParallelChunks: parallel.maxParallelChunks}
+  // The state after this step is the execution input with the plan's output at $.plan.
+  assertWithinWorkflowBudget(chunks.length, Buffer.byteLength(JSON.stringify({...render, plan: output}), 'utf8'))
 
   const [media, stack] = await Promise.all([mixAudioOnce(plan, bucket, render.renderId), readStackRecord(bucket)])
-  const throttled = throttledChunksWarning(chunkPlan, stack?.reservedConcurrency)
+  const throttled = throttledChunksWarning({...chunkPlan, maxParallelChunks: parallel.maxParallelChunks}, stack?.reservedConcurrency)
 
   const stored: StoredPlan = {renderId: render.renderId, siteId: render.siteId, entry: render.entry, outputKey: render.outputKey, plan, chunks, audioKey: media.audioKey}
   await bucket.putJson(planKey(render.renderId), stored)
@@ -52,14 +57,21 @@ export async function planAction({render}: PlanEvent, context: ActionContext): P
     fps: formatFps(plan.fps),
     totalFrames: plan.totalFrames,
     chunks,
-    maxParallelChunks: chunkPlan.maxParallelChunks,
+    maxParallelChunks: parallel.maxParallelChunks,
     chunkMode: chunkPlan.mode,
-    warnings: [...notices, ...compiled.findings.map((finding) => ({code: finding.code, message: finding.message})), ...media.warnings, ...(throttled ? [throttled] : [])],
+    warnings: [
+      ...notices,
+      ...compiled.findings.map((finding) => ({code: finding.code, message: finding.message})),
+      ...compiled.fonts.findings,
+      ...media.warnings,
+      ...(parallel.warning ? [parallel.warning] : []),
+      ...(throttled ? [throttled] : []),
+    ],
     plannedAt: new Date().toISOString(),
     plan: {durationMs: elapsedMs(context), memoryMb: context.memoryMb},
   }
   await bucket.putJson(renderRecordKey(render.renderId), record)
-  return {totalFrames: plan.totalFrames, chunks, maxParallelChunks: chunkPlan.maxParallelChunks}
+  return output
 }
 
 /**
@@ -89,6 +101,6 @@ async function mixAudioOnce(plan: RenderPlan, bucket: BucketObjects, renderId: s
 }
 
 function renderOptionsOf(config: RenderConfig) {
-  const {format, fps, quality, crf, videoBitrate, gifLoop} = config
-  return {format, fps, quality, crf, videoBitrate, gifLoop}
+  const {format, fps, quality, crf, videoBitrate, keyframeInterval, gifLoop} = config
+  return {format, fps, quality, crf, videoBitrate, keyframeInterval, gifLoop}
 }

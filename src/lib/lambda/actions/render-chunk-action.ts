@@ -1,15 +1,19 @@
+import {execFile} from 'node:child_process'
 import {mkdtemp, readdir, rm, stat} from 'node:fs/promises'
 import {availableParallelism, tmpdir} from 'node:os'
 import {basename, dirname, join} from 'node:path'
+import {promisify} from 'node:util'
 import {pathToFileURL} from 'node:url'
+import type {BrowserChoice} from '../../browser/browser-choice.js'
 import {resolveBrowser} from '../../browser/resolve-browser.js'
 import {resolveFfmpeg} from '../../encode/resolve-ffmpeg.js'
-import type {FrameRange} from '../../plan/render-plan.js'
-import {splitFrames, workerCount} from '../../plan/worker-count.js'
+import {ensureFontFiles} from '../../fonts/ensure-font-files.js'
+import {gridSegments} from '../../plan/segment-grid.js'
+import {workerCount} from '../../plan/worker-count.js'
 import {captureSegments} from '../../render/capture-segments.js'
 import {fetchSite} from '../fetch-site.js'
 import type {RenderChunkEvent} from '../render-input.js'
-import type {ChunkManifest, StoredSegment} from '../render-records.js'
+import type {ChunkBrowser, ChunkManifest, StoredSegment} from '../render-records.js'
 import {BucketObjects} from '../s3-objects.js'
 import {chunkManifestKey, chunkSegmentPrefix} from '../storage-keys.js'
 import {elapsedMs, type ActionContext} from './action-context.js'
@@ -17,11 +21,14 @@ import {ChunkProgressReporter} from './chunk-progress.js'
 import {readPlan} from './read-plan.js'
 import {prepareSiteMedia} from './render-media.js'
 
+const execFileAsync = promisify(execFile)
+
 /**
- * Renders frames chunk.start..chunk.end-1 with the local engine (the same capture workers and
- * segment encoders, so every segment starts on a keyframe and joins by stream copy), uploads the
- * segments, then the chunk's manifest. A chunk spreads over the function's cores like a local
- * render does; the segments of all chunks, in order, cover the render exactly once.
+ * Renders frames chunk.start..chunk.end-1 with the local engine: the same grid segments, capture
+ * workers and segment encoders, so each segment is the file a local render makes for those frames
+ * and all of them join by stream copy. Uploads the segments, then the chunk's manifest. A chunk
+ * spreads over the function's cores like a local render does; the segments of all chunks, in
+ * order, cover the render exactly once.
  */
 export async function renderChunkAction(event: RenderChunkEvent, context: ActionContext): Promise<{index: number; frames: number}> {
   const {chunk, renderId} = event
@@ -29,21 +36,22 @@ export async function renderChunkAction(event: RenderChunkEvent, context: Action
   const stored = await readPlan(bucket, renderId)
   const siteDir = await fetchSite(bucket, stored.siteId)
   const plan = {...stored.plan, baseUrl: pathToFileURL(dirname(join(siteDir, stored.entry)) + '/').href}
-  const [ffmpeg, browser] = await Promise.all([resolveFfmpeg(), resolveBrowser({browserGpu: false})])
+  // The plan was compiled on another machine: its font files come from this function's own packages.
+  const [ffmpeg, browser] = await Promise.all([resolveFfmpeg(), resolveBrowser({browserGpu: false}), ensureFontFiles(plan.runtime.fonts)])
+  const browserInfo = await describeBrowser(browser, chunk.index)
   const frames = chunk.end - chunk.start
-  const ranges: FrameRange[] = splitFrames(frames, workerCount('auto', availableParallelism(), frames)).map((range) => ({
-    start: chunk.start + range.start,
-    end: chunk.start + range.end,
-  }))
+  // The chunk's segments are the very ones a local render encodes for these frames.
+  const segments = gridSegments(chunk, plan.segmentFrames)
 
   const workDir = await mkdtemp(join(tmpdir(), 'engine-chunk-'))
   try {
     plan.runtime.media = (await prepareSiteMedia(plan, browser, ffmpeg, workDir)).runtime
     const progress = ChunkProgressReporter.forChunk(bucket, renderId, chunk.index)
-    const segments = await captureSegments({plan, ranges, browser, ffmpeg, workDir, onFrame: () => progress.frameDone()}).finally(() => progress.settle())
+    const workers = workerCount('auto', availableParallelism(), segments.length)
+    const encoded = await captureSegments({plan, segments, workers, browser, ffmpeg, workDir, onFrame: () => progress.frameDone()}).finally(() => progress.settle())
     const prefix = chunkSegmentPrefix(renderId, chunk.index)
     const uploaded: StoredSegment[] = []
-    for (const segment of segments) {
+    for (const segment of encoded) {
       const name = basename(segment.path)
       if ((await stat(segment.path)).isDirectory()) {
         const files = (await readdir(segment.path)).sort()
@@ -59,10 +67,28 @@ export async function renderChunkAction(event: RenderChunkEvent, context: Action
       segments: uploaded,
       finishedAt: new Date().toISOString(),
       invocation: {durationMs: elapsedMs(context), memoryMb: context.memoryMb},
+      browser: browserInfo.browser,
+      warnings: browserInfo.warnings,
     }
     await bucket.putJson(chunkManifestKey(renderId, chunk.index), manifest)
     return {index: chunk.index, frames}
   } finally {
     await rm(workDir, {recursive: true, force: true})
   }
+}
+
+/**
+ * The browser's version and capture mode for the chunk's record. A browser without begin-frame
+ * still renders, through screenshots: slower, and animations are sampled by wall clock between
+ * seeks, so the render says so.
+ */
+async function describeBrowser(browser: BrowserChoice, index: number): Promise<{browser: ChunkBrowser; warnings: {code: string; message: string}[]}> {
+  // A probed browser (Lambda's) knows its version; asking a binary for it costs no launch.
+  const reported = browser.version ?? (await execFileAsync(browser.executablePath, ['--version'], {timeout: 10_000}).then((result) => result.stdout, () => ''))
+  const version = /\d+\.\d+\.\d+\.\d+/.exec(reported)?.[0] ?? 'unknown'
+  const capture = browser.beginFrame ? 'begin-frame' : 'screenshot'
+  const warnings = browser.beginFrame
+    ? []
+    : [{code: 'begin-frame-unavailable', message: `chunk ${index}: Chromium ${version} (${browser.source}) has no begin-frame control; its frames were captured with screenshots, which is slower`}]
+  return {browser: {version, source: browser.source, capture}, warnings}
 }

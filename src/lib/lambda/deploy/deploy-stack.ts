@@ -1,5 +1,6 @@
-import {createHash} from 'node:crypto'
-import {readFile} from 'node:fs/promises'
+import {mkdtemp, rm} from 'node:fs/promises'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
 import {PutMetricAlarmCommand, CloudWatchClient} from '@aws-sdk/client-cloudwatch'
 import {CreateRoleCommand, GetRoleCommand, IAMClient, PutRolePolicyCommand, UpdateAssumeRolePolicyCommand} from '@aws-sdk/client-iam'
 import {
@@ -15,9 +16,9 @@ import {
 } from '@aws-sdk/client-lambda'
 import {CreateBucketCommand, PutBucketLifecycleConfigurationCommand, PutPublicAccessBlockCommand, type BucketLocationConstraint} from '@aws-sdk/client-s3'
 import {CreateStateMachineCommand, DescribeStateMachineCommand, UpdateStateMachineCommand} from '@aws-sdk/client-sfn'
-import {EngineError} from '../../errors/engine-error.js'
 import {clientConfig, createS3Client, createSfnClient, type AwsClientOptions} from '../aws-clients.js'
 import {awsFailure} from '../aws-errors.js'
+import {buildLambdaBundle, DEFAULT_BUNDLE_NAME, sha256File} from '../bundle/build-lambda-bundle.js'
 import {BucketObjects} from '../s3-objects.js'
 import {STACK_RECORD_KEY, type StackRecord} from '../stack-record.js'
 import {DEFAULT_STACK_NAME, functionRoleName, stackResources, trustPolicy, type PolicyDocument, type RoleDefinition, type StackResources} from './stack-resources.js'
@@ -27,7 +28,7 @@ export interface DeployStackOptions extends AwsClientOptions {
   bucketName?: string
   memoryMb?: number
   reservedConcurrency?: number
-  /** The function bundle (zip); required the first time, optional on updates (code left as is). */
+  /** The function bundle (zip); default: built now with `buildLambdaBundle`. */
   codeZip?: string
   onStep?: (message: string) => void
 }
@@ -82,8 +83,9 @@ export async function deployStack(options: DeployStackOptions): Promise<StackRes
     await s3.send(new PutBucketLifecycleConfigurationCommand({Bucket: resources.bucket.Bucket, LifecycleConfiguration: resources.bucket.LifecycleConfiguration}))
     const bucket = new BucketObjects(s3, resources.bucket.Bucket)
 
+    const code = await functionCode(bucket, options.codeZip, step)
     step(`function ${resources.function.FunctionName} (${resources.function.MemorySize} MB)`)
-    await ensureFunction(lambda, bucket, resources, functionRoleArn, options.codeZip)
+    await ensureFunction(lambda, resources, functionRoleArn, code)
 
     step(`state machine ${resources.stateMachine.name}`)
     const sfn = createSfnClient(options)
@@ -135,7 +137,14 @@ function policyOf(role: RoleDefinition) {
   return {RoleName: role.RoleName, PolicyName: role.PolicyName, PolicyDocument: JSON.stringify(role.PolicyDocument)}
 }
 
-async function ensureFunction(lambda: LambdaClient, bucket: BucketObjects, resources: StackResources, roleArn: string, codeZip: string | undefined): Promise<void> {
+interface FunctionCode {
+  S3Bucket: string
+  S3Key: string
+  /** Base64 sha256 of the zip, as Lambda reports a function's CodeSha256. */
+  codeSha256: string
+}
+
+async function ensureFunction(lambda: LambdaClient, resources: StackResources, roleArn: string, code: FunctionCode): Promise<void> {
   const fn = resources.function
   const settings = {
     FunctionName: fn.FunctionName,
@@ -147,43 +156,51 @@ async function ensureFunction(lambda: LambdaClient, bucket: BucketObjects, resou
     EphemeralStorage: fn.EphemeralStorage,
     Environment: fn.Environment,
   }
-  const code = codeZip ? await uploadCode(bucket, codeZip) : undefined
-  const exists = await lambda.send(new GetFunctionCommand({FunctionName: fn.FunctionName})).then(
-    () => true,
-    (error: Error) => {
-      if (error.name === 'ResourceNotFoundException') return false
-      throw error
-    },
-  )
+  const location = {S3Bucket: code.S3Bucket, S3Key: code.S3Key}
+  const existing = await lambda.send(new GetFunctionCommand({FunctionName: fn.FunctionName})).catch((error: Error) => {
+    if (error.name === 'ResourceNotFoundException') return undefined
+    throw error
+  })
   const waitFor = {client: lambda, ...WAIT}
-  if (exists) {
-    if (code) {
-      await lambda.send(new UpdateFunctionCodeCommand({FunctionName: fn.FunctionName, ...code, Architectures: fn.Architectures}))
+  if (existing) {
+    // The same zip is not sent again: Lambda would only replace the code with itself.
+    if (existing.Configuration?.CodeSha256 !== code.codeSha256) {
+      await lambda.send(new UpdateFunctionCodeCommand({FunctionName: fn.FunctionName, ...location, Architectures: fn.Architectures}))
       await waitUntilFunctionUpdatedV2(waitFor, {FunctionName: fn.FunctionName})
     }
     await lambda.send(new UpdateFunctionConfigurationCommand(settings))
     await waitUntilFunctionUpdatedV2(waitFor, {FunctionName: fn.FunctionName})
   } else {
-    if (!code) {
-      throw new EngineError(
-        'INVALID_FLAG',
-        `--code is required to create the function ${fn.FunctionName}: pass a zip of the engine package (package.json, dist/, production node_modules ` +
-          `including @sparticuz/chromium) with static ffmpeg and ffprobe binaries at bin/ffmpeg and bin/ffprobe`,
-      )
-    }
-    await afterPropagation(() => lambda.send(new CreateFunctionCommand({...settings, Architectures: fn.Architectures, Code: code})))
+    await afterPropagation(() => lambda.send(new CreateFunctionCommand({...settings, Architectures: fn.Architectures, Code: location})))
     await waitUntilFunctionActiveV2(waitFor, {FunctionName: fn.FunctionName})
   }
   if (fn.ReservedConcurrentExecutions === undefined) await lambda.send(new DeleteFunctionConcurrencyCommand({FunctionName: fn.FunctionName}))
   else await lambda.send(new PutFunctionConcurrencyCommand({FunctionName: fn.FunctionName, ReservedConcurrentExecutions: fn.ReservedConcurrentExecutions}))
 }
 
-/** Bundles are larger than a direct upload allows (50 MB): they go through the bucket, content-addressed. */
-async function uploadCode(bucket: BucketObjects, zipPath: string): Promise<{S3Bucket: string; S3Key: string}> {
-  const digest = createHash('sha256').update(await readFile(zipPath)).digest('hex').slice(0, 16)
-  const key = `deploy/function-${digest}.zip`
-  if (!(await bucket.exists(key))) await bucket.uploadFile(key, zipPath, 'application/zip')
-  return {S3Bucket: bucket.bucketName, S3Key: key}
+/**
+ * The given zip, or one built now. Bundles are larger than a direct upload allows (50 MB): they go
+ * through the bucket under their content hash, so an unchanged bundle is not uploaded again.
+ */
+async function functionCode(bucket: BucketObjects, codeZip: string | undefined, step: (message: string) => void): Promise<FunctionCode> {
+  const workDir = codeZip ? undefined : await mkdtemp(join(tmpdir(), 'engine-deploy-'))
+  try {
+    let zipPath = codeZip
+    if (!zipPath) {
+      step('bundle (engine lambda bundle)')
+      zipPath = (await buildLambdaBundle({output: join(workDir!, DEFAULT_BUNDLE_NAME)})).path
+    }
+    const digest = await sha256File(zipPath)
+    const key = `deploy/function-${digest.slice(0, 16)}.zip`
+    if (await bucket.exists(key)) step(`code ${key} (already uploaded)`)
+    else {
+      step(`code ${key}`)
+      await bucket.uploadFile(key, zipPath, 'application/zip')
+    }
+    return {S3Bucket: bucket.bucketName, S3Key: key, codeSha256: Buffer.from(digest, 'hex').toString('base64')}
+  } finally {
+    if (workDir) await rm(workDir, {recursive: true, force: true})
+  }
 }
 
 async function afterPropagation<T>(call: () => Promise<T>): Promise<T> {

@@ -1,6 +1,7 @@
 import {EngineError} from '../../errors/engine-error.js'
 import {renderStateMachineDefinition, FUNCTION_TIMEOUT_SECONDS, type StateMachineDefinition} from '../state-machine-definition.js'
 import {SCRATCH_PREFIX} from '../storage-keys.js'
+import {BUNDLE_HANDLER} from '../bundle/bundle-layout.js'
 
 export const DEFAULT_STACK_NAME = 'engine-render'
 export const DEFAULT_MEMORY_MB = 10240
@@ -9,10 +10,8 @@ export const MAX_MEMORY_MB = 10240
 /** 1080p chunks, their segments and the browser's cache need room in /tmp. */
 export const EPHEMERAL_STORAGE_MB = 10240
 export const SCRATCH_EXPIRATION_DAYS = 3
-/** Where the function bundle keeps its ffmpeg (see the deploy command's --code). */
-export const BUNDLED_FFMPEG = '/var/task/bin/ffmpeg'
-export const BUNDLED_FFPROBE = '/var/task/bin/ffprobe'
-export const HANDLER = 'dist/src/lib/lambda/handler.handler'
+/** The bundle's handler (`engine lambda bundle`); its cold start finds the bundle's ffmpeg, fonts and browser itself. */
+export const HANDLER = BUNDLE_HANDLER
 
 export interface StackSettings {
   region: string
@@ -157,7 +156,8 @@ export function stackResources(settings: StackSettings): StackResources {
       MemorySize: memoryMb,
       Timeout: FUNCTION_TIMEOUT_SECONDS,
       EphemeralStorage: {Size: EPHEMERAL_STORAGE_MB},
-      Environment: {Variables: {ENGINE_FFMPEG_PATH: BUNDLED_FFMPEG, ENGINE_FFPROBE_PATH: BUNDLED_FFPROBE}},
+      // Empty on purpose: an update clears variables an older deploy set; the bundle needs none.
+      Environment: {Variables: {}},
       ...(settings.reservedConcurrency !== undefined && {ReservedConcurrentExecutions: settings.reservedConcurrency}),
     },
     stateMachineRole: {

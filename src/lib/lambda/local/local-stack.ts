@@ -1,5 +1,5 @@
 import {createServer, type Server} from 'node:http'
-import {mkdir} from 'node:fs/promises'
+import {mkdir, rm} from 'node:fs/promises'
 import type {AddressInfo} from 'node:net'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
@@ -10,8 +10,10 @@ import {LOCAL_MEMORY_ENV} from '../handler.js'
 import {BucketObjects} from '../s3-objects.js'
 import {STACK_RECORD_KEY, type StackRecord} from '../stack-record.js'
 import {renderStateMachineDefinition} from '../state-machine-definition.js'
+import {BundleFunction} from './bundle-function.js'
 import {invokeInChild} from './invoke-in-child.js'
 import {LocalStepFunctions} from './local-step-functions.js'
+import {sendInvalidKey, unsafeKeyProblem} from './refuse-unsafe-keys.js'
 import {handleSfnRequest, isSfnRequest} from './sfn-json-api.js'
 
 export const LOCAL_REGION = 'us-east-1'
@@ -27,8 +29,13 @@ export interface LocalStackOptions {
   /** Where s3rver keeps the bucket (default: the system temp directory), so sites survive restarts. */
   directory?: string
   bucketName?: string
-  /** Function invocations at once (stands in for reserved concurrency); more wait their turn. */
+  /** Function invocations at once (stands in for reserved concurrency); one more is throttled. */
   concurrency?: number
+  /**
+   * A function bundle (`engine lambda bundle`): invocations run from it in a Lambda-like child
+   * instead of from this engine's own code, with only the bundle's browser, ffmpeg and fonts.
+   */
+  bundle?: string
   /** Memory the cost estimate assumes for each invocation. */
   memoryMb?: number
 }
@@ -61,17 +68,29 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   const functionArn = `arn:aws:lambda:${LOCAL_REGION}:${LOCAL_ACCOUNT}:function:${LOCAL_FUNCTION_NAME}`
   const stateMachineArn = `arn:aws:states:${LOCAL_REGION}:${LOCAL_ACCOUNT}:stateMachine:${LOCAL_FUNCTION_NAME}`
   let endpoint = ''
+  // Beside the bucket directory, not in it: s3rver takes every directory there for a bucket.
+  const functionDirectory = `${directory}.function`
+  const bundled = options.bundle
+    ? await BundleFunction.prepare({bundle: options.bundle, directory: functionDirectory, functionName: LOCAL_FUNCTION_NAME, region: LOCAL_REGION, memoryMb, endpoint: () => endpoint})
+    : undefined
   const stepFunctions = new LocalStepFunctions({
     stateMachineArn,
     functionArn,
     definition: renderStateMachineDefinition(functionArn),
     concurrency,
     invoke: (event, onChild) =>
-      invokeInChild(event, {env: {...process.env, [AWS_ENDPOINT_ENV]: endpoint, [LOCAL_MEMORY_ENV]: String(memoryMb)}, onChild}),
+      bundled
+        ? bundled.invoke(event, onChild)
+        : invokeInChild(event, {env: {...process.env, [AWS_ENDPOINT_ENV]: endpoint, [LOCAL_MEMORY_ENV]: String(memoryMb)}, onChild}),
   })
   const server = createServer((request, response) => {
     if (isSfnRequest(request)) {
       void handleSfnRequest(stepFunctions, request, response)
+      return
+    }
+    const problem = unsafeKeyProblem(request)
+    if (problem) {
+      sendInvalidKey(request, response, problem)
       return
     }
     // Any credentials will do locally: s3rver knows one key, and signatures are not checked.
@@ -105,6 +124,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       const closed = new Promise<void>((resolve) => server.close(() => resolve()))
       server.closeAllConnections()
       await closed
+      if (bundled) await rm(functionDirectory, {recursive: true, force: true})
     },
   }
 }

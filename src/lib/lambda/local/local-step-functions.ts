@@ -1,7 +1,10 @@
 import type {ChildProcess} from 'node:child_process'
 import {StateMachine, type StateMachineDefinition as AslDefinition} from 'aws-local-stepfunctions'
 import {MAX_EXECUTION_INPUT_BYTES} from '../validate-config.js'
-import {TASK_STATES, type StateMachineDefinition} from '../state-machine-definition.js'
+import {MAP_TASK_STATE, TASK_STATES, type StateMachineDefinition, type TaskStateName} from '../state-machine-definition.js'
+import {MAP_MAX_CONCURRENCY, MAX_HISTORY_EVENTS, MAX_STATE_DATA_BYTES} from '../workflow-limits.js'
+import {Slots} from './slots.js'
+import {FunctionError} from './invoke-in-child.js'
 
 /** An error answered in the Step Functions JSON protocol (`__type`). */
 export class SfnApiError extends Error {
@@ -37,6 +40,8 @@ interface LocalExecution {
   children: Set<ChildProcess>
   abort: () => void
   finished: Promise<void>
+  /** Iterations of the inline Map running at once: never more than AWS allows. */
+  mapSlots: Slots
 }
 
 export interface LocalStepFunctionsOptions {
@@ -44,7 +49,10 @@ export interface LocalStepFunctionsOptions {
   functionArn: string
   definition: StateMachineDefinition
   invoke: Invoke
-  /** Invocations running at once across executions, like a function's reserved concurrency; others wait. */
+  /**
+   * Invocations running at once across executions, like a function's reserved concurrency; one
+   * more fails with Lambda.TooManyRequestsException, as on AWS, for the state machine to retry.
+   */
   concurrency: number
 }
 
@@ -57,7 +65,6 @@ export class LocalStepFunctions {
   private readonly executions = new Map<string, LocalExecution>()
   private readonly machine: StateMachine
   private running = 0
-  private readonly waiting: (() => void)[] = []
 
   constructor(private readonly options: LocalStepFunctionsOptions) {
     this.machine = new StateMachine(options.definition as unknown as AslDefinition, {validationOptions: {checkArn: true, checkPaths: true}})
@@ -89,6 +96,7 @@ export class LocalStepFunctions {
       children: new Set(),
       abort: () => {},
       finished: Promise.resolve(),
+      mapSlots: new Slots(MAP_MAX_CONCURRENCY),
     }
     this.executions.set(executionArn, execution)
     execution.finished = this.run(execution, parsed)
@@ -131,15 +139,19 @@ export class LocalStepFunctions {
 
   stopExecution(request: {executionArn?: string; error?: string; cause?: string}): {stopDate: number} {
     const execution = this.find(request.executionArn)
-    if (execution.status === 'RUNNING') {
-      execution.status = 'ABORTED'
-      execution.stopDate = Date.now()
-      execution.error = request.error
-      execution.cause = request.cause
-      execution.abort()
-      for (const child of execution.children) child.kill('SIGTERM')
-    }
+    this.end(execution, 'ABORTED', request.error, request.cause)
     return {stopDate: execution.stopDate! / 1000}
+  }
+
+  /** Ends a running execution from outside its state machine (stopped, or over a quota). */
+  private end(execution: LocalExecution, status: 'ABORTED' | 'FAILED', error?: string, cause?: string): void {
+    if (execution.status !== 'RUNNING') return
+    execution.status = status
+    execution.stopDate = Date.now()
+    execution.error = error
+    execution.cause = cause
+    execution.abort()
+    for (const child of execution.children) child.kill('SIGTERM')
   }
 
   /** Stops every running execution and waits for them to wind down. */
@@ -151,10 +163,14 @@ export class LocalStepFunctions {
   private async run(execution: LocalExecution, input: unknown): Promise<void> {
     const record = (type: string, details?: Record<string, unknown>, after?: RecordedEvent, timestamp = Date.now()) => {
       const event: RecordedEvent = {timestamp, type, details, after}
+      if (execution.events.length >= MAX_HISTORY_EVENTS) {
+        this.end(execution, 'FAILED', 'States.Runtime', `The execution reached the maximum number of history events (${MAX_HISTORY_EVENTS}).`)
+        return event
+      }
       execution.events.push(event)
       return event
     }
-    const handlers = Object.fromEntries(TASK_STATES.map((state) => [state, (taskInput: unknown) => this.invokeTask(execution, taskInput, record)]))
+    const handlers = Object.fromEntries(TASK_STATES.map((state) => [state, (taskInput: unknown) => this.invokeTask(execution, state, taskInput, record)]))
     const run = this.machine.run(input as never, {overrides: {taskResourceLocalHandlers: handlers}, noThrowOnAbort: true})
     execution.abort = run.abort
     const logs = (async () => {
@@ -180,37 +196,56 @@ export class LocalStepFunctions {
     }
   }
 
-  private async invokeTask(execution: LocalExecution, input: unknown, record: (type: string, details?: Record<string, unknown>, after?: RecordedEvent) => RecordedEvent) {
-    record('LambdaFunctionScheduled', {lambdaFunctionScheduledEventDetails: {resource: this.options.functionArn, input: JSON.stringify(input)}})
-    await this.acquire()
+  private async invokeTask(
+    execution: LocalExecution,
+    state: TaskStateName,
+    input: unknown,
+    record: (type: string, details?: Record<string, unknown>, after?: RecordedEvent) => RecordedEvent,
+  ) {
+    const inMap = state === MAP_TASK_STATE
+    if (inMap) await execution.mapSlots.acquire()
+    try {
+      return await this.invokeFunction(execution, input, record)
+    } finally {
+      if (inMap) execution.mapSlots.release()
+    }
+  }
+
+  private async invokeFunction(execution: LocalExecution, input: unknown, record: (type: string, details?: Record<string, unknown>, after?: RecordedEvent) => RecordedEvent) {
+    const inputText = JSON.stringify(input)
+    this.checkStateData(execution, inputText, 'input')
+    record('LambdaFunctionScheduled', {lambdaFunctionScheduledEventDetails: {resource: this.options.functionArn, input: inputText}})
+    if (this.running >= this.options.concurrency) {
+      const throttled = new FunctionError('Lambda.TooManyRequestsException', `Rate Exceeded. (reserved concurrency ${this.options.concurrency})`)
+      record('LambdaFunctionStartFailed', {lambdaFunctionStartFailedEventDetails: {error: throttled.name, cause: throttled.message}})
+      throw throttled
+    }
+    this.running++
     const started = record('LambdaFunctionStarted')
     try {
       const output = await this.options.invoke(input, (child) => {
         execution.children.add(child)
         child.once('exit', () => execution.children.delete(child))
       })
-      record('LambdaFunctionSucceeded', {lambdaFunctionSucceededEventDetails: {output: JSON.stringify(output)}}, started)
+      const outputText = JSON.stringify(output)
+      this.checkStateData(execution, outputText, 'output')
+      record('LambdaFunctionSucceeded', {lambdaFunctionSucceededEventDetails: {output: outputText}}, started)
       return output as never
     } catch (error) {
       record('LambdaFunctionFailed', {lambdaFunctionFailedEventDetails: {error: (error as Error).name, cause: (error as Error).message}}, started)
       throw error
     } finally {
-      this.release()
+      this.running--
     }
   }
 
-  private async acquire(): Promise<void> {
-    if (this.running < this.options.concurrency) {
-      this.running++
-      return
-    }
-    await new Promise<void>((resolve) => this.waiting.push(resolve))
-  }
-
-  private release(): void {
-    const next = this.waiting.shift()
-    if (next) next()
-    else this.running--
+  /** Over 256 KiB a state's data fails the whole execution; neither Retry nor Catch applies. */
+  private checkStateData(execution: LocalExecution, text: string, what: 'input' | 'output'): void {
+    const bytes = Buffer.byteLength(text, 'utf8')
+    if (bytes <= MAX_STATE_DATA_BYTES) return
+    const cause = `The state/task returned a result with a size exceeding the maximum number of bytes service limit (${what} of ${bytes} bytes, limit ${MAX_STATE_DATA_BYTES}).`
+    this.end(execution, 'FAILED', 'States.DataLimitExceeded', cause)
+    throw Object.assign(new Error(cause), {name: 'States.DataLimitExceeded'})
   }
 
   private assertStateMachine(arn: string | undefined): void {

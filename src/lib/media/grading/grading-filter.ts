@@ -1,7 +1,7 @@
 import {createHash} from 'node:crypto'
 import {mkdir, writeFile} from 'node:fs/promises'
 import {join} from 'node:path'
-import type {PageMediaElement} from '../runtime-media.js'
+import type {PageMediaElement} from '../../runtime/runtime-media.js'
 import {gradeColor} from './grade-color.js'
 import {resolveColorGrading, type ResolvedGrading} from './resolve-color-grading.js'
 import {vignetteFilter} from './vignette-filter.js'

@@ -1,6 +1,5 @@
 import type {ProbedMedia} from '../probe-media.js'
-
-export type HdrTransfer = 'pq' | 'hlg'
+import type {HdrTransfer} from '../../plan/render-plan.js'
 
 /**
  * The HDR transfer the sources call for: PQ when any source is PQ (`smpte2084`), else HLG when any

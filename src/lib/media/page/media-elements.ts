@@ -1,6 +1,6 @@
 import type {ClipTiming} from '../../runtime/page/clip-timing.js'
-import {INSTANCE_ATTRIBUTE} from '../../runtime/runtime-config.js'
-import type {PageMediaElement, RuntimeMedia} from '../runtime-media.js'
+import {INSTANCE_ATTRIBUTE} from '../../compose/runtime-instance.js'
+import type {PageMediaElement, RuntimeMedia} from '../../runtime/runtime-media.js'
 
 const NUMBER = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/
 

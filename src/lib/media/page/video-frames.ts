@@ -1,5 +1,5 @@
 import type {ClipTiming} from '../../runtime/page/clip-timing.js'
-import {frameFileName, type RuntimeMedia, type RuntimeVideoFrames} from '../runtime-media.js'
+import {frameFileName, type RuntimeMedia, type RuntimeVideoFrames} from '../../runtime/runtime-media.js'
 import {mediaElementsOf, mediaStart, playbackOf} from './media-elements.js'
 
 interface ShownVideo {

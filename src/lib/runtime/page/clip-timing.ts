@@ -1,5 +1,6 @@
 import {resolveTiming, type TimingFinding, type TimingItem} from '../../compose/resolve-timing.js'
-import {INSTANCE_ATTRIBUTE, type RuntimeConfig} from '../runtime-config.js'
+import {INSTANCE_ATTRIBUTE} from '../../compose/runtime-instance.js'
+import type {RuntimeConfig} from '../runtime-config.js'
 
 export interface TimedClip {
   element: Element

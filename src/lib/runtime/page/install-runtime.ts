@@ -6,6 +6,7 @@ import {GsapControl, type GsapChild} from './gsap-control.js'
 import {InstanceScope} from './instance-scope.js'
 import {listMediaElements, mediaLengths} from '../../media/page/media-elements.js'
 import {VideoFrames} from '../../media/page/video-frames.js'
+import {PageFonts} from '../../fonts/page/page-fonts.js'
 import {MediaFreeze} from './media-freeze.js'
 import {PageErrors} from './page-errors.js'
 import {PendingAssets} from './pending-assets.js'
@@ -45,6 +46,8 @@ export function installRuntime(win: Window & typeof globalThis, config: RuntimeC
   registry.install(win)
   const assets = new PendingAssets(win.document)
   assets.observe()
+  const fonts = new PageFonts(win, config.fonts)
+  fonts.install()
   const gsap = new GsapControl()
   gsap.install(win)
   clock.beforeTimer = (dueMs) => gsap.seek(dueMs / 1000)
@@ -75,7 +78,7 @@ export function installRuntime(win: Window & typeof globalThis, config: RuntimeC
   const becomeReady = async (): Promise<ReadyReport> => {
     if (win.document.readyState !== 'complete') await new Promise((resolve) => win.addEventListener('load', resolve, {once: true}))
     stage = 'fonts'
-    await assets.waitForFonts()
+    await fonts.loadUsed()
     stage = 'images'
     await assets.waitForAllImages()
     stage = 'scripts'
@@ -87,7 +90,8 @@ export function installRuntime(win: Window & typeof globalThis, config: RuntimeC
       await nextTask()
       if (!clock.hasTimersDueBy(0)) break
     }
-    await assets.waitForFonts()
+    // Text a start-up timer wrote may use faces (or characters) not loaded yet.
+    await fonts.loadUsed()
     await assets.waitForAllImages()
     stage = 'timing'
     timing = readClipTiming(win.document, config, mediaLengths(win.document, config.media))
@@ -100,7 +104,7 @@ export function installRuntime(win: Window & typeof globalThis, config: RuntimeC
     ClipVisibility.install(win.document)
     media.apply()
     stage = 'ready'
-    return {errors: [...errors.records], timingFindings: timing.findings, clipCount: timing.clips.length}
+    return {errors: [...errors.records], timingFindings: timing.findings, clipCount: timing.clips.length, fonts: fonts.report()}
   }
 
   let readyPromise: Promise<ReadyReport> | undefined

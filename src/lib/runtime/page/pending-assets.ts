@@ -35,10 +35,6 @@ export class PendingAssets {
     await decodeAll(Array.from(this.doc.images))
   }
 
-  async waitForFonts(): Promise<void> {
-    await this.doc.fonts.ready
-  }
-
   /**
    * Waits only for what changed since the last call: new or re-pointed images, fonts still
    * loading. True when it waited for something, so that the frame is drawn afresh.

@@ -1,4 +1,4 @@
-import {INSTANCE_ATTRIBUTE} from '../runtime-config.js'
+import {INSTANCE_ATTRIBUTE} from '../../compose/runtime-instance.js'
 import type {GsapControl} from './gsap-control.js'
 import type {TimelineRegistry} from './timeline-registry.js'
 

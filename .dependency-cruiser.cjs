@@ -1,0 +1,88 @@
+// Import rules for `npm test` (scripts/check-dependencies.mjs). The engine is a pipeline of stage
+// folders; each layer below may import only from its own layer and the layers under it, so a
+// change to a low stage can never depend on a caller. Folders in one layer may import each other
+// (they are peers), but no module may take part in an import cycle, type-only imports included.
+//
+// In-page code (`*/page/**`, `preview/client/**`) is bundled into the browser, not run by Node:
+// it is held to the no-cycle rule but not to the layers.
+
+/** Top to bottom. Paths are relative to the repository root. */
+const LAYERS = [
+  {name: 'entry', folders: ['src/commands', 'src/hooks']},
+  {name: 'cli', folders: ['src/cli']},
+  // The package's entry modules: they alone wire the built-in plugins in.
+  {name: 'package', files: ['src/lib/index.ts', 'src/lib/builtin-plugins.ts']},
+  {name: 'plugins', folders: ['plugins']},
+  {name: 'plugin-api', folders: ['src/plugin']},
+  {name: 'doors', folders: ['src/lib/server', 'src/lib/server-client', 'src/lib/lambda', 'src/lib/container', 'src/lib/preview', 'src/lib/batch', 'src/lib/benchmark', 'src/lib/doctor', 'src/lib/config']},
+  // A still is a render of one frame; a render writes its poster frame as a still.
+  {name: 'render', folders: ['src/lib/render', 'src/lib/still']},
+  {name: 'stages', folders: ['src/lib/capture', 'src/lib/encode', 'src/lib/media', 'src/lib/lint', 'src/lib/profile', 'src/lib/notify']},
+  {name: 'plan', folders: ['src/lib/plan', 'src/lib/runtime']},
+  {name: 'model', folders: ['src/lib/compose', 'src/lib/variables', 'src/lib/fonts']},
+  {name: 'base', folders: ['src/lib/browser', 'src/lib/sandbox', 'src/lib/errors']},
+]
+
+const escape = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+const pathsOf = (layer) => [...(layer.folders ?? []).map((folder) => `^${escape(folder)}/`), ...(layer.files ?? []).map((file) => `^${escape(file)}$`)]
+const IN_PAGE = ['/page/', '^src/lib/preview/client/']
+
+const layerRules = LAYERS.slice(1).map((layer, index) => ({
+  name: `no-upward-import-from-${layer.name}`,
+  comment: `${layer.name} may not import from the layers above it (${LAYERS.slice(0, index + 1).map((above) => above.name).join(', ')})`,
+  severity: 'error',
+  from: {path: pathsOf(layer), pathNot: IN_PAGE},
+  to: {path: LAYERS.slice(0, index + 1).flatMap(pathsOf)},
+}))
+
+/**
+ * The Lambda handler is the function's entry module: like the package entries, it wires the
+ * built-in plugins in (and only that may reach above its layer).
+ */
+const ENTRY_EXCEPTION = {from: '^src/lib/lambda/handler\\.ts$', to: '^src/lib/builtin-plugins\\.ts$'}
+
+const withEntryException = (rule) => [
+  {...rule, from: {...rule.from, pathNot: [...rule.from.pathNot, ENTRY_EXCEPTION.from]}},
+  {...rule, name: `${rule.name}-entry`, from: {path: ENTRY_EXCEPTION.from}, to: {...rule.to, pathNot: ENTRY_EXCEPTION.to}},
+]
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-cycles',
+      comment: 'an import cycle (type-only imports included) ties modules that should be layered',
+      severity: 'error',
+      from: {},
+      to: {circular: true},
+    },
+    {
+      name: 'folder-has-a-layer',
+      comment: 'a new folder under src/ must be given a layer in .dependency-cruiser.cjs, or the layer rules would not see it',
+      severity: 'error',
+      from: {path: '^src/', pathNot: [...LAYERS.flatMap(pathsOf), '^src/lib/[^/]+\\.ts$']},
+      to: {},
+    },
+    {
+      name: 'plugins-use-the-plugin-api',
+      comment: 'built-in plugins are written like third-party ones: they import only the public plugin API',
+      severity: 'error',
+      from: {path: '^plugins/'},
+      to: {path: '^src/', pathNot: '^src/plugin/'},
+    },
+    {
+      name: 'core-does-not-import-plugins',
+      comment: 'only the package entry modules register the built-in plugins',
+      severity: 'error',
+      from: {path: '^src/', pathNot: ['^src/lib/builtin-plugins\\.ts$']},
+      to: {path: '^plugins/'},
+    },
+    ...layerRules.flatMap((rule) => (rule.name === 'no-upward-import-from-doors' ? withEntryException(rule) : [rule])),
+  ],
+  options: {
+    doNotFollow: {path: 'node_modules'},
+    exclude: {path: ['node_modules', '^dist/']},
+    tsPreCompilationDeps: true,
+    tsConfig: {fileName: 'tsconfig.json'},
+    enhancedResolveOptions: {exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types']},
+  },
+}

@@ -1,0 +1,25 @@
+import {Flags} from '@oclif/core'
+import {BaseCommand} from '../../cli/base-command.js'
+import {listFonts} from '../../lib/fonts/list-fonts.js'
+
+export default class FontsList extends BaseCommand {
+  static override summary = 'List the font families renders use without the network: bundled and cached, with their weights'
+  static override examples = ['<%= config.bin %> fonts list', '<%= config.bin %> fonts list --json']
+  static override flags = {json: Flags.boolean({description: 'print {families, generics, cache} as JSON'})}
+
+  async run(): Promise<void> {
+    const {flags} = await this.parse(FontsList)
+    const list = await listFonts()
+    if (flags.json) {
+      this.log(JSON.stringify(list))
+      return
+    }
+    for (const family of list.families) {
+      const italic = family.styles.includes('italic') ? ' (+ italic)' : ''
+      this.log(`${family.family.padEnd(20)} ${family.source.padEnd(7)} ${family.weights.join(' ')}${italic}; ${family.subsets.join(' ')}  ${family.packageName}@${family.version}`)
+    }
+    this.log('')
+    for (const [generic, face] of Object.entries(list.generics)) this.log(`${generic.padEnd(14)} -> ${face}`)
+    this.log(`\nfont cache: ${list.cache.directory} (${list.cache.files} files, ${(list.cache.bytes / 1e6).toFixed(1)} MB)`)
+  }
+}

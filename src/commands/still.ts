@@ -1,0 +1,117 @@
+import {Args, Flags} from '@oclif/core'
+import {extname, relative} from 'node:path'
+import {BaseCommand} from '../cli/base-command.js'
+import {assertNoFailedRows, batchJsonLines, batchLines} from '../cli/batch-progress.js'
+import {renderFlags, renderFlagsToOptions} from '../cli/render-flags.js'
+import {renderBatch} from '../lib/batch/render-batch.js'
+import {BrowserPool} from '../lib/browser/browser-pool.js'
+import {loadConfig} from '../lib/config/load-config.js'
+import {EngineError} from '../lib/errors/engine-error.js'
+import {parseRenderOptions} from '../lib/plan/render-options.js'
+import {resolveRenderOptions} from '../lib/render/resolve-options.js'
+import {defaultStillPath, renderStill} from '../lib/still/render-still.js'
+import {parseStillSettings, stillFormatOf} from '../lib/still/still-settings.js'
+import {parseVariablesText, readVariablesFile} from '../lib/variables/read-overrides.js'
+
+const pick = <K extends keyof typeof renderFlags>(...keys: K[]) => Object.fromEntries(keys.map((key) => [key, renderFlags[key]])) as Pick<typeof renderFlags, K>
+
+export default class Still extends BaseCommand {
+  static override summary = 'Render one frame of a composition to a PNG, JPEG or WebP image'
+  static override description =
+    'Frame N is the frame a render shows at t = N / fps (default frame 0); --time S picks the frame on screen at S seconds. PNG and WebP keep transparency; the format follows the --output extension.'
+  static override examples = [
+    '<%= config.bin %> still examples/hello/index.html --time 1.5 -o renders/hello.png',
+    '<%= config.bin %> still examples/hello/index.html --frame 45 --quality 85 -o thumb.jpg --variables \'{"title":"Hi"}\'',
+    "<%= config.bin %> still examples/hello/index.html --batch rows.json --output 'thumbs/{index}.jpg'",
+  ]
+  static override args = {composition: Args.string({description: 'composition HTML file', required: true})}
+  static override flags = {
+    frame: Flags.integer({description: 'frame number, from 0 (default 0)', exclusive: ['time']}),
+    time: Flags.string({description: 'time in seconds; the frame on screen then', exclusive: ['frame']}),
+    output: Flags.string({char: 'o', description: 'image file: .png, .jpg/.jpeg or .webp (batch: a template). Default renders/<name>.png'}),
+    quality: Flags.integer({description: 'JPEG/WebP quality 0-100 (default 92)'}),
+    ...pick('scale', 'fps', 'variables', 'variables-file', 'strict-variables', 'strict-fonts', 'browser-path', 'profile', 'video-frame-format', 'batch', 'batch-concurrency', 'batch-fail-fast', 'resume', 'quiet', 'json'),
+  }
+
+  async run(): Promise<void> {
+    const {args, flags} = await this.parse(Still)
+    const {frame, time, quality, variables: variablesText, resume, output, ...renderFlagValues} = flags
+    const still = parseStillSettings(
+      {frame, time: time === undefined ? undefined : parseTime(time), quality},
+      (key) => `--${key}`,
+    )
+    const config = await loadConfig()
+    // A still is a frame of the render a config describes: its fps, browser and variables apply.
+    const {format: _format, output: _output, ...configOptions} = config.options
+    const options = resolveRenderOptions(configOptions, parseRenderOptions(renderFlagsToOptions({...renderFlagValues, output})))
+    if (resume && !options.batch) throw new EngineError('INVALID_FLAG', '--resume only applies to a batch: add --batch <rows.json>')
+    const variables = {
+      ...options.variables,
+      ...(options.variablesFile ? await readVariablesFile(options.variablesFile) : {}),
+      ...(variablesText === undefined ? {} : parseVariablesText(variablesText)),
+    }
+    if (options.output) stillFormatOf(options.output, '--output')
+    const controller = new AbortController()
+    const cancel = () => controller.abort(new EngineError('CANCELLED', 'the still was interrupted'))
+    process.once('SIGINT', cancel)
+    process.once('SIGTERM', cancel)
+    const pool = new BrowserPool()
+    try {
+      if (options.batch) {
+        const template = options.output ?? batchTemplate(defaultStillPath(args.composition, 'png'))
+        const batch = await renderBatch({
+          composition: args.composition,
+          batchFile: options.batch,
+          // Rows are planned as frames of a frame-file render: no video size rules apply to an image.
+          options: {...options, format: 'png-sequence', output: template},
+          baseVariables: variables,
+          resume,
+          render: async (request) => {
+            const result = await renderStill({...request, still, pool})
+            return {output: result.output, durationSeconds: 0}
+          },
+          signal: controller.signal,
+          onEvent: options.json ? batchJsonLines : options.quiet ? undefined : batchLines((line) => this.log(line)),
+        })
+        if (options.quiet) this.log(relative(process.cwd(), batch.manifest))
+        assertNoFailedRows(batch)
+        return
+      }
+      const result = await renderStill({
+        composition: args.composition,
+        options,
+        still,
+        variables,
+        signal: controller.signal,
+        pool,
+        onEvent: (event) => {
+          if (event.type !== 'warning') return
+          if (options.json) this.log(JSON.stringify(event))
+          else process.stderr.write(`warning [${event.code}]: ${event.message}\n`)
+        },
+      })
+      const path = relative(process.cwd(), result.output) || result.output
+      if (options.json) this.log(JSON.stringify({type: 'done', ...result}))
+      else if (options.quiet) this.log(path)
+      else this.log(`${path}: frame ${result.frame} (${result.timeSeconds.toFixed(3)} s), ${result.width}x${result.height} ${result.format}, ${(result.bytes / 1e3).toFixed(1)} kB in ${(result.renderMs / 1000).toFixed(1)} s`)
+    } finally {
+      await pool.close()
+      process.off('SIGINT', cancel)
+      process.off('SIGTERM', cancel)
+    }
+  }
+}
+
+function parseTime(text: string): number {
+  const value = Number(text)
+  if (text.trim() === '' || !Number.isFinite(value) || value < 0) {
+    throw new EngineError('INVALID_FLAG', `--time: "${text}" is not a time; give seconds from 0, such as 1.5`, {time: text})
+  }
+  return value
+}
+
+/** `renders/<name>-{index}.png` beside where a single still would go. */
+function batchTemplate(single: string): string {
+  const extension = extname(single)
+  return `${single.slice(0, -extension.length)}-{index}${extension}`
+}

@@ -1,0 +1,25 @@
+import type {Hook} from '@oclif/core'
+
+/** A plugin hook that has not answered by then is reported as failed rather than hanging every command. */
+const HOOK_TIMEOUT_MS = 10_000
+
+/**
+ * Registers the built-in formats and GPU encoders, then those of installed and linked oclif
+ * plugins: each declares `engine:formats` / `engine:gpu-encoders` hooks that return them. The
+ * hooks receive the public plugin API as `api`. A failing plugin is a warning, not a failed command.
+ */
+const hook: Hook.Init = async function (options) {
+  await import('../../lib/builtin-plugins.js')
+  const [{registerHookOutcome}, api] = await Promise.all([import('../../lib/encode/register-plugin-hooks.js'), import('../../plugin/api.js')])
+  // Hooks run concurrently; register in the order the plugins were installed, so that of two
+  // plugins claiming one name the first installed keeps it on every run.
+  const order = [...options.config.plugins.keys()]
+  const position = (entry: {plugin: {name: string}}) => order.indexOf(entry.plugin.name)
+  for (const name of ['engine:formats', 'engine:gpu-encoders'] as const) {
+    const outcome = await options.config.runHook(name, {api}, HOOK_TIMEOUT_MS, true)
+    const successes = outcome.successes.toSorted((a, b) => position(a) - position(b))
+    registerHookOutcome(name, {...outcome, successes}, (message) => this.warn(message))
+  }
+}
+
+export default hook

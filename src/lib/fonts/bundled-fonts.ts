@@ -1,0 +1,74 @@
+import {createRequire} from 'node:module'
+import {readdir} from 'node:fs/promises'
+import {dirname, join} from 'node:path'
+import {SERVED_SUBSETS} from './font-subsets.js'
+
+/**
+ * Fontsource packages shipped as dependencies: the families most used in video templates, plus
+ * the faces the generic families map to (Noto Serif, Noto Sans Mono, Dancing Script). Every one
+ * is an npm dependency of engine at a fixed major version, OFL-licensed.
+ */
+export const BUNDLED_FONT_SLUGS = [
+  'anton',
+  'archivo-black',
+  'barlow',
+  'bebas-neue',
+  'dancing-script',
+  'dm-sans',
+  'eb-garamond',
+  'ibm-plex-mono',
+  'ibm-plex-sans',
+  'inter',
+  'jetbrains-mono',
+  'lato',
+  'league-gothic',
+  'manrope',
+  'merriweather',
+  'montserrat',
+  'noto-sans',
+  'noto-sans-mono',
+  'noto-serif',
+  'nunito',
+  'open-sans',
+  'oswald',
+  'playfair-display',
+  'poppins',
+  'raleway',
+  'roboto',
+  'source-code-pro',
+  'space-grotesk',
+  'work-sans',
+] as const
+
+const require = createRequire(import.meta.url)
+
+/**
+ * Directory of each bundled Fontsource package, as installed next to engine. For packagers (the
+ * Lambda bundle) that must carry the fonts a render can resolve. A package that is not installed
+ * is left out: its families then resolve as missing, with the warning that says so.
+ */
+export function bundledFontPackageDirectories(): string[] {
+  return BUNDLED_FONT_SLUGS.flatMap((slug) => {
+    try {
+      return [dirname(require.resolve(`@fontsource/${slug}/package.json`))]
+    } catch {
+      return []
+    }
+  })
+}
+
+/**
+ * The files of the bundled packages a render can use (absolute paths): each package's
+ * package.json, metadata.json and unicode.json, and its woff2 files of the served subsets. What a
+ * packager (the Lambda bundle) must carry; the woff files and other subsets are not needed.
+ */
+export async function bundledFontFiles(): Promise<string[]> {
+  const subsetPattern = new RegExp(`-(?:${SERVED_SUBSETS.join('|')})-\\d+-(?:normal|italic)\\.woff2$`)
+  const lists = await Promise.all(
+    bundledFontPackageDirectories().map(async (directory) => {
+      const fonts = (await readdir(join(directory, 'files'))).filter((name) => subsetPattern.test(name)).map((name) => join(directory, 'files', name))
+      return [...['package.json', 'metadata.json', 'unicode.json'].map((name) => join(directory, name)), ...fonts.sort()]
+    }),
+  )
+  return lists.flat()
+}

@@ -1,0 +1,121 @@
+import {readdir, readFile} from 'node:fs/promises'
+import {join} from 'node:path'
+import {z} from 'zod'
+import {bundledFontPackageDirectories} from './bundled-fonts.js'
+import {parseUnicodeRange, SERVED_SUBSETS, type CodePointRange} from './font-subsets.js'
+import {installedFontsDirectory} from './font-cache-dir.js'
+
+export type FontStyle = 'normal' | 'italic'
+export type FontSource = 'cache' | 'bundled'
+
+export interface FontSubset {
+  name: string
+  /** As written in the package (`U+0000-00FF,…`), for the injected `unicode-range`. */
+  unicodeRange: string
+  ranges: CodePointRange[]
+}
+
+/** One family as a Fontsource package provides it. */
+export interface CatalogFamily {
+  family: string
+  /** `@fontsource/<slug>` */
+  packageName: string
+  version: string
+  source: FontSource
+  directory: string
+  weights: number[]
+  styles: FontStyle[]
+  /** Served subsets the package has, in SERVED_SUBSETS order. */
+  subsets: FontSubset[]
+}
+
+/** Families by lower-cased name; a family in the cache shadows the bundled one. */
+export interface FontCatalog {
+  families: Map<string, CatalogFamily>
+}
+
+const fontsourceMetadata = z.object({
+  id: z.string().regex(/^[a-z0-9-]+$/),
+  family: z.string().min(1),
+  subsets: z.array(z.string()),
+  weights: z.array(z.number().int().min(1).max(1000)).min(1),
+  styles: z.array(z.string()),
+})
+const unicodeTable = z.record(z.string(), z.string())
+const packageJson = z.object({name: z.string(), version: z.string()})
+
+/** File of one face of one subset inside a Fontsource package. */
+export function fontFilePath(entry: CatalogFamily, subset: string, weight: number, style: FontStyle): string {
+  return join(entry.directory, 'files', `${slugOf(entry)}-${subset}-${weight}-${style}.woff2`)
+}
+
+export function slugOf(entry: Pick<CatalogFamily, 'packageName'>): string {
+  return entry.packageName.slice('@fontsource/'.length)
+}
+
+/** Turns a family name into its Fontsource package slug: `IBM Plex Sans` → `ibm-plex-sans`. */
+export function familySlug(family: string): string {
+  return family
+    .trim()
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '')
+}
+
+/**
+ * Reads one Fontsource package directory. Undefined for a directory that is not one (or not a
+ * well-formed one): the catalog skips it instead of failing every render.
+ */
+export async function readFontPackage(directory: string, source: FontSource): Promise<CatalogFamily | undefined> {
+  try {
+    const [meta, unicode, pkg] = await Promise.all(
+      ['metadata.json', 'unicode.json', 'package.json'].map(async (name) => JSON.parse(await readFile(join(directory, name), 'utf8')) as unknown),
+    )
+    const metadata = fontsourceMetadata.parse(meta)
+    const ranges = unicodeTable.parse(unicode)
+    const {name, version} = packageJson.parse(pkg)
+    const subsets: FontSubset[] = []
+    for (const subset of SERVED_SUBSETS) {
+      const value = ranges[subset]
+      const parsed = value === undefined ? undefined : parseUnicodeRange(value)
+      if (metadata.subsets.includes(subset) && value !== undefined && parsed) subsets.push({name: subset, unicodeRange: value, ranges: parsed})
+    }
+    const styles = (['normal', 'italic'] as const).filter((style) => metadata.styles.includes(style))
+    if (subsets.length === 0 || styles.length === 0) return undefined
+    return {family: metadata.family, packageName: name, version, source, directory, weights: [...metadata.weights].sort((a, b) => a - b), styles, subsets}
+  } catch {
+    return undefined
+  }
+}
+
+/** Fontsource packages installed by `engine fonts add` (newest install wins within the cache). */
+async function cachedPackageDirectories(env: NodeJS.ProcessEnv): Promise<string[]> {
+  const scope = join(installedFontsDirectory(env), 'node_modules', '@fontsource')
+  const names = await readdir(scope).catch(() => [] as string[])
+  return names.sort().map((name) => join(scope, name))
+}
+
+const bundledCatalog: {promise?: Promise<CatalogFamily[]>} = {}
+
+function bundledFamilies(): Promise<CatalogFamily[]> {
+  bundledCatalog.promise ??= Promise.all(bundledFontPackageDirectories().map((directory) => readFontPackage(directory, 'bundled'))).then(
+    (entries) => entries.filter((entry): entry is CatalogFamily => entry !== undefined),
+  )
+  return bundledCatalog.promise
+}
+
+/** Every family engine can serve: the cache (`engine fonts add`) first, then the bundled set. */
+export async function loadFontCatalog(env: NodeJS.ProcessEnv = process.env): Promise<FontCatalog> {
+  const [bundled, cached] = await Promise.all([
+    bundledFamilies(),
+    cachedPackageDirectories(env).then((directories) => Promise.all(directories.map((directory) => readFontPackage(directory, 'cache')))),
+  ])
+  const families = new Map<string, CatalogFamily>()
+  for (const entry of bundled) families.set(entry.family.toLowerCase(), entry)
+  for (const entry of cached) if (entry) families.set(entry.family.toLowerCase(), entry)
+  return {families}
+}
+
+export function findFamily(catalog: FontCatalog, family: string): CatalogFamily | undefined {
+  return catalog.families.get(family.trim().toLowerCase())
+}

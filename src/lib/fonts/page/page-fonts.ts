@@ -1,0 +1,157 @@
+import {parseFamilyList} from '../css-font-values.js'
+import type {RuntimeFonts, ServedFontFace} from '../font-plan.js'
+import {parseUnicodeRange, uncoveredCharacters, type CodePointRange} from '../font-subsets.js'
+import {isGenericFamily} from '../generic-families.js'
+
+/** A served face that did not load (corrupt or unreachable file). */
+export interface FontFailureRecord {
+  family: string
+  weight: number
+  style: string
+  file: string
+}
+
+/** Text whose first family did not draw it. */
+export interface FontFallbackRecord {
+  family: string
+  weight: string
+  style: string
+  /** `<h1 id="title">` */
+  element: string
+  excerpt: string
+  /** `not-available`: no face of the family in the page; `missing-glyphs`: its faces lack characters of the text; `generic`: a generic family set where compile could not map it. */
+  reason: 'not-available' | 'missing-glyphs' | 'generic'
+  characters?: string[]
+}
+
+export interface PageFontReport {
+  failed: FontFailureRecord[]
+  fallbacks: FontFallbackRecord[]
+}
+
+interface TextRun {
+  element: Element
+  text: string
+  families: string
+  weight: string
+  style: string
+}
+
+/** Elements with text checked per page: enough for any video frame, bounded for hostile pages. */
+const MAX_RUNS = 5000
+const MAX_TEXT = 2000
+const SKIPPED = new Set(['SCRIPT', 'STYLE', 'TEMPLATE', 'NOSCRIPT', 'TITLE'])
+
+/**
+ * The page side of the fonts stage: adds the faces the engine serves (before any page script),
+ * loads those the page uses before the first frame, and finds text drawn with a fallback font.
+ */
+export class PageFonts {
+  private readonly served = new Map<FontFace, ServedFontFace>()
+
+  constructor(
+    private readonly win: Window & typeof globalThis,
+    private readonly config: RuntimeFonts | undefined,
+  ) {}
+
+  install(): void {
+    for (const face of this.config?.faces ?? []) {
+      const fontFace = new this.win.FontFace(face.family, `url("${face.url}") format("woff2")`, {
+        weight: String(face.weight),
+        style: face.style,
+        unicodeRange: face.unicodeRange,
+        display: 'block',
+      })
+      this.win.document.fonts.add(fontFace)
+      this.served.set(fontFace, face)
+    }
+  }
+
+  /** Loads the faces the composition asked for and those its text uses now, for every character of that text. */
+  async loadUsed(): Promise<void> {
+    const fonts = this.win.document.fonts
+    const loads: Promise<unknown>[] = []
+    for (const face of this.config?.eager ?? []) loads.push(fonts.load(fontSpec(face.style, String(face.weight), quoteFamily(face.family))))
+    for (const run of this.textRuns()) {
+      const first = parseFamilyList(run.families)[0]
+      if (first && this.facesOf(first.name).length > 0) loads.push(fonts.load(fontSpec(run.style, run.weight, quoteFamily(first.name)), run.text))
+    }
+    await Promise.allSettled(loads)
+    await fonts.ready
+  }
+
+  report(): PageFontReport {
+    const failed: FontFailureRecord[] = []
+    for (const [fontFace, face] of this.served) {
+      if (fontFace.status === 'error') failed.push({family: face.family, weight: face.weight, style: face.style, file: face.file})
+    }
+    const fallbacks = new Map<string, FontFallbackRecord>()
+    for (const run of this.textRuns()) {
+      const record = this.fallbackOf(run)
+      const key = record && `${record.family.toLowerCase()}|${record.weight}|${record.style}|${record.reason}`
+      if (record && key && !fallbacks.has(key)) fallbacks.set(key, record)
+    }
+    return {failed, fallbacks: [...fallbacks.values()]}
+  }
+
+  private fallbackOf(run: TextRun): FontFallbackRecord | undefined {
+    const first = parseFamilyList(run.families)[0]
+    if (!first) return undefined
+    const base = {family: first.name, weight: run.weight, style: run.style, element: describe(run.element), excerpt: excerpt(run.text)}
+    if (first.keyword && isGenericFamily(first.name)) return {...base, reason: 'generic'}
+    const faces = this.facesOf(first.name).filter((face) => face.status === 'loaded')
+    if (faces.length === 0) return {...base, reason: 'not-available'}
+    const italic = run.style !== 'normal'
+    const sameStyle = faces.filter((face) => (face.style !== 'normal') === italic)
+    const ranges: CodePointRange[] = (sameStyle.length > 0 ? sameStyle : faces).flatMap((face) => parseUnicodeRange(face.unicodeRange) ?? [[0, 0x10ffff] as const])
+    const characters = uncoveredCharacters(run.text, ranges)
+    return characters.length > 0 ? {...base, reason: 'missing-glyphs', characters: characters.slice(0, 20)} : undefined
+  }
+
+  private facesOf(family: string): FontFace[] {
+    const wanted = family.toLowerCase()
+    return Array.from(this.win.document.fonts).filter((face) => unquote(face.family).toLowerCase() === wanted)
+  }
+
+  private textRuns(): TextRun[] {
+    const doc = this.win.document
+    const texts = new Map<Element, string>()
+    const walker = doc.createTreeWalker(doc.documentElement, NodeFilter.SHOW_TEXT)
+    for (let node = walker.nextNode(); node && texts.size < MAX_RUNS; node = walker.nextNode()) {
+      const parent = node.parentElement
+      const value = node.nodeValue ?? ''
+      if (!parent || SKIPPED.has(parent.tagName) || value.trim() === '') continue
+      const current = texts.get(parent) ?? ''
+      if (current.length < MAX_TEXT) texts.set(parent, (current + value).slice(0, MAX_TEXT))
+    }
+    return [...texts].map(([element, text]) => {
+      const style = this.win.getComputedStyle(element)
+      return {element, text: text.trim(), families: style.fontFamily, weight: style.fontWeight, style: style.fontStyle}
+    })
+  }
+}
+
+function fontSpec(style: string, weight: string, family: string): string {
+  return `${style === 'normal' ? '' : 'italic '}${weight} 16px ${family}`
+}
+
+function quoteFamily(family: string): string {
+  return `"${family.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`
+}
+
+function unquote(family: string): string {
+  const match = /^(['"])(.*)\1$/.exec(family.trim())
+  return match ? match[2] : family.trim()
+}
+
+function describe(element: Element): string {
+  const id = element.getAttribute('id')
+  const className = element.getAttribute('class')?.trim().split(/\s+/)[0]
+  const name = element.tagName.toLowerCase()
+  return id ? `<${name} id="${id}">` : className ? `<${name} class="${className}">` : `<${name}>`
+}
+
+function excerpt(text: string): string {
+  const flat = text.replace(/\s+/g, ' ')
+  return flat.length > 40 ? `${flat.slice(0, 39)}…` : flat
+}

@@ -1,0 +1,79 @@
+import {DEFAULT_STACK_NAME, functionRoleName, type PolicyDocument} from './stack-resources.js'
+
+export interface PolicyScope {
+  region: string
+  accountId: string
+  /** The stack's name (`deploy --name`, default engine-render). */
+  name?: string
+  /** The bucket (`deploy --bucket-name`; default `<name>-<accountId>-<region>`). */
+  bucketName?: string
+}
+
+type Statement = PolicyDocument['Statement'][number] & {Condition?: Record<string, Record<string, string | string[]>>}
+export interface ScopedPolicyDocument {
+  Version: '2012-10-17'
+  Statement: Statement[]
+}
+
+function arns(scope: PolicyScope) {
+  const name = scope.name ?? DEFAULT_STACK_NAME
+  const bucket = scope.bucketName ?? `${name}-${scope.accountId}-${scope.region}`
+  const {region, accountId} = scope
+  return {
+    name,
+    bucket: `arn:aws:s3:::${bucket}`,
+    objects: `arn:aws:s3:::${bucket}/*`,
+    functionRole: `arn:aws:iam::${accountId}:role/${functionRoleName(name)}`,
+    stateMachineRole: `arn:aws:iam::${accountId}:role/${name}-state-machine`,
+    function: `arn:aws:lambda:${region}:${accountId}:function:${name}`,
+    stateMachine: `arn:aws:states:${region}:${accountId}:stateMachine:${name}`,
+    executions: `arn:aws:states:${region}:${accountId}:execution:${name}:*`,
+    alarms: `arn:aws:cloudwatch:${region}:${accountId}:alarm:${name}-*`,
+  }
+}
+
+/**
+ * What a caller of a deployed stack needs (an application's role, or `lambda sites create`,
+ * `render`, `render-batch`, `progress`): the stack's bucket, starting its workflow and reading
+ * or stopping its executions. Nothing else.
+ */
+export function renderCallerPolicy(scope: PolicyScope): ScopedPolicyDocument {
+  const arn = arns(scope)
+  return {
+    Version: '2012-10-17',
+    Statement: [
+      {Sid: 'ListRenderBucket', Effect: 'Allow', Action: ['s3:ListBucket'], Resource: arn.bucket},
+      {Sid: 'SitesAndOutputs', Effect: 'Allow', Action: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'], Resource: arn.objects},
+      {Sid: 'StartRenders', Effect: 'Allow', Action: ['states:StartExecution'], Resource: arn.stateMachine},
+      {Sid: 'FollowRenders', Effect: 'Allow', Action: ['states:DescribeExecution', 'states:GetExecutionHistory', 'states:StopExecution'], Resource: arn.executions},
+    ],
+  }
+}
+
+/**
+ * What `engine lambda deploy` needs on top (attach both to the user who deploys): the stack's two
+ * roles and nothing else in IAM, `iam:PassRole` only for those roles and only to the service each
+ * is for, the bucket's settings, the one function, the one state machine and its alarms.
+ */
+export function deployerPolicy(scope: PolicyScope): ScopedPolicyDocument {
+  const arn = arns(scope)
+  const caller = renderCallerPolicy(scope)
+  return {
+    Version: '2012-10-17',
+    Statement: [
+      {Sid: 'StackRoles', Effect: 'Allow', Action: ['iam:GetRole', 'iam:CreateRole', 'iam:PutRolePolicy', 'iam:UpdateAssumeRolePolicy'], Resource: [arn.functionRole, arn.stateMachineRole]},
+      {Sid: 'PassFunctionRole', Effect: 'Allow', Action: ['iam:PassRole'], Resource: arn.functionRole, Condition: {StringEquals: {'iam:PassedToService': 'lambda.amazonaws.com'}}},
+      {Sid: 'PassStateMachineRole', Effect: 'Allow', Action: ['iam:PassRole'], Resource: arn.stateMachineRole, Condition: {StringEquals: {'iam:PassedToService': 'states.amazonaws.com'}}},
+      {Sid: 'RenderBucketSettings', Effect: 'Allow', Action: ['s3:CreateBucket', 's3:PutBucketPublicAccessBlock', 's3:PutLifecycleConfiguration'], Resource: arn.bucket},
+      {
+        Sid: 'RenderFunction',
+        Effect: 'Allow',
+        Action: ['lambda:GetFunction', 'lambda:CreateFunction', 'lambda:UpdateFunctionCode', 'lambda:UpdateFunctionConfiguration', 'lambda:PutFunctionConcurrency', 'lambda:DeleteFunctionConcurrency'],
+        Resource: arn.function,
+      },
+      {Sid: 'RenderWorkflow', Effect: 'Allow', Action: ['states:DescribeStateMachine', 'states:CreateStateMachine', 'states:UpdateStateMachine'], Resource: arn.stateMachine},
+      {Sid: 'StackAlarms', Effect: 'Allow', Action: ['cloudwatch:PutMetricAlarm'], Resource: arn.alarms},
+      ...caller.Statement,
+    ],
+  }
+}

@@ -1,0 +1,37 @@
+import {mkdir, readdir, writeFile} from 'node:fs/promises'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {isExecutableFile} from '../../browser/resolve-browser.js'
+import {FFMPEG_PATH_ENV, FFPROBE_PATH_ENV} from '../../encode/resolve-ffmpeg.js'
+import {fontsConf} from '../../profile/fonts-conf.js'
+import {DETERMINISTIC_PROFILE} from '../../profile/render-profile.js'
+import {BUNDLE_LAYOUT} from '../bundle/bundle-layout.js'
+
+/**
+ * Makes a cold start of the bundled handler ready to render. Lambda's file system is read-only
+ * except /tmp, so HOME, the XDG directories, engine's cache and fontconfig's cache go there; the
+ * bundle's own ffmpeg and ffprobe are used unless the environment names others; the browser sees
+ * the bundle's fonts (the render profile's) and no others. Outside a task root it does nothing.
+ */
+export async function prepareLambdaEnvironment(env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  const taskRoot = env.LAMBDA_TASK_ROOT
+  if (!taskRoot) return
+  const tmp = tmpdir()
+  const dirs = {HOME: tmp, XDG_CONFIG_HOME: join(tmp, '.config'), XDG_CACHE_HOME: join(tmp, '.cache'), XDG_DATA_HOME: join(tmp, '.local', 'share')}
+  for (const [name, path] of Object.entries(dirs)) env[name] = path
+  env.ENGINE_CACHE_DIR ||= join(tmp, 'engine-cache')
+  await Promise.all([...Object.values(dirs), env.ENGINE_CACHE_DIR].map((path) => mkdir(path, {recursive: true})))
+
+  for (const [name, relative] of [[FFMPEG_PATH_ENV, BUNDLE_LAYOUT.ffmpeg], [FFPROBE_PATH_ENV, BUNDLE_LAYOUT.ffprobe]] as const) {
+    const path = join(taskRoot, relative)
+    if (!env[name] && (await isExecutableFile(path))) env[name] = path
+  }
+  const fontsDir = join(taskRoot, BUNDLE_LAYOUT.fonts)
+  const fontFiles = await readdir(fontsDir).catch(() => [])
+  if (fontFiles.length > 0) {
+    const conf = join(tmp, 'engine-fonts.conf')
+    const files = fontFiles.sort().map((name) => ({path: join(fontsDir, name), sha256: ''}))
+    await writeFile(conf, fontsConf({...DETERMINISTIC_PROFILE.fonts, files}, join(tmp, 'fontconfig-cache')))
+    env.FONTCONFIG_FILE = conf
+  }
+}

@@ -1,0 +1,100 @@
+import {createHmac, randomUUID} from 'node:crypto'
+import {request as httpRequest} from 'node:http'
+import {request as httpsRequest} from 'node:https'
+import {setTimeout as sleep} from 'node:timers/promises'
+import {guardedLookup, OPEN_POLICY, refusedHost, type AddressPolicy} from './address-policy.js'
+import type {WebhookPayload} from './webhook-payload.js'
+import type {WebhookTarget} from './webhook-target.js'
+
+export const SIGNATURE_HEADER = 'X-Engine-Signature'
+export const DELIVERY_HEADER = 'X-Engine-Delivery'
+export const ATTEMPT_TIMEOUT_MS = 10_000
+/** Waits before the 2nd and 3rd attempt: 3 attempts in all. */
+export const RETRY_DELAYS_MS = [1000, 3000] as const
+
+/** What happened to one webhook; it is recorded beside the render, never thrown. */
+export interface WebhookDelivery {
+  deliveryId: string
+  url: string
+  delivered: boolean
+  attempts: number
+  /** HTTP status of the last answer, if any came. */
+  statusCode?: number
+  /** Why the last attempt failed. */
+  error?: string
+}
+
+export interface DeliverOptions {
+  policy?: AddressPolicy
+  retryDelaysMs?: readonly number[]
+  timeoutMs?: number
+}
+
+/** `sha256=<hex HMAC-SHA256 of the raw body>` keyed with the secret. */
+export function signBody(body: string, secret: string): string {
+  return 'sha256=' + createHmac('sha256', secret).update(body, 'utf8').digest('hex')
+}
+
+interface Answer {
+  statusCode?: number
+  error?: string
+  retry: boolean
+}
+
+/**
+ * POSTs the payload, signed, and retries network errors, timeouts, 429 and 5xx answers (same body
+ * and delivery id each time). Any 2xx is a delivery; other answers are final. Resolves with what
+ * happened; never rejects, so a webhook can never fail a render.
+ */
+export async function deliverWebhook(target: WebhookTarget, payload: WebhookPayload, options: DeliverOptions = {}): Promise<WebhookDelivery> {
+  const policy = options.policy ?? OPEN_POLICY
+  const delays = options.retryDelaysMs ?? RETRY_DELAYS_MS
+  const deliveryId = randomUUID()
+  const body = JSON.stringify(payload)
+  const headers = {
+    'Content-Type': 'application/json',
+    'User-Agent': 'engine-webhook/1',
+    'X-Engine-Event': payload.type,
+    [SIGNATURE_HEADER]: signBody(body, target.secret),
+    [DELIVERY_HEADER]: deliveryId,
+  }
+  const refused = refusedHost(new URL(target.url).hostname, policy)
+  if (refused) return {deliveryId, url: target.url, delivered: false, attempts: 0, error: `refused: ${refused}`}
+  let answer: Answer = {retry: true}
+  let attempts = 0
+  for (; attempts <= delays.length && answer.retry; attempts++) {
+    if (attempts > 0) await sleep(delays[attempts - 1]!)
+    answer = await post(target.url, body, headers, policy, options.timeoutMs ?? ATTEMPT_TIMEOUT_MS)
+    if (answer.error === undefined) return {deliveryId, url: target.url, delivered: true, attempts: attempts + 1, statusCode: answer.statusCode}
+  }
+  return {deliveryId, url: target.url, delivered: false, attempts, statusCode: answer.statusCode, error: answer.error}
+}
+
+function post(url: string, body: string, headers: Record<string, string>, policy: AddressPolicy, timeoutMs: number): Promise<Answer> {
+  return new Promise((resolve) => {
+    const send = url.startsWith('https:') ? httpsRequest : httpRequest
+    let settled = false
+    const finish = (answer: Answer) => {
+      if (settled) return
+      settled = true
+      clearTimeout(timer)
+      resolve(answer)
+    }
+    const request = send(url, {method: 'POST', headers: {...headers, 'Content-Length': Buffer.byteLength(body)}, lookup: guardedLookup(policy)}, (response) => {
+      const statusCode = response.statusCode ?? 0
+      // Drain the answer so the socket is freed; its content does not matter.
+      response.resume()
+      response.on('end', () => {
+        if (statusCode >= 200 && statusCode < 300) finish({statusCode, retry: false})
+        else finish({statusCode, error: `the receiver answered HTTP ${statusCode}`, retry: statusCode >= 500 || statusCode === 429})
+      })
+      response.on('error', (error) => finish({statusCode, error: error.message, retry: true}))
+    })
+    const timer = setTimeout(() => {
+      finish({error: `no answer within ${timeoutMs / 1000} s`, retry: true})
+      request.destroy()
+    }, timeoutMs)
+    request.on('error', (error: NodeJS.ErrnoException) => finish({error: error.message, retry: error.code !== 'EWEBHOOKADDRESS'}))
+    request.end(body)
+  })
+}

@@ -1,0 +1,37 @@
+import {mkdir, open, rm} from 'node:fs/promises'
+import {dirname} from 'node:path'
+import {partialPath, removePartialsOf} from '../encode/partial-path.js'
+import {EngineError} from '../errors/engine-error.js'
+import {isNoSpace, noSpaceError} from '../errors/no-space.js'
+
+/**
+ * Makes sure the output can be written before anything is captured: creates its folder, removes the
+ * partial files a killed render of the same output left there, and writes (and removes) a probe
+ * file, so a read-only or missing folder is an OUTPUT_NOT_WRITABLE now, not an error after minutes
+ * of capture. Returns the leftovers it removed.
+ */
+export async function prepareOutputPath(output: string): Promise<string[]> {
+  const folder = dirname(output)
+  const refuse = (error: unknown) => {
+    if (isNoSpace(error)) return noSpaceError(folder, error)
+    const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message
+    // mkdir says EEXIST or ENOTDIR when a file stands where a folder of the path should be.
+    const why = code === 'EEXIST' || code === 'ENOTDIR' ? 'a file is in the way' : code
+    return new EngineError('OUTPUT_NOT_WRITABLE', `--output: cannot write into ${folder} (${why}); choose a folder you can write to`, {output, folder, code})
+  }
+  try {
+    await mkdir(folder, {recursive: true})
+  } catch (error) {
+    throw refuse(error)
+  }
+  const removed = await removePartialsOf(output)
+  const probe = partialPath(output)
+  try {
+    await (await open(probe, 'wx')).close()
+  } catch (error) {
+    throw refuse(error)
+  } finally {
+    await rm(probe, {force: true})
+  }
+  return removed
+}

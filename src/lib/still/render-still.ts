@@ -1,0 +1,137 @@
+import {mkdtemp, rm, stat} from 'node:fs/promises'
+import {tmpdir} from 'node:os'
+import {extname, join, resolve} from 'node:path'
+import type {BrowserPool} from '../browser/browser-pool.js'
+import {openCaptureWorker} from '../capture/index.js'
+import {compileComposition} from '../compose/compile-composition.js'
+import {reportCompileFonts, reportPageFonts} from '../fonts/font-findings.js'
+import {getFormat} from '../encode/format-registry.js'
+import {resolveFfmpeg} from '../encode/resolve-ffmpeg.js'
+import {EngineError, toEngineError} from '../errors/engine-error.js'
+import {prepareMedia} from '../media/prepare-media.js'
+import {outputSize, planRender} from '../plan/plan-render.js'
+import type {RenderPlan} from '../plan/render-plan.js'
+import type {ResolvedRenderOptions} from '../plan/render-options.js'
+import {resolveRenderBrowser} from '../profile/resolve-render-browser.js'
+import type {ReadyReport} from '../runtime/page-protocol.js'
+import {defaultOutputPath} from '../render/output-path.js'
+import type {RenderEventListener} from '../render/render-events.js'
+import {assertNoStrictErrors} from '../variables/strict-variables.js'
+import {writeImage} from './write-image.js'
+import {DEFAULT_STILL_QUALITY, stillExtension, stillFormatOf, stillFrame, type StillFormat, type StillSettings} from './still-settings.js'
+
+/** Frame formats: a still is one frame of such a render, captured the same way. */
+const FRAME_FORMAT = 'png-sequence'
+
+export interface StillRequest {
+  composition: string
+  /** Render options that apply to a still: output, fps, strictVariables, browser choice, videoFrameFormat. */
+  options: ResolvedRenderOptions
+  still?: StillSettings
+  variables?: Record<string, unknown>
+  signal?: AbortSignal
+  /** Warm browser processes to reuse (batch rows, server); the caller closes it. */
+  pool?: BrowserPool
+  /** Warnings (variables, media) as render events. */
+  onEvent?: RenderEventListener
+}
+
+export interface StillResult {
+  output: string
+  format: StillFormat
+  frame: number
+  /** Where the frame sits on the timeline: frame / fps. */
+  timeSeconds: number
+  width: number
+  height: number
+  bytes: number
+  renderMs: number
+}
+
+/**
+ * Renders one frame of a composition to an image with the render's own time semantics: the page is
+ * seeked to frame N (t = N / fps) exactly as a video render seeks it, so the image is that frame.
+ * PNG and WebP keep the alpha channel; JPEG is opaque. The file appears whole or not at all.
+ */
+export async function renderStill(request: StillRequest): Promise<StillResult> {
+  const started = performance.now()
+  const {options, signal} = request
+  const settings = request.still ?? {}
+  const emit = request.onEvent ?? (() => {})
+  const output = options.output ? resolve(options.output) : defaultStillPath(request.composition, settings.format ?? 'png')
+  const format = settings.format ?? stillFormatOf(output, '--output')
+
+  const compiled = await compileComposition(request.composition, {variables: request.variables, strictVariables: options.strictVariables})
+  if (options.strictVariables) assertNoStrictErrors(compiled.findings)
+  for (const finding of compiled.findings) emit({type: 'warning', code: finding.code, message: finding.message})
+  const warn = (warning: {code: string; message: string}) => emit({type: 'warning', ...warning})
+  reportCompileFonts(compiled.fonts.findings, options.strictFonts, warn)
+  const {plan} = planRender(compiled, {...options, format: FRAME_FORMAT}, getFormat(FRAME_FORMAT))
+  const frame = stillFrame(settings, plan.fps)
+  if (frame >= plan.totalFrames) {
+    const last = plan.totalFrames - 1
+    const asked = settings.frame !== undefined ? `--frame ${frame}` : `--time ${settings.time}`
+    throw new EngineError('INVALID_FLAG', `${asked} is past the end: the composition has frames 0-${last} (0-${((last * plan.fps.den) / plan.fps.num).toFixed(3)} s at ${plan.fps.num}/${plan.fps.den} fps)`, {
+      frame,
+      totalFrames: plan.totalFrames,
+    })
+  }
+  const quality = settings.quality ?? DEFAULT_STILL_QUALITY
+  const stillPlan: RenderPlan = {
+    ...plan,
+    capture: format === 'jpeg' ? {imageFormat: 'jpeg', jpegQuality: quality, transparent: false} : {imageFormat: 'png', jpegQuality: quality, transparent: true},
+  }
+
+  const [ffmpeg, {browser: resolved, notices}] = await Promise.all([resolveFfmpeg(), resolveRenderBrowser(options)])
+  const browser = plan.scale === undefined ? resolved : {...resolved, deviceScaleFactor: plan.scale}
+  for (const notice of notices) emit({type: 'warning', ...notice})
+  const workDir = await mkdtemp(join(tmpdir(), 'engine-still-'))
+  try {
+    const media = await prepareMedia({plan: stillPlan, browser, pool: request.pool, ffmpeg, frameFormat: options.videoFrameFormat, workDir, signal})
+    stillPlan.runtime.media = media.runtime
+    signal?.throwIfAborted()
+    const image = await captureOneFrame(stillPlan, frame, {browser, pool: request.pool, signal}, (report) =>
+      reportPageFonts(report.fonts, compiled.fonts.findings, options.strictFonts, warn),
+    )
+    await writeImage({image, captured: stillPlan.capture.imageFormat, output, format, quality, ffmpegPath: ffmpeg.ffmpegPath, workDir, signal})
+    return {
+      output,
+      format,
+      frame,
+      timeSeconds: (frame * plan.fps.den) / plan.fps.num,
+      ...outputSize(plan, plan.scale ?? 1),
+      bytes: (await stat(output)).size,
+      renderMs: Math.round(performance.now() - started),
+    }
+  } catch (error) {
+    throw toEngineError(error)
+  } finally {
+    await rm(workDir, {recursive: true, force: true})
+  }
+}
+
+async function captureOneFrame(
+  plan: RenderPlan,
+  frame: number,
+  options: Parameters<typeof openCaptureWorker>[1],
+  onReady: (report: ReadyReport) => void,
+): Promise<Buffer> {
+  const worker = await openCaptureWorker(plan, options)
+  try {
+    onReady(worker.ready)
+    let image: Buffer | undefined
+    await worker.captureRange({start: frame, end: frame + 1}, (_index, captured) => {
+      image = captured
+    })
+    if (!image) throw new EngineError('INTERNAL', `frame ${frame} was not captured`)
+    return image
+  } finally {
+    await worker.close()
+  }
+}
+
+/** `renders/<name>.<ext>`, like a render's default output. */
+export function defaultStillPath(composition: string, format: StillFormat, cwd = process.cwd()): string {
+  const video = defaultOutputPath(composition, getFormat('mp4'), cwd)
+  return video.slice(0, -extname(video).length) + stillExtension(format)
+}

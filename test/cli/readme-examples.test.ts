@@ -1,0 +1,58 @@
+import {execFile} from 'node:child_process'
+import {existsSync, readFileSync} from 'node:fs'
+import {copyFile, mkdtemp, rm, writeFile} from 'node:fs/promises'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {promisify} from 'node:util'
+import {describe, expect, it} from 'vitest'
+import {extractCompositionMetadata} from '../../src/lib/compose/extract-composition-metadata.js'
+import {parseBatchLines} from '../../src/lib/lambda/batch-lines.js'
+import {lintComposition} from '../../src/lib/lint/index.js'
+import {REPO_ROOT} from '../support/run-cli.js'
+
+const README = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8')
+
+/** The fenced code blocks of the README in `language`. */
+function codeBlocks(language: string): string[] {
+  return [...README.matchAll(new RegExp('```' + language + '\\n([\\s\\S]*?)```', 'g'))].map((match) => match[1])
+}
+
+describe('the README, as a new user would follow it', () => {
+  it('shows a composition example whose every clip can be visible', async () => {
+    const [example] = codeBlocks('html')
+    expect(example).toContain('data-composition-id="hello"')
+    const dir = await mkdtemp(join(tmpdir(), 'engine-readme-'))
+    try {
+      await writeFile(join(dir, 'index.html'), example)
+      await copyFile(join(REPO_ROOT, 'examples/hello/card.html'), join(dir, 'card.html'))
+      expect(await lintComposition(join(dir, 'index.html'))).toEqual([])
+    } finally {
+      await rm(dir, {recursive: true, force: true})
+    }
+  })
+
+  it('names only example files that exist in its commands', () => {
+    const paths = codeBlocks('sh').flatMap((block) => [...block.matchAll(/\bexamples\/[\w./-]+/g)].map((match) => match[0]))
+    expect(paths).toContain('examples/hello/rows.jsonl')
+    for (const path of paths) expect(existsSync(join(REPO_ROOT, path)), path).toBe(true)
+  })
+
+  it('ships a render-batch rows file whose every line is usable and sets only declared variables', () => {
+    const lines = parseBatchLines(readFileSync(join(REPO_ROOT, 'examples/hello/rows.jsonl'), 'utf8'))
+    const declared = extractCompositionMetadata(readFileSync(join(REPO_ROOT, 'examples/hello/index.html'), 'utf8')).variables.map((variable) => variable.id)
+    expect(lines.length).toBeGreaterThan(1)
+    for (const line of lines) {
+      if (!('variables' in line)) throw new Error(`line ${line.line}: ${line.error.message}`)
+      expect(declared).toEqual(expect.arrayContaining(Object.keys(line.variables)))
+    }
+    expect(new Set(lines.map((line) => line.outputKey)).size).toBe(lines.length)
+  })
+
+  it('gets machine-readable --json through npm the way it documents', async () => {
+    const documented = codeBlocks('sh').flatMap((block) => block.split('\n')).filter((line) => line.startsWith('npm run') && line.includes('--json'))
+    expect(documented.length).toBeGreaterThan(0)
+    for (const line of documented) expect(line).toMatch(/^npm run --silent engine -- /)
+    const {stdout} = await promisify(execFile)('npm', ['run', '--silent', 'engine', '--', 'lint', 'examples/hello/index.html', '--json'], {cwd: REPO_ROOT})
+    expect(JSON.parse(stdout)).toMatchObject({file: 'examples/hello/index.html', errors: 0})
+  })
+})

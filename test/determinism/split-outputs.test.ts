@@ -1,0 +1,45 @@
+import {join} from 'node:path'
+import {describe, expect, it} from 'vitest'
+import {decodedFrameHashes, ffprobe} from '../support/media.js'
+import {runCli} from '../support/run-cli.js'
+import {FIXTURES, sha256File, useScratchDir} from './support.js'
+
+
+/** Indices (presentation order) of the frames decoded as keyframes. */
+async function keyframes(file: string): Promise<number[]> {
+  const {frames} = (await ffprobe(file, ['-select_streams', 'v:0', '-show_entries', 'frame=key_frame'])) as {frames: {key_frame: number}[]}
+  return frames.flatMap((frame, index) => (frame.key_frame === 1 ? [index] : []))
+}
+
+// scene.html: 30 frames of GSAP, CSS animation, random canvas and a timer clock. A 0.25 s keyframe
+// interval makes a grid of 8-frame segments (8, 8, 8, 6): more segments than the largest worker count.
+// Three renders per test: allow for a loaded machine.
+describe('encoded outputs whatever the split (default quality, plain `engine render`)', () => {
+  const scratch = useScratchDir()
+
+  for (const [format, decoder] of [
+    ['mp4', []],
+    ['webm', ['-c:v', 'libvpx-vp9']],
+    ['mov', []],
+    ['gif', []],
+  ] as const) {
+    it(`${format}: 1, 2 and 3 workers write byte-identical files that decode to identical frames`, async () => {
+      const outputs: string[] = []
+      for (const workers of [1, 2, 3]) {
+        const output = join(scratch(), `workers-${workers}.${format}`)
+        const result = await runCli(['render', join(FIXTURES, 'scene.html'), '--quiet', '--format', format, '--workers', String(workers), '--keyframe-interval', '0.25', '-o', output])
+        expect(result.code, result.stderr).toBe(0)
+        outputs.push(output)
+      }
+      const [one, ...others] = await Promise.all(outputs.map(sha256File))
+      expect(others).toEqual([one, one])
+
+      const frames = await decodedFrameHashes(outputs[0], decoder)
+      expect(frames).toHaveLength(30)
+      expect(new Set(frames).size).toBe(30)
+      expect(await decodedFrameHashes(outputs[2], decoder)).toEqual(frames)
+      // The GOPs are the grid's segments (ProRes: every frame is a keyframe; GIF is one encode at assembly).
+      if (format !== 'gif') expect(await keyframes(outputs[1])).toEqual(format === 'mov' ? frames.map((_, i) => i) : [0, 8, 16, 24])
+    }, 300_000)
+  }
+})

@@ -1,0 +1,49 @@
+import {copyFile, mkdir, mkdtemp, rm} from 'node:fs/promises'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {waitForRender} from '../../src/lib/lambda/index.js'
+import {resolveRenderOptions} from '../../src/lib/render/resolve-options.js'
+import {renderComposition} from '../../src/lib/render/render-composition.js'
+import {decodedFrameHashes} from '../support/media.js'
+import {REPO_ROOT, runCli} from '../support/run-cli.js'
+import {startStackCli, type RunningStack} from '../lambda/support.js'
+
+describe('fonts through the serverless stack', {timeout: 300_000}, () => {
+  let stack: RunningStack
+  let project: string
+  const previousCache = process.env.ENGINE_CACHE_DIR
+
+  beforeAll(async () => {
+    project = await mkdtemp(join(tmpdir(), 'engine-lambda-fonts-'))
+    process.env.ENGINE_CACHE_DIR = join(project, '.cache')
+    await mkdir(join(project, 'site'), {recursive: true})
+    await copyFile(join(REPO_ROOT, 'test', 'fixtures', 'fonts', 'google.html'), join(project, 'site', 'index.html'))
+    stack = await startStackCli()
+  }, 120_000)
+  afterAll(async () => {
+    await stack?.stop()
+    if (previousCache === undefined) delete process.env.ENGINE_CACHE_DIR
+    else process.env.ENGINE_CACHE_DIR = previousCache
+    await rm(project, {recursive: true, force: true})
+  })
+
+  it('renders a Google Fonts composition in chunks with the same frames as a local render', async () => {
+    const started = await runCli(['lambda', 'render', join(project, 'site'), '--chunk-size', '3', '--crf', '0', '--output-key', 'out/fonts.mp4'], {env: stack.env})
+    expect(started.code, started.stderr).toBe(0)
+    const renderId = /^renderId: (\S+)$/m.exec(started.stdout)![1]
+    const done = await waitForRender({render: renderId, endpoint: stack.env.ENGINE_AWS_ENDPOINT, stateMachineArn: stack.env.ENGINE_SFN_ARN, pollMs: 300, signal: AbortSignal.timeout(180_000)})
+    expect(done.error).toBeUndefined()
+    expect(done).toMatchObject({status: 'SUCCEEDED', chunks: {done: 2, total: 2}})
+
+    const chunked = join(project, 'chunked.mp4')
+    await stack.bucket.downloadFile('out/fonts.mp4', chunked)
+    const local = await renderComposition({
+      composition: join(project, 'site', 'index.html'),
+      options: resolveRenderOptions({crf: 0, workers: 1, output: join(project, 'local.mp4')}),
+    })
+    const [chunkedFrames, localFrames] = await Promise.all([decodedFrameHashes(chunked), decodedFrameHashes(local.output)])
+    expect(chunkedFrames).toHaveLength(6)
+    expect(chunkedFrames).toEqual(localFrames)
+  })
+})

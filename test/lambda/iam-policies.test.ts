@@ -1,0 +1,72 @@
+import {describe, expect, it} from 'vitest'
+import type {ScopedPolicyDocument} from '../../src/lib/lambda/deploy/iam-policies.js'
+import {runCli} from '../support/run-cli.js'
+
+const ACCOUNT = '123456789012'
+
+// Every request `engine lambda deploy` sends (deploy-stack.ts), as the IAM action that allows it.
+const DEPLOY_ACTIONS = [
+  'iam:GetRole', 'iam:CreateRole', 'iam:PutRolePolicy', 'iam:UpdateAssumeRolePolicy', 'iam:PassRole',
+  's3:CreateBucket', 's3:PutBucketPublicAccessBlock', 's3:PutLifecycleConfiguration', 's3:GetObject', 's3:PutObject',
+  'lambda:GetFunction', 'lambda:CreateFunction', 'lambda:UpdateFunctionCode', 'lambda:UpdateFunctionConfiguration', 'lambda:PutFunctionConcurrency', 'lambda:DeleteFunctionConcurrency',
+  'states:DescribeStateMachine', 'states:CreateStateMachine', 'states:UpdateStateMachine', 'cloudwatch:PutMetricAlarm',
+]
+// sites create, render, render-batch, progress.
+const CALLER_ACTIONS = ['s3:ListBucket', 's3:GetObject', 's3:PutObject', 's3:DeleteObject', 'states:StartExecution', 'states:DescribeExecution', 'states:GetExecutionHistory']
+
+async function policy(kind: string, ...flags: string[]): Promise<ScopedPolicyDocument> {
+  const result = await runCli(['lambda', 'policies', kind, '--account-id', ACCOUNT, '--region', 'eu-west-1', ...flags])
+  expect(result.code, result.stderr).toBe(0)
+  return JSON.parse(result.stdout) as ScopedPolicyDocument
+}
+
+function assertIamShape(document: ScopedPolicyDocument): void {
+  expect(document.Version).toBe('2012-10-17')
+  expect(document.Statement.length).toBeGreaterThan(0)
+  const sids = document.Statement.map((statement) => statement.Sid)
+  expect(new Set(sids).size).toBe(sids.length)
+  for (const statement of document.Statement) {
+    expect(statement.Sid).toMatch(/^[A-Za-z0-9]+$/)
+    expect(statement.Effect).toBe('Allow')
+    expect(statement.Action.every((action) => /^[a-z0-9]+:[A-Za-z]+$/.test(action))).toBe(true)
+    // Least privilege: every statement names its resources; no wildcard service or account.
+    for (const resource of [statement.Resource ?? []].flat()) {
+      expect(resource).toMatch(/^arn:aws:(s3|iam|lambda|states|cloudwatch):/)
+      expect(resource).not.toMatch(/^arn:aws:[a-z0-9]+:[^:]*:\*|^\*$/)
+    }
+    expect(statement.Resource).toBeDefined()
+  }
+}
+
+describe('engine lambda policies', () => {
+  it('user: every action deploy and the render commands send, scoped to the stack; iam:PassRole only for its roles and their services', async () => {
+    const document = await policy('user')
+    assertIamShape(document)
+    const actions = new Set(document.Statement.flatMap((statement) => statement.Action))
+    for (const action of [...DEPLOY_ACTIONS, ...CALLER_ACTIONS]) expect(actions.has(action), action).toBe(true)
+    const passRole = document.Statement.filter((statement) => statement.Action.includes('iam:PassRole'))
+    expect(passRole.map((statement) => [statement.Resource, statement.Condition])).toEqual([
+      [`arn:aws:iam::${ACCOUNT}:role/engine-render-function`, {StringEquals: {'iam:PassedToService': 'lambda.amazonaws.com'}}],
+      [`arn:aws:iam::${ACCOUNT}:role/engine-render-state-machine`, {StringEquals: {'iam:PassedToService': 'states.amazonaws.com'}}],
+    ])
+    expect(JSON.stringify(document)).toContain('arn:aws:s3:::engine-render-123456789012-eu-west-1/*')
+  })
+
+  it('role: only the bucket and the workflow of the named stack, nothing of IAM, Lambda or deploy', async () => {
+    const document = await policy('role', '--name', 'videos', '--bucket-name', 'my-renders')
+    assertIamShape(document)
+    const actions = document.Statement.flatMap((statement) => statement.Action)
+    for (const action of CALLER_ACTIONS) expect(actions).toContain(action)
+    expect(actions.some((action) => /^(iam|lambda|cloudwatch):/.test(action))).toBe(false)
+    expect(document.Statement.find((statement) => statement.Sid === 'StartRenders')?.Resource).toBe(`arn:aws:states:eu-west-1:${ACCOUNT}:stateMachine:videos`)
+    expect(document.Statement.find((statement) => statement.Sid === 'SitesAndOutputs')?.Resource).toBe('arn:aws:s3:::my-renders/*')
+  })
+
+  it('a malformed account id is refused with the way to find yours', async () => {
+    const result = await runCli(['lambda', 'policies', 'user', '--account-id', '12345'])
+    expect(result.code).toBe(1)
+    expect(result.stderr).toMatch(/--account-id: "12345" is not a 12-digit AWS account id; `aws sts get-caller-identity` prints yours/)
+    const kind = await runCli(['lambda', 'policies', 'admin', '--account-id', ACCOUNT])
+    expect(kind.code).not.toBe(0)
+  })
+})

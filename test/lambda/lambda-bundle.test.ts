@@ -1,0 +1,150 @@
+import {existsSync} from 'node:fs'
+import {mkdtemp, readFile, rm} from 'node:fs/promises'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {GetExecutionHistoryCommand} from '@aws-sdk/client-sfn'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {createSfnClient} from '../../src/lib/lambda/aws-clients.js'
+import {buildLambdaBundle, MAX_UNZIPPED_BYTES, type BundleReport} from '../../src/lib/lambda/bundle/build-lambda-bundle.js'
+import {extractZip, listZip, type ZipListing} from '../../src/lib/lambda/bundle/read-zip.js'
+import type {RenderFailureRecord, RenderResultRecord} from '../../src/lib/lambda/render-records.js'
+import {DETERMINISTIC_PROFILE} from '../../src/lib/profile/render-profile.js'
+import {resolveRenderOptions} from '../../src/lib/render/resolve-options.js'
+import {renderComposition} from '../../src/lib/render/render-composition.js'
+import {decodedFrameHashes} from '../support/media.js'
+import {runCli} from '../support/run-cli.js'
+import {LAMBDA_FIXTURES, startStackCli, type RunningStack} from './support.js'
+
+// Packages that belong to the CLI, the local stack or deploy: none may reach the function.
+const NOT_IN_BUNDLE = ['s3rver', 'aws-local-stepfunctions', '@oclif/core', '@oclif/plugin-help', 'listr2', 'cosmiconfig', 'polka', '@aws-sdk/client-iam', '@aws-sdk/client-lambda', '@aws-sdk/client-cloudwatch', 'esbuild', 'yazl', 'vitest']
+
+describe('engine lambda bundle', () => {
+  let scratch: string
+  let zipPath: string
+  let report: BundleReport
+  let entries: ZipListing[]
+
+  beforeAll(async () => {
+    scratch = await mkdtemp(join(tmpdir(), 'engine-bundle-test-'))
+    zipPath = join(scratch, 'out', 'engine-lambda.zip')
+    const result = await runCli(['lambda', 'bundle', '--output', zipPath, '--json'], {timeoutMs: 240_000})
+    expect(result.code, result.stderr).toBe(0)
+    report = JSON.parse(result.stdout) as BundleReport
+    entries = await listZip(zipPath)
+  }, 240_000)
+  afterAll(async () => {
+    if (scratch) await rm(scratch, {recursive: true, force: true})
+  })
+
+  it('stays under the unzipped limit, and the report tells the truth about the zip', () => {
+    const unzipped = entries.reduce((sum, entry) => sum + entry.uncompressedSize, 0)
+    expect(unzipped).toBeLessThanOrEqual(MAX_UNZIPPED_BYTES)
+    expect(report.unzippedBytes).toBeGreaterThanOrEqual(unzipped)
+    expect(report.unzippedBytes - unzipped).toBeLessThan(16 * 1024)
+    expect(report.path).toBe(zipPath)
+    expect(report.zipBytes).toBeLessThan(unzipped)
+    expect(report.parts.map((part) => part.part).slice(0, 3).sort()).toEqual(['@sparticuz/chromium', 'ffmpeg', 'ffprobe'])
+  })
+
+  it('holds the one-file handler, the serverless Chromium package, executable ffmpeg/ffprobe, the profile fonts and the page runtime', () => {
+    const byName = new Map(entries.map((entry) => [entry.name, entry]))
+    for (const name of ['handler.mjs', 'package.json', 'engine-bundle.json', 'dist/runtime/engine-runtime.js', 'node_modules/@sparticuz/chromium/bin/chromium.br', 'node_modules/@sparticuz/chromium/build/index.js', 'node_modules/tar-fs/package.json']) {
+      expect(byName.has(name), name).toBe(true)
+    }
+    expect(byName.get('bin/ffmpeg')?.mode).toBe(0o755)
+    expect(byName.get('bin/ffprobe')?.mode).toBe(0o755)
+    const fonts = entries.filter((entry) => entry.name.startsWith('fonts/')).map((entry) => entry.name.slice('fonts/'.length))
+    expect(fonts.sort()).toEqual(DETERMINISTIC_PROFILE.fonts.files.map((file) => file.path.split('/').pop()).sort())
+    // Only the handler is JavaScript of ours: no dist/src tree, no other node_modules than the browser's.
+    expect(entries.filter((entry) => entry.name.startsWith('dist/src/'))).toEqual([])
+    const modules = new Set(entries.filter((entry) => entry.name.startsWith('node_modules/')).map((entry) => /^node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(entry.name)![1]))
+    expect(modules.has('@sparticuz/chromium')).toBe(true)
+    expect(modules.size).toBeLessThan(20)
+  })
+
+  it('leaves out the CLI, the local stack and the deploy-only clients', () => {
+    const names = entries.map((entry) => entry.name)
+    for (const pkg of NOT_IN_BUNDLE) {
+      expect(report.handlerPackages, pkg).not.toContain(pkg)
+      expect(names.some((name) => name.includes(`node_modules/${pkg}/`)), pkg).toBe(false)
+    }
+    expect(report.handlerPackages).toEqual(expect.arrayContaining(['puppeteer-core', '@aws-sdk/client-s3', 'zod']))
+  })
+
+  it('records the browser and encoder versions, and the encoders distributed renders need are there', {timeout: 120_000}, async () => {
+    const dir = join(scratch, 'unzipped')
+    await extractZip(zipPath, dir)
+    const manifest = JSON.parse(await readFile(join(dir, 'engine-bundle.json'), 'utf8')) as BundleReport
+    expect(manifest.handler).toBe('handler.handler')
+    expect(manifest.chromium).toEqual({package: '@sparticuz/chromium', version: expect.stringMatching(/^153\./)})
+    expect(manifest.ffmpeg.encoders).toEqual(expect.arrayContaining(['libx264', 'libvpx-vp9', 'libopus', 'aac']))
+    expect(manifest.ffmpeg.version).toMatch(/\S/)
+    expect(manifest.ffprobe.packageVersion).toMatch(/^\d+\./)
+    // The handler module loads: the banner gives bundled CommonJS code require and __dirname.
+    const loaded = (await import(join(dir, 'handler.mjs'))) as {handler?: unknown}
+    expect(typeof loaded.handler).toBe('function')
+  })
+
+  it('over the limit: fails naming the largest parts, and writes nothing', async () => {
+    const output = join(scratch, 'too-big.zip')
+    const failure = await buildLambdaBundle({output, maxUnzippedBytes: 100 * 1024 * 1024}).catch((error: Error) => error)
+    expect(failure).toMatchObject({code: 'BUNDLE_TOO_LARGE'})
+    expect((failure as Error).message).toMatch(/over the 100\.0 MiB limit.*Largest parts: (ffprobe|@sparticuz\/chromium|ffmpeg) \d+\.\d MiB/)
+    expect(existsSync(output)).toBe(false)
+  }, 120_000)
+
+  describe('engine lambda local --bundle <zip> --concurrency 2: invocations run from the bundle, as on Lambda', () => {
+    let stack: RunningStack
+    const lambda = (args: string[]) => runCli(['lambda', ...args], {env: stack.env, timeoutMs: 300_000})
+
+    beforeAll(async () => {
+      // Unpacking the zip into the task root takes a while before the stack prints its lines.
+      stack = await startStackCli(['--bundle', zipPath, '--concurrency', '2'], 180_000)
+    }, 200_000)
+    afterAll(async () => {
+      await stack?.stop()
+    })
+
+    it('a 6-chunk render: throttled chunks wait for a slot, the bundle\'s Chromium captures with begin-frame, frames equal a local render', {timeout: 400_000}, async () => {
+      const started = await lambda(['render', join(LAMBDA_FIXTURES, 'project'), '--chunk-size', '15', '--crf', '0', '--output-key', 'out/bundled.mp4', '--wait'])
+      expect(started.code, started.stderr).toBe(0)
+      expect(started.stdout).toMatch(/SUCCEEDED \(done\)/)
+      expect(started.stdout).toMatch(/Chunks: 6\/6 done; frames 90\/90/)
+      const renderId = /^Render (\S+): SUCCEEDED/m.exec(started.stdout)![1]
+
+      // Six chunks against a concurrency of 2: some invocations were refused as Lambda refuses
+      // them, and every chunk still ran to success.
+      const executionArn = `${stack.env.ENGINE_SFN_ARN.replace(':stateMachine:', ':execution:')}:${renderId}`
+      const history = await createSfnClient({endpoint: stack.env.ENGINE_AWS_ENDPOINT}).send(new GetExecutionHistoryCommand({executionArn, maxResults: 1000}))
+      const throttled = history.events!.filter((event) => event.type === 'LambdaFunctionStartFailed')
+      expect(throttled.length).toBeGreaterThan(0)
+      expect(throttled[0].lambdaFunctionStartFailedEventDetails?.error).toBe('Lambda.TooManyRequestsException')
+      expect(history.events!.filter((event) => event.type === 'LambdaFunctionSucceeded')).toHaveLength(8)
+
+      const result = (await stack.bucket.getJson<RenderResultRecord>(`renders/${renderId}/result.json`))!
+      expect(result.chunks).toHaveLength(6)
+      // Each chunk names the browser it captured with: the bundle's build, not the host's.
+      const major = report.chromium.version.split('.')[0]
+      for (const chunk of result.chunks) expect(chunk.browser).toEqual({version: expect.stringMatching(new RegExp(`^${major}\\.\\d+\\.\\d+\\.\\d+$`)), source: 'sparticuz', capture: 'begin-frame'})
+      expect(await stack.bucket.listKeys(`scratch/${renderId}/`)).toEqual([])
+
+      const bundled = join(scratch, 'bundled.mp4')
+      await stack.bucket.downloadFile('out/bundled.mp4', bundled)
+      const local = await renderComposition({composition: join(LAMBDA_FIXTURES, 'project', 'index.html'), options: resolveRenderOptions({crf: 0, workers: 1, output: join(scratch, 'local.mp4')})})
+      const [bundledFrames, localFrames] = await Promise.all([decodedFrameHashes(bundled), decodedFrameHashes(local.output)])
+      expect(bundledFrames).toHaveLength(90)
+      expect(bundledFrames).toEqual(localFrames)
+    })
+
+    it('a failing render leaves its failure record and no scratch', {timeout: 200_000}, async () => {
+      const result = await lambda(['render', join(LAMBDA_FIXTURES, 'broken'), '--wait'])
+      expect(result.code).toBe(1)
+      expect(result.stderr).toMatch(/error \[COMPOSITION_INVALID\]/)
+      const renderId = /^renderId: (\S+)$/m.exec(result.stderr + result.stdout)![1]
+      const failure = (await stack.bucket.getJson<RenderFailureRecord>(`renders/${renderId}/failure.json`))!
+      expect(failure).toMatchObject({renderId, error: 'Engine.COMPOSITION_INVALID', code: 'COMPOSITION_INVALID', message: expect.stringMatching(/data-duration/)})
+      expect(failure.logStream).toMatch(/^\d{4}\/\d{2}\/\d{2}\/\[\$LATEST\][0-9a-f]{32}$/)
+      expect(await stack.bucket.listKeys(`scratch/${renderId}/`)).toEqual([])
+    })
+  })
+})
