@@ -28,6 +28,13 @@ export const renderFlags = {
   'variables-file': Flags.string({description: 'variable overrides from a JSON file'}),
   'strict-variables': Flags.boolean({description: 'turn variable warnings into errors'}),
   'strict-fonts': Flags.boolean({description: 'a font that falls back (missing family or glyphs) is an error before any frame is captured'}),
+  network: Flags.boolean({
+    description: 'let the page load public http(s) URLs, fetched once through the download cache (default on); --no-network blocks them for a hermetic render',
+    allowNo: true,
+  }),
+  'allow-private-network': Flags.boolean({
+    description: 'let the page reach loopback and private addresses (local dev servers); only for compositions you trust',
+  }),
   gpu: Flags.boolean({description: 'hardware video encoding (VideoToolbox, NVENC, AMF, VAAPI, QSV)'}),
   'browser-gpu': Flags.boolean({description: 'use the host GPU for browser capture (default on locally)', allowNo: true}),
   'browser-path': Flags.string({description: 'browser executable to capture with (env ENGINE_BROWSER_PATH)'}),

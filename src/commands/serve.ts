@@ -46,6 +46,10 @@ export default class Serve extends BaseCommand {
       description: 'a host name or address webhooks may call although it is loopback or private (repeatable); by default only public addresses are called',
       multiple: true,
     }),
+    network: Flags.boolean({
+      description: 'compositions may load public http(s) URLs, through the download cache (default on); --no-network blocks them. Loopback and private addresses are always blocked',
+      allowNo: true,
+    }),
   }
 
   async run(): Promise<void> {
@@ -67,6 +71,7 @@ export default class Serve extends BaseCommand {
         maxWorkers: flags['max-workers'],
         webhookSecret: flags['webhook-secret'],
         allowWebhookHosts: flags['allow-webhook-host'],
+        network: flags.network,
       },
       process.env,
     )
@@ -93,7 +98,7 @@ export default class Serve extends BaseCommand {
       process.on('SIGTERM', stop)
     })
     this.log(
-      `engine serve listening on ${server.url} (root ${settings.root}, ${settings.maxConcurrentRenders} concurrent render(s)${settings.token ? ', token required' : ''}, outputs in ${server.service.outputs.dir})`,
+      `engine serve listening on ${server.url} (root ${settings.root}, ${settings.maxConcurrentRenders} concurrent render(s)${settings.network ? '' : ', no network'}${settings.token ? ', token required' : ''}, outputs in ${server.service.outputs.dir})`,
     )
     await stopped
   }

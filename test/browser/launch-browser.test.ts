@@ -1,6 +1,6 @@
 import {describe, expect, it} from 'vitest'
 import {BEGIN_FRAME_FLAGS, browserArgs, closeBrowser, launchBrowser} from '../../src/lib/browser/index.js'
-import {serverlessBrowserArgs} from '../../src/lib/browser/launch-browser.js'
+import {SANDBOX_FLAGS, serverlessBrowserArgs} from '../../src/lib/browser/launch-browser.js'
 import type {BrowserChoice} from '../../src/lib/browser/index.js'
 import {EngineError} from '../../src/lib/errors/engine-error.js'
 
@@ -36,10 +36,25 @@ describe('browser flags', () => {
     expect(chrome).toContain('--no-sandbox')
   })
 
+  it('gives every browser the sandbox flags and never file access', () => {
+    for (const args of [browserArgs(shell, false), browserArgs({...shell, source: 'sparticuz', serverlessArgs: ['--disable-features=AudioServiceOutOfProcess', '--allow-file-access-from-files']}, false)]) {
+      expect(args).toEqual(expect.arrayContaining(SANDBOX_FLAGS.filter((flag) => !flag.startsWith('--disable-features='))))
+      expect(args).not.toContain('--allow-file-access-from-files')
+      // Chromium reads only the last --disable-features: one list carries every feature.
+      const features = args.filter((arg) => arg.startsWith('--disable-features='))
+      expect(features).toHaveLength(1)
+      expect(features[0].split('=')[1].split(',')).toEqual(expect.arrayContaining(['IsolateOrigins', 'site-per-process']))
+    }
+    const serverless = browserArgs({...shell, source: 'sparticuz', serverlessArgs: serverlessBrowserArgs(['--disable-features=AudioServiceOutOfProcess', '--allow-file-access-from-files', '--proxy-server=x'])}, false)
+    expect(serverless.find((arg) => arg.startsWith('--disable-features='))).toContain('AudioServiceOutOfProcess')
+    expect(serverless).not.toContain('--proxy-server=x')
+  })
+
   it('serverless Chromium: its own arguments merged with the begin-frame flags, minus those that weaken the page', () => {
     const sparticuz = ['--single-process', '--no-zygote', '--in-process-gpu', '--use-angle=swiftshader', '--disable-web-security', '--allow-running-insecure-content', '--disable-site-isolation-trials', "--headless='shell'", '--no-sandbox', '--font-render-hinting=none']
     const serverlessArgs = serverlessBrowserArgs(sparticuz)
-    expect(serverlessArgs).toEqual(['--single-process', '--no-zygote', '--in-process-gpu', '--use-angle=swiftshader', '--no-sandbox', '--font-render-hinting=none'])
+    // Site isolation stays off (the sandbox adds that itself, so that frames of every origin are intercepted).
+    expect(serverlessArgs).toEqual(['--single-process', '--no-zygote', '--in-process-gpu', '--use-angle=swiftshader', '--disable-site-isolation-trials', '--no-sandbox', '--font-render-hinting=none'])
     const args = browserArgs({...shell, source: 'sparticuz', serverlessArgs}, false)
     expect(args).toEqual(expect.arrayContaining([...serverlessArgs, ...BEGIN_FRAME_FLAGS]))
     // SwiftShader is its software GL: the GPU is not switched off on top, and no flag appears twice.

@@ -1,5 +1,4 @@
-import {dirname, join} from 'node:path'
-import {pathToFileURL} from 'node:url'
+import {basename, join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {openCaptureWorker, type CaptureWorker} from '../../src/lib/capture/index.js'
 import {compileComposition} from '../../src/lib/compose/index.js'
@@ -7,6 +6,8 @@ import type {RenderPlan} from '../../src/lib/plan/render-plan.js'
 import {ensureRuntimeBundle} from './support/ensure-runtime-bundle.js'
 import {testBrowser} from './support/test-browser.js'
 import {segmentFrames} from '../../src/lib/plan/segment-grid.js'
+import {pageBaseUrl} from '../../src/lib/plan/plan-render.js'
+import {DEFAULT_NETWORK} from '../../src/lib/sandbox/network-settings.js'
 
 // The compiler's own fixture, compiled for real and run with the real runtime.
 const composition = join(import.meta.dirname, '../fixtures/compositions/compile/index.html')
@@ -20,7 +21,10 @@ describe('a compiled composition in the runtime', () => {
     const fps = {num: 30, den: 1}
     const plan: RenderPlan = {
       html: compiled.html,
-      baseUrl: pathToFileURL(dirname(compiled.file) + '/').href,
+      baseUrl: pageBaseUrl(compiled.projectDir, compiled.file),
+      documentName: basename(compiled.file),
+      projectDir: compiled.projectDir,
+      network: DEFAULT_NETWORK,
       runtime: {
         compositionId: compiled.compositionId,
         fps,

@@ -32,6 +32,8 @@ const rowSchema = z.object({
   /** The row's poster image (`--poster`), relative to the manifest's directory. */
   poster: z.string().optional(),
   bytes: z.number().optional(),
+  /** Remote http(s) URLs the row's page loaded (through the download cache). */
+  fetchedUrls: z.array(z.string()).optional(),
   error: z.object({code: z.string(), message: z.string()}).optional(),
   /** Why a skipped row was not launched. */
   skippedReason: z.string().optional(),

@@ -14,7 +14,7 @@ import {batchPayload, deliverWebhook, renderPayload, type WebhookDelivery, type 
  * `renderComposition`, or a function that closes over shared resources (a pool of warm browser
  * processes) so that rows reuse them.
  */
-export type RenderRow = (request: RenderRequest) => Promise<Pick<RenderResult, 'output' | 'durationSeconds' | 'poster'> & Partial<Pick<RenderResult, 'totalFrames' | 'bytes'>>>
+export type RenderRow = (request: RenderRequest) => Promise<Pick<RenderResult, 'output' | 'durationSeconds' | 'poster'> & Partial<Pick<RenderResult, 'totalFrames' | 'bytes' | 'fetchedUrls'>>>
 
 export interface RunBatchOptions {
   composition: string
@@ -121,6 +121,7 @@ export async function runBatch(options: RunBatchOptions): Promise<BatchSummary> 
         durationSeconds: result.durationSeconds,
         totalFrames: result.totalFrames,
         bytes: result.bytes,
+        fetchedUrls: result.fetchedUrls,
         ...(result.poster && {poster: relative(dirname(store.path), result.poster)}),
       })
     } catch (error) {

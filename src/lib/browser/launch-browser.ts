@@ -15,6 +15,24 @@ export const BEGIN_FRAME_FLAGS = [
   '--disable-image-animation-resync',
 ]
 
+/**
+ * The browser's half of the render-time sandbox. The engine answers every request a page makes
+ * (DevTools Fetch interception); these flags make sure nothing else gets out: every connection
+ * the interception does not see (WebSockets, a request of an uncovered target) goes to a proxy
+ * that cannot exist, loopback included (`<-loopback>`), no host name resolves, WebRTC sends no
+ * UDP, and pages of all origins share one renderer, so that cross-origin frames are intercepted
+ * like the page itself. No flag opens file:// to the page.
+ */
+export const SANDBOX_FLAGS = [
+  '--proxy-server=http://engine-no-network.invalid:9',
+  '--proxy-bypass-list=<-loopback>',
+  '--host-resolver-rules=MAP * ~NOTFOUND',
+  '--force-webrtc-ip-handling-policy=disable_non_proxied_udp',
+  '--webrtc-ip-handling-policy=disable_non_proxied_udp',
+  '--disable-site-isolation-trials',
+  '--disable-features=IsolateOrigins,site-per-process',
+]
+
 const LAUNCH_TIMEOUT_MS = 30_000
 
 export function browserArgs(choice: BrowserChoice, isRoot = process.getuid?.() === 0): string[] {
@@ -30,19 +48,27 @@ export function browserArgs(choice: BrowserChoice, isRoot = process.getuid?.() =
     '--font-render-hinting=none',
     '--hide-scrollbars',
     '--mute-audio',
-    '--allow-file-access-from-files',
+    ...SANDBOX_FLAGS,
     ...(choice.profile?.args ?? []),
   ]
-  return [...new Set(args)]
+  return mergeFeatureLists([...new Set(args)])
+}
+
+/** Chromium honours only the last `--disable-features=`: several lists become one. */
+function mergeFeatureLists(args: string[]): string[] {
+  const prefix = '--disable-features='
+  const features = args.filter((arg) => arg.startsWith(prefix)).flatMap((arg) => arg.slice(prefix.length).split(','))
+  if (features.length === 0) return args
+  return [...args.filter((arg) => !arg.startsWith(prefix)), prefix + [...new Set(features)].filter(Boolean).join(',')]
 }
 
 /**
  * Serverless Chromium's arguments without those that would weaken the page's confinement
- * (`--disable-web-security`, insecure content, site isolation trials) and without its headless
- * mode, which puppeteer sets itself.
+ * (`--disable-web-security`, insecure content, file access, its own proxy and resolver settings)
+ * and without its headless mode, which puppeteer sets itself.
  */
 export function serverlessBrowserArgs(args: readonly string[]): string[] {
-  const unsafe = /^--(disable-web-security|allow-running-insecure-content|disable-site-isolation-trials|headless)(=|$)/
+  const unsafe = /^--(disable-web-security|allow-running-insecure-content|allow-file-access-from-files|proxy-server|proxy-bypass-list|host-resolver-rules|no-proxy-server|headless)(=|$)/
   return args.filter((arg) => !unsafe.test(arg))
 }
 

@@ -9,6 +9,8 @@ import type {CallLimit} from './page-connection.js'
 import {loadCompositionPage, type LoadedPage} from './load-composition-page.js'
 import {isNoImageError} from './frame-capturer.js'
 import {pageError} from './page-error.js'
+import {documentNameOf, planPageRequests} from './plan-page-requests.js'
+import type {PageRequests} from '../sandbox/page-requests.js'
 
 export const DEFAULT_READY_TIMEOUT_MS = 30_000
 export const DEFAULT_FRAME_TIMEOUT_MS = 60_000
@@ -25,8 +27,11 @@ export interface CaptureWorkerOptions {
   readyTimeoutMs?: number
   /** How long one frame (seek + capture) may take (default 60 s). */
   frameTimeoutMs?: number
-  /** File name the compiled page is served as under `plan.baseUrl` (default index.html); error locations use it. */
-  documentName?: string
+  /**
+   * The render's request policy, shared by its pages so that each remote URL is fetched once and
+   * each blocked one reported once; without it, the plan's policy with nothing reported.
+   */
+  requests?: PageRequests
 }
 
 export interface CaptureStats {
@@ -78,7 +83,8 @@ function loadPage(plan: RenderPlan, lease: BrowserLease, options: CaptureWorkerO
     clock: lease.clock,
     beginFrame: options.browser.beginFrame,
     readyTimeoutMs: options.readyTimeoutMs ?? DEFAULT_READY_TIMEOUT_MS,
-    documentName: documentNameOf(plan, options),
+    documentName: documentNameOf(plan),
+    requests: options.requests ?? planPageRequests(plan, {signal: options.signal}),
     signal: options.signal,
   })
 }
@@ -130,7 +136,7 @@ class BrowserCaptureWorker implements CaptureWorker {
         `window.${ENGINE_GLOBAL}.seek(${index}).then((error) => ({error, loadedAssets: window.${ENGINE_GLOBAL}.seekLoadedAssets()}))`,
         limit,
       )
-      if (seek.error) throw pageError(seek.error, this.plan, documentNameOf(this.plan, this.options))
+      if (seek.error) throw pageError(seek.error, this.plan, documentNameOf(this.plan))
       let image: Buffer
       try {
         image = await this.page.capturer.capture(limit, {fresh: seek.loadedAssets})
@@ -151,7 +157,7 @@ class BrowserCaptureWorker implements CaptureWorker {
     await delivering
     // Errors thrown after the last seek (a rejection settling late) still fail the range.
     const late = await this.evaluate<PageErrorRecord | null>(`window.${ENGINE_GLOBAL}.errors()[0] ?? null`)
-    if (late) throw pageError(late, this.plan, documentNameOf(this.plan, this.options))
+    if (late) throw pageError(late, this.plan, documentNameOf(this.plan))
   }
 
   evaluate<T>(expression: string): Promise<T> {
@@ -211,9 +217,7 @@ function asEngineError(error: unknown, doing: string): unknown {
   return new EngineError('BROWSER_FAILED', `the browser failed ${doing}: ${error.message}`, undefined, {cause: error})
 }
 
-function documentNameOf(plan: RenderPlan, options: CaptureWorkerOptions): string {
-  return options.documentName ?? plan.documentName ?? 'index.html'
-}
+
 
 /** True when `work` settles successfully within `ms`. */
 async function withTimeout(work: Promise<unknown>, ms: number): Promise<boolean> {

@@ -6,8 +6,9 @@ import {fontLoadFailure} from '../fonts/font-findings.js'
 import type {RenderPlan} from '../plan/render-plan.js'
 import {ENGINE_GLOBAL, type ReadinessState, type ReadyReport} from '../runtime/page-protocol.js'
 import {RUNTIME_CONFIG_GLOBAL} from '../runtime/runtime-config.js'
-import {ENGINE_FONTS_PATTERN, engineFontResponse, isEngineFontUrl} from './engine-font-response.js'
+import type {PageRequests} from '../sandbox/page-requests.js'
 import {BeginFrameCapturer, ScreenshotCapturer, type FrameCapturer} from './frame-capturer.js'
+import {interceptRequests} from './intercept-requests.js'
 import {PageConnection, type CallLimit} from './page-connection.js'
 import {pageError} from './page-error.js'
 import {loadRuntimeBundle} from './runtime-bundle.js'
@@ -19,6 +20,8 @@ export interface LoadPageOptions {
   readyTimeoutMs: number
   /** File name the page is served as under `plan.baseUrl`; error locations name it. */
   documentName: string
+  /** Answers every request of the page (the sandbox policy of this render). */
+  requests: PageRequests
   signal?: AbortSignal
 }
 
@@ -38,8 +41,9 @@ const READINESS_QUERY_TIMEOUT_MS = 2000
 
 /**
  * Opens the composition in a new tab of `browser`: the runtime and its config are evaluated before
- * any page script, the compiled HTML is served at `<baseUrl><documentName>` so relative URLs
- * resolve as they do from the source file, and the call returns once `__engine.ready()` does.
+ * any page script, the compiled HTML is served at `<baseUrl><documentName>` on the private page
+ * origin so relative URLs resolve as they do from the source file, every request is answered by
+ * `options.requests`, and the call returns once `__engine.ready()` does.
  */
 export async function loadCompositionPage(browser: Browser, plan: RenderPlan, options: LoadPageOptions): Promise<LoadedPage> {
   const blankUrl = `about:blank#engine-${randomUUID()}`
@@ -83,7 +87,7 @@ export async function loadCompositionPage(browser: Browser, plan: RenderPlan, op
     await connection.send('Page.addScriptToEvaluateOnNewDocument', {source: bootstrap}, setup)
 
     const pageUrl = new URL(options.documentName, plan.baseUrl).href
-    await serveDocument(connection, pageUrl, plan.html, setup)
+    await interceptRequests(connection, options.requests, setup)
     const navigation = await connection.send('Page.navigate', {url: pageUrl}, setup)
     if (navigation.errorText) {
       throw new EngineError('BROWSER_FAILED', `the browser could not open the composition at ${pageUrl}: ${navigation.errorText}`)
@@ -97,25 +101,6 @@ export async function loadCompositionPage(browser: Browser, plan: RenderPlan, op
     connection.dispose()
     throw error
   }
-}
-
-/**
- * Answers the request for `pageUrl` with the compiled HTML and those for engine font files from the
- * font cache; every other request goes to the network or disk.
- */
-async function serveDocument(connection: PageConnection, pageUrl: string, html: string, limit: CallLimit): Promise<void> {
-  const body = Buffer.from(html, 'utf8').toString('base64')
-  const document = {responseCode: 200, responseHeaders: [{name: 'Content-Type', value: 'text/html; charset=utf-8'}], body}
-  connection.session.on('Fetch.requestPaused', async (event: Protocol.Fetch.RequestPausedEvent) => {
-    const response = isEngineFontUrl(event.request.url) ? await engineFontResponse(event.request.url) : document
-    connection
-      .send('Fetch.fulfillRequest', {requestId: event.requestId, ...response})
-      .catch(() => {
-        // The page is gone (closed or crashed); the capture reports that itself.
-      })
-  })
-  const patterns = [pageUrl.replace(/[\\*?]/g, '\\$&'), ENGINE_FONTS_PATTERN].map((urlPattern) => ({urlPattern, requestStage: 'Request' as const}))
-  await connection.send('Fetch.enable', {patterns}, limit)
 }
 
 /**

@@ -1,7 +1,10 @@
 import {createHash} from 'node:crypto'
+import {realpath} from 'node:fs/promises'
 import {basename, dirname, join, relative, resolve} from 'node:path'
 import type {AnyNode, Element} from 'domhandler'
 import {EngineError} from '../errors/engine-error.js'
+import {isInside} from '../sandbox/project-file.js'
+import {projectRoot} from '../sandbox/project-root.js'
 import {prepareFonts, type CompiledFonts} from '../fonts/prepare-fonts.js'
 import {INSTANCE_ATTRIBUTE, type RuntimeInstance} from './runtime-instance.js'
 import {resolveVariables} from '../variables/resolve-variables.js'
@@ -24,11 +27,18 @@ export interface CompileOptions {
   strictVariables?: boolean
   /** Environment whose ENGINE_CACHE_DIR holds the font cache (default: this process's). */
   env?: NodeJS.ProcessEnv
+  /**
+   * The project the composition belongs to (default: `projectRoot` of the file; the server passes
+   * its --root, Lambda the site). Sub-compositions outside it are refused.
+   */
+  projectDir?: string
 }
 
 export interface CompiledComposition {
   /** Absolute path of the top-level file; the page must be loaded with its directory as base. */
   file: string
+  /** The project directory: the page origin serves its files, and only those. */
+  projectDir: string
   compositionId: string
   width: number
   height: number
@@ -55,6 +65,7 @@ const URL_ATTRIBUTES = ['src', 'href', 'poster', 'data-composition-src'] as cons
 
 interface CompileContext {
   rootDir: string
+  projectDir: string
   strict: boolean
   instances: Record<string, RuntimeInstance>
   findings: VariableFinding[]
@@ -92,8 +103,10 @@ export async function compileComposition(path: string, options: CompileOptions =
   const strict = options.strictVariables ?? false
   const declarations = parsed.declarations.declarations
   const compositionId = parsed.id!
+  const projectDir = resolve(options.projectDir ?? projectRoot(file))
   const context: CompileContext = {
     rootDir: dirname(file),
+    projectDir,
     strict,
     instances: {},
     markers: new ScriptLineMarkers(),
@@ -117,6 +130,7 @@ export async function compileComposition(path: string, options: CompileOptions =
   const {html, lines: scriptLines} = context.markers.resolve(parsed.$.html())
   return {
     file,
+    projectDir,
     compositionId,
     width: parsed.width.value!,
     height: parsed.height.value!,
@@ -144,6 +158,7 @@ async function inlineHost({host, file, display, chain}: PendingHost, key: string
       {chain: names},
     )
   }
+  await assertInsideProject(subFile, context.projectDir, `data-composition-src="${host.src}" on ${where}`)
   const subSource = await readCompositionFile(subFile, `data-composition-src="${host.src}" on ${where}`)
   context.sourceFiles[subFile] = sha256(subSource)
   const sub = parseComposition(subSource)
@@ -240,4 +255,17 @@ function templateContentOf(element: Element): AnyNode | null {
 function isWithin(node: AnyNode, ancestor: AnyNode): boolean {
   for (let current: AnyNode | null = node; current; current = current.parent) if (current === ancestor) return true
   return false
+}
+
+/**
+ * A sub-composition must be a file of the project, symlinks resolved. The error is the same
+ * whether or not such a file exists, so that compositions cannot probe the disk outside.
+ */
+async function assertInsideProject(path: string, projectDir: string, what: string): Promise<void> {
+  const real = await realpath(path).catch(() => path)
+  const realProject = await realpath(projectDir).catch(() => projectDir)
+  if (isInside(projectDir, path) && isInside(realProject, real)) return
+  throw new EngineError('PATH_OUTSIDE_ROOT', `${what} is outside the project ${projectDir}; a composition may include only files inside its project`, {
+    projectDir,
+  })
 }

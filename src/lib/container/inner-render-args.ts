@@ -50,6 +50,8 @@ export function innerRenderArgs(input: InnerRenderInput): string[] {
   if (options.videoBitrate !== undefined) args.push('--video-bitrate', options.videoBitrate)
   if (options.strictVariables) args.push('--strict-variables')
   if (options.strictFonts) args.push('--strict-fonts')
+  if (options.network === false) args.push('--no-network')
+  if (options.allowPrivateNetwork) args.push('--allow-private-network')
   if (options.hdr) args.push('--hdr')
   if (options.sdr) args.push('--sdr')
   if (options.scale !== undefined) args.push('--scale', String(options.scale))

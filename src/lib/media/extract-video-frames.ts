@@ -1,8 +1,8 @@
 import {createHash} from 'node:crypto'
 import {createReadStream} from 'node:fs'
 import {mkdir, readFile, readdir, rename, rm, writeFile} from 'node:fs/promises'
-import {join} from 'node:path'
-import {pathToFileURL} from 'node:url'
+import {basename, join} from 'node:path'
+import {engineAssetUrl} from '../sandbox/page-origin.js'
 import {EngineError} from '../errors/engine-error.js'
 import {runFfmpeg} from '../encode/run-ffmpeg.js'
 import {mediaCacheDir} from './media-cache-dir.js'
@@ -111,7 +111,11 @@ async function readManifest(directory: string): Promise<{count: number; fps: num
   }
 }
 
-/** The directory as the page loads it (a trailing slash, so frame names resolve inside it). */
+/**
+ * The directory as the page loads it: an engine asset URL on the page origin (frames are
+ * extracted under `engineAssetDirectory('media')/frames`), with a trailing slash so that frame
+ * names resolve inside it.
+ */
 export function framesDirectoryUrl(directory: string): string {
-  return pathToFileURL(directory + '/').href
+  return engineAssetUrl('media', `frames/${basename(directory)}/`)
 }

@@ -6,10 +6,10 @@ import {mayHaveMedia, openMediaPage} from './discover-media.js'
 import {extractVideoFrames, framesDirectoryUrl, type VideoFrameFormat} from './extract-video-frames.js'
 import type {HdrTransfer} from '../plan/render-plan.js'
 import {hdrTransferOf} from './hdr/hdr-sources.js'
-import {locateMediaSource} from './locate-media-source.js'
 import type {MediaClip} from './media-clip.js'
 import {probeMedia, type ProbedMedia} from './probe-media.js'
 import type {PageMediaElement, RuntimeMedia} from '../runtime/runtime-media.js'
+import type {PageRequests} from '../sandbox/page-requests.js'
 
 export interface PrepareMediaOptions {
   plan: RenderPlan
@@ -19,6 +19,8 @@ export interface PrepareMediaOptions {
   frameFormat: VideoFrameFormat
   /** Scratch directory of this render (grading LUTs). */
   workDir: string
+  /** The render's request policy: sources come from the project or through its download cache. */
+  requests: PageRequests
   signal?: AbortSignal
 }
 
@@ -52,7 +54,7 @@ export async function prepareMedia(options: PrepareMediaOptions): Promise<Prepar
     if (found.length === 0) return NONE
     const sources = await Promise.all(
       found.map(async (element) => {
-        const path = await locateMediaSource(element.src!, {element: element.element, signal: options.signal})
+        const path = await options.requests.locate(element.src!, element.element)
         return {element, path, probe: await probeMedia(options.ffmpeg.ffprobePath, path, element.element)}
       }),
     )

@@ -1,8 +1,8 @@
 import {EngineError} from '../errors/engine-error.js'
-import {pathToFileURL} from 'node:url'
-import {basename, dirname} from 'node:path'
+import {basename, dirname, relative, sep} from 'node:path'
 import type {CompiledComposition} from '../compose/compile-composition.js'
 import {DEFAULT_SEED, runtimeConfig} from '../runtime/runtime-config.js'
+import {PAGE_ORIGIN} from '../sandbox/page-origin.js'
 import {assertDrawableSize} from './drawable-size.js'
 import {assertFormatAccepts, assertFormatSupports, captureImageFormat, clampFpsToFormat, type FormatCapabilities} from './format-capabilities.js'
 import {frameCount, parseFps, type Fps} from './fps.js'
@@ -45,7 +45,9 @@ export function planRender(compiled: CompiledComposition, options: ResolvedRende
   const totalFrames = frameCount(compiled.durationSeconds, fps)
   const plan: RenderPlan = {
     html: compiled.html,
-    baseUrl: pathToFileURL(dirname(compiled.file) + '/').href,
+    baseUrl: pageBaseUrl(compiled.projectDir, compiled.file),
+    projectDir: compiled.projectDir,
+    network: {publicUrls: options.network !== false, privateAddresses: options.allowPrivateNetwork === true},
     documentName: basename(compiled.file),
     scriptLines: compiled.scriptLines,
     runtime: runtimeConfig(compiled, {fps, seed}),
@@ -66,6 +68,12 @@ export function planRender(compiled: CompiledComposition, options: ResolvedRende
     },
   }
   return {plan, notices}
+}
+
+/** The URL of the composition's folder on the page origin: its path relative to the project. */
+export function pageBaseUrl(projectDir: string, compositionFile: string): string {
+  const folder = relative(projectDir, dirname(compositionFile)).split(sep).filter(Boolean)
+  return new URL([...folder.map(encodeURIComponent), ''].join('/'), PAGE_ORIGIN + '/').href
 }
 
 /**

@@ -57,6 +57,10 @@ export const renderOptionsSchema = z
     variablesFile: z.string().min(1),
     strictVariables: z.boolean(),
     strictFonts: z.boolean(),
+    /** Public http(s) URLs the page names are fetched (false: `--no-network`, hermetic renders). */
+    network: z.boolean(),
+    /** The page may reach loopback and private addresses: only for trusted compositions. */
+    allowPrivateNetwork: z.boolean(),
     gpu: z.boolean(),
     browserGpu: z.boolean(),
     browserPath: z.string().min(1),

@@ -1,6 +1,7 @@
 import type {ScriptLines} from '../compose/script-line-map.js'
 import type {Fps} from './fps.js'
 import type {RuntimeConfig} from '../runtime/runtime-config.js'
+import type {NetworkSettings} from '../sandbox/network-settings.js'
 
 export type Quality = 'draft' | 'standard' | 'high'
 export const QUALITIES: readonly Quality[] = ['draft', 'standard', 'high']
@@ -25,8 +26,15 @@ export interface FrameRange {
 export interface RenderPlan {
   /** Compiled HTML: sub-compositions inlined, scripts scoped. */
   html: string
-  /** Directory URL relative assets resolve against (file:// locally, https:// on Lambda). */
+  /**
+   * Directory URL relative assets resolve against: the composition's folder on the private page
+   * origin (`http://project.engine.localhost/scenes/`), the same on every machine.
+   */
   baseUrl: string
+  /** The project's directory on this machine: the page origin serves its files and no others. */
+  projectDir: string
+  /** What the page may reach beyond the project (see NetworkSettings). */
+  network: NetworkSettings
   /** Name the compiled page is served as under `baseUrl` (the composition's file name), so page errors name it. */
   documentName?: string
   /** Where the inline scripts of `html` were written, so page errors name the author's file and line. */

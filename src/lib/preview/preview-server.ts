@@ -14,7 +14,7 @@ import {loadPreviewState, type PreviewTarget} from './load-preview-state.js'
 import {playerPage} from './player-page.js'
 import {PREVIEW_ROUTES, VARIABLES_PARAMETER, type PreviewState} from './client/preview-protocol.js'
 import {sendFile} from './send-file.js'
-import {servedRoot} from './served-root.js'
+import {projectRoot} from '../sandbox/project-root.js'
 import {watchDirectory, type DirectoryWatcher} from './watch-directory.js'
 
 export interface PreviewServerOptions {
@@ -29,7 +29,7 @@ export interface PreviewServerOptions {
 
 export interface PreviewServer {
   url: string
-  /** Directory files are served from (see `servedRoot`). */
+  /** Directory files are served from (see `projectRoot`). */
   root: string
   close(): Promise<void>
 }
@@ -49,7 +49,7 @@ const FONT_FILE = /^[0-9a-f]{64}\.(?:woff2|woff|ttf|otf)$/
 export async function startPreviewServer(options: PreviewServerOptions): Promise<PreviewServer> {
   const file = resolve(options.composition)
   await assertFile(file, options.composition)
-  const root = servedRoot(file)
+  const root = projectRoot(file)
   const segments = relative(root, file).split(sep)
   const documentPath = '/' + segments.map(encodeURIComponent).join('/')
   const target: PreviewTarget = {file: options.composition, documentPath, fps: options.fps}

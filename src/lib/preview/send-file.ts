@@ -2,7 +2,7 @@ import {createReadStream} from 'node:fs'
 import {stat} from 'node:fs/promises'
 import type {IncomingMessage, ServerResponse} from 'node:http'
 import {pipeline} from 'node:stream/promises'
-import {contentType} from '../encode/content-type.js'
+import {contentType} from '../sandbox/content-type.js'
 
 /**
  * Sends a file, honouring a single `Range: bytes=a-b` (media elements seek with ranges). Returns

@@ -1,6 +1,7 @@
 import type {BrowserChoice} from '../browser/browser-choice.js'
 import type {BrowserPool} from '../browser/browser-pool.js'
 import {openCaptureWorker} from '../capture/index.js'
+import type {PageRequests} from '../sandbox/page-requests.js'
 import {EngineError, isEngineError} from '../errors/engine-error.js'
 import {ENCODER_THREADS} from '../encode/deterministic-args.js'
 import {getFormat} from '../encode/format-registry.js'
@@ -20,6 +21,8 @@ export interface CaptureSegmentsOptions {
   browser: BrowserChoice
   /** Warm browser processes shared between renders; without it each worker launches its own. */
   pool?: BrowserPool
+  /** The render's request policy, shared by every worker's page. */
+  requests: PageRequests
   ffmpeg: {ffmpegPath: string}
   workDir: string
   signal?: AbortSignal
@@ -61,7 +64,7 @@ export async function captureSegments(options: CaptureSegmentsOptions): Promise<
   }
 
   const runWorker = async (): Promise<void> => {
-    const worker = await openCaptureWorker(plan, {browser: options.browser, pool: options.pool, signal: stop.signal})
+    const worker = await openCaptureWorker(plan, {browser: options.browser, pool: options.pool, requests: options.requests, signal: stop.signal})
     const capture = (range: FrameRange, encoder: SegmentEncoder) =>
       worker.captureRange(range, async (frame, image) => {
         await encoder.write(image)

@@ -28,6 +28,7 @@ import {assertNoStrictErrors} from '../variables/strict-variables.js'
 import {attachAudioTrack} from '../media/attach-audio-track.js'
 import {mixAudioTrack} from '../media/mix-audio-track.js'
 import {prepareMedia} from '../media/prepare-media.js'
+import {planPageRequests} from '../capture/plan-page-requests.js'
 import {captureSegments} from './capture-segments.js'
 import {defaultOutputPath, outputBytes} from './output-path.js'
 import {prepareOutputPath} from './prepare-output-path.js'
@@ -48,6 +49,8 @@ export interface RenderRequest {
   cores?: number
   /** Refuse a composition longer or larger than this (the server's per-request limits). */
   limits?: RenderLimits
+  /** The project the page may read (default: the composition's project; the server's --root). */
+  projectDir?: string
 }
 
 export interface RenderResult {
@@ -59,6 +62,8 @@ export interface RenderResult {
   timings: {compileMs: number; captureMs: number; assembleMs: number; totalMs: number}
   /** The poster image (`--poster`), written from the same capture as the video. */
   poster?: string
+  /** Remote http(s) URLs the render loaded. */
+  fetchedUrls: string[]
 }
 
 /**
@@ -84,6 +89,7 @@ async function render(request: RenderRequest, emit: (event: RenderEvent) => void
   const compiled = await compileComposition(request.composition, {
     variables: request.variables,
     strictVariables: options.strictVariables,
+    projectDir: request.projectDir,
   })
   if (options.strictVariables) assertNoStrictErrors(compiled.findings)
   for (const finding of compiled.findings) emit({type: 'warning', code: finding.code, message: finding.message})
@@ -129,8 +135,9 @@ async function render(request: RenderRequest, emit: (event: RenderEvent) => void
   const compiledAt = performance.now()
 
   const workDir = await mkdtemp(join(tmpdir(), 'engine-render-'))
+  const requests = planPageRequests(plan, {signal, onNotice: ({code, message}) => warn({code, message})})
   try {
-    const media = await prepareMedia({plan, browser, pool: request.pool, ffmpeg, frameFormat: options.videoFrameFormat, workDir, signal})
+    const media = await prepareMedia({plan, browser, pool: request.pool, ffmpeg, frameFormat: options.videoFrameFormat, workDir, requests, signal})
     plan.runtime.media = media.runtime
     for (const warning of media.warnings) emit({type: 'warning', ...warning})
     const hdr = decideHdrOutput({hdr: options.hdr, sdr: options.sdr, format: plan.format, gpu: plan.encode.gpu, sources: media.hdrTransfer})
@@ -157,7 +164,7 @@ async function render(request: RenderRequest, emit: (event: RenderEvent) => void
       fontsChecked = true
       reportPageFonts(report.fonts, compiled.fonts.findings, options.strictFonts, warn)
     }
-    const encoded = await captureSegments({plan, segments, workers, browser, pool: request.pool, ffmpeg, workDir, signal, onFrame, onReady}).catch(
+    const encoded = await captureSegments({plan, segments, workers, browser, pool: request.pool, requests, ffmpeg, workDir, signal, onFrame, onReady}).catch(
       async (error: unknown) => Promise.reject(await explainFullDisk(error, workDir)),
     )
     const capturedAt = performance.now()
@@ -201,9 +208,10 @@ async function render(request: RenderRequest, emit: (event: RenderEvent) => void
       framesPerSecond: Math.round((plan.totalFrames / ((finished - compiledAt) / 1000)) * 10) / 10,
       hdr: plan.encode.hdr ?? null,
       poster: poster?.path ?? null,
+      fetchedUrls: requests.fetchedUrls,
       timings,
     })
-    return {output, bytes, totalFrames: plan.totalFrames, durationSeconds, plan, timings, ...(poster && {poster: poster.path})}
+    return {output, bytes, totalFrames: plan.totalFrames, durationSeconds, plan, timings, fetchedUrls: requests.fetchedUrls, ...(poster && {poster: poster.path})}
   } finally {
     await rm(workDir, {recursive: true, force: true})
   }

@@ -37,6 +37,8 @@ export type RenderEvent =
       hdr: 'pq' | 'hlg' | null
       /** The poster image written beside the output (`--poster`), null without one. */
       poster?: string | null
+      /** Remote http(s) URLs the page and its media loaded (each fetched once, through the download cache). */
+      fetchedUrls: string[]
       timings: {compileMs: number; captureMs: number; assembleMs: number; totalMs: number}
     }
   | {type: 'error'; error: ErrorJson}

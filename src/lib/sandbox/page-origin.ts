@@ -4,10 +4,12 @@ import {engineCacheDir} from '../browser/engine-cache-dir.js'
 /**
  * The private origin every composition is loaded from. Nothing listens there: the browser's
  * requests to it are answered by the engine (DevTools Fetch interception), so the same URLs work
- * locally, in a container and on Lambda, and no other software on the machine can reach them. An
- * https origin keeps the page a secure context; `.invalid` can never resolve to a real host.
+ * locally, in a container and on Lambda, and no other software on the machine can reach them.
+ * A `.localhost` name is a secure context even over http (so APIs that need one work), and an
+ * http page may still show the http images a template names, which an https one would block as
+ * mixed content.
  */
-export const PAGE_ORIGIN = 'https://project.engine.invalid'
+export const PAGE_ORIGIN = 'http://project.engine.localhost'
 
 /** Path prefix of the files the engine itself provides to the page (runtime, media, fonts). */
 export const ENGINE_ASSET_PREFIX = '/__engine/'

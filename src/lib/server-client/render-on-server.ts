@@ -108,6 +108,7 @@ export async function renderOnServer(request: ServerRenderRequest): Promise<Serv
         totalFrames: event.totalFrames,
         durationSeconds: event.duration,
         framesPerSecond: Math.round((event.totalFrames / Math.max(event.timings.totalMs / 1000, 0.001)) * 10) / 10,
+        fetchedUrls: event.fetchedUrls ?? [],
         hdr: event.hdr,
         poster: poster ?? null,
         timings: event.timings,

@@ -43,6 +43,10 @@ export interface RenderServiceOptions {
   maxWorkers?: number
   /** Addresses webhooks may reach (default: public ones only). */
   webhookPolicy?: AddressPolicy
+  /** The project compositions by path may read (the server's --root); default: each one's own project. */
+  root?: string
+  /** Compositions may load public URLs (default true; `engine serve --no-network` clears it). */
+  network?: boolean
 }
 
 interface Job {
@@ -182,6 +186,11 @@ export class RenderService {
     return this.pending.has(requestId)
   }
 
+  /** The operator's network setting: a request may narrow it (`network: false`), never widen it. */
+  networkFor(requested: boolean | undefined): boolean {
+    return this.options.network !== false && requested !== false
+  }
+
   /** Cancels everything, waits for the renders to stop, and releases the output store. */
   async close(): Promise<void> {
     await Promise.all([...this.pending.keys()].map((id) => this.cancel(id, 'the server is shutting down')))
@@ -206,6 +215,7 @@ export class RenderService {
       hdr: rendered.plan.encode?.hdr ?? null,
       renderMs,
       timings: rendered.timings,
+      fetchedUrls: rendered.fetchedUrls,
     })
   }
 
@@ -235,17 +245,29 @@ export class RenderService {
     let inlineDir: string | undefined
     try {
       let composition = request.composition
+      // An inline composition is a project of its own, with no files: it reaches none of the root's.
+      let projectDir = this.options.root
       if (composition === undefined) {
         inlineDir = await mkdtemp(join(tmpdir(), 'engine-serve-inline-'))
         composition = join(inlineDir, `${INLINE_NAME}.html`)
         await writeFile(composition, request.html ?? '')
+        projectDir = inlineDir
       }
       const options = resolveRenderOptions(request.options)
       const output = await this.outputs.prepare(requestId, job.outputName, getFormat(options.format))
       signal.throwIfAborted()
       return await this.render({
         composition,
-        options: {...options, workers: this.capWorkers(requestId, options.workers, send), output, json: false, quiet: true},
+        options: {
+          ...options,
+          workers: this.capWorkers(requestId, options.workers, send),
+          output,
+          json: false,
+          quiet: true,
+          network: this.networkFor(options.network),
+          allowPrivateNetwork: false,
+        },
+        projectDir,
         variables: request.variables,
         signal,
         onEvent: relayTo(requestId, send),

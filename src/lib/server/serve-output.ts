@@ -4,7 +4,7 @@ import type {ServerResponse} from 'node:http'
 import {basename, join} from 'node:path'
 import {pipeline} from 'node:stream/promises'
 import {EngineError} from '../errors/engine-error.js'
-import {contentType} from '../encode/content-type.js'
+import {contentType} from '../sandbox/content-type.js'
 import {sendJson} from './http-errors.js'
 import type {StoredOutput} from './output-store.js'
 

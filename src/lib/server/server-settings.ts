@@ -39,6 +39,8 @@ export interface ServerFlags {
   maxWorkers?: number
   webhookSecret?: string
   allowWebhookHosts?: string[]
+  /** `--no-network`: compositions reach no public URL either. */
+  network?: boolean
 }
 
 export interface ServerSettings {
@@ -60,6 +62,8 @@ export interface ServerSettings {
   webhookSecret?: string
   /** Hosts a webhook may name even though they are loopback or private (the operator's choice). */
   allowWebhookHosts: string[]
+  /** Compositions may load public http(s) URLs (false: `--no-network`). Private addresses never. */
+  network: boolean
 }
 
 function checkInteger(value: number, flag: string, min: number, max: number): number {
@@ -128,6 +132,7 @@ export async function resolveServerSettings(flags: ServerFlags, env: NodeJS.Proc
     },
     maxWorkers: checkInteger(flags.maxWorkers ?? defaultWorkerCount(availableParallelism()), '--max-workers', 1, MAX_WORKERS),
     webhookSecret,
+    network: flags.network !== false,
     allowWebhookHosts: flags.allowWebhookHosts ?? [],
   }
 }

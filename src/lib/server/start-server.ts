@@ -34,6 +34,8 @@ export async function startServer(settings: ServerSettings, options: StartServer
     limits: settings.limits,
     maxWorkers: settings.maxWorkers,
     webhookPolicy: {allowPrivate: false, allowedHosts: settings.allowWebhookHosts},
+    root: settings.root,
+    network: settings.network,
   })
   const server = createServer({
     service,

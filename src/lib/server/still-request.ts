@@ -7,7 +7,7 @@ import {describeBodyField, invalidBody} from './request-schema.js'
 
 /** Body of `POST /still`: the composition, its variables, and which frame as which image. */
 export const stillBodySchema = renderOptionsSchema
-  .pick({fps: true, strictVariables: true, variables: true, scale: true})
+  .pick({fps: true, strictVariables: true, variables: true, scale: true, network: true})
   .merge(stillSettingsSchema)
   .extend({
     composition: z.string().min(1).optional(),

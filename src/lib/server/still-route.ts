@@ -2,7 +2,7 @@ import {mkdtemp, readFile, rm, writeFile} from 'node:fs/promises'
 import type {IncomingMessage, ServerResponse} from 'node:http'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
-import {contentType} from '../encode/content-type.js'
+import {contentType} from '../sandbox/content-type.js'
 import {resolveRenderOptions} from '../render/resolve-options.js'
 import {renderStill} from '../still/render-still.js'
 import {stillExtension} from '../still/still-settings.js'
@@ -25,12 +25,17 @@ export async function answerStill(req: IncomingMessage, res: ServerResponse, opt
     const dir = await mkdtemp(join(tmpdir(), 'engine-serve-still-'))
     try {
       let path = composition
+      // An inline composition is a project of its own: it reaches none of the root's files.
+      let projectDir = options.root
       if (path === undefined) {
         path = join(dir, 'composition.html')
+        projectDir = dir
         await writeFile(path, body.html ?? '')
       }
       const output = join(dir, 'still' + stillExtension(format))
-      const result = await renderStill({composition: path, options: resolveRenderOptions({...body.options, output}), still: body.still, variables: body.variables, signal, pool})
+      const network = options.service.networkFor(body.options.network)
+      const resolved = resolveRenderOptions({...body.options, output, network, allowPrivateNetwork: false})
+      const result = await renderStill({composition: path, projectDir, options: resolved, still: body.still, variables: body.variables, signal, pool})
       return {result, image: await readFile(result.output)}
     } finally {
       await rm(dir, {recursive: true, force: true})

@@ -43,6 +43,8 @@ export type StreamEvent =
       renderMs: number
       /** The render's own phases, queue wait excluded. */
       timings: {compileMs: number; captureMs: number; assembleMs: number; totalMs: number}
+      /** Remote http(s) URLs the render loaded. */
+      fetchedUrls: string[]
     }
   | {type: 'error'; requestId: string; code: ErrorCode; message: string; details?: unknown}
 

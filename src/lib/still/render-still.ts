@@ -18,6 +18,7 @@ import {defaultOutputPath} from '../render/output-path.js'
 import type {RenderEventListener} from '../render/render-events.js'
 import {assertNoStrictErrors} from '../variables/strict-variables.js'
 import {writeImage} from './write-image.js'
+import {planPageRequests} from '../capture/plan-page-requests.js'
 import {DEFAULT_STILL_QUALITY, stillExtension, stillFormatOf, stillFrame, type StillFormat, type StillSettings} from './still-settings.js'
 
 /** Frame formats: a still is one frame of such a render, captured the same way. */
@@ -32,8 +33,10 @@ export interface StillRequest {
   signal?: AbortSignal
   /** Warm browser processes to reuse (batch rows, server); the caller closes it. */
   pool?: BrowserPool
-  /** Warnings (variables, media) as render events. */
+  /** Warnings (variables, media, blocked requests) as render events. */
   onEvent?: RenderEventListener
+  /** The project the page may read (default: the composition's project; the server's --root). */
+  projectDir?: string
 }
 
 export interface StillResult {
@@ -61,7 +64,7 @@ export async function renderStill(request: StillRequest): Promise<StillResult> {
   const output = options.output ? resolve(options.output) : defaultStillPath(request.composition, settings.format ?? 'png')
   const format = settings.format ?? stillFormatOf(output, '--output')
 
-  const compiled = await compileComposition(request.composition, {variables: request.variables, strictVariables: options.strictVariables})
+  const compiled = await compileComposition(request.composition, {variables: request.variables, strictVariables: options.strictVariables, projectDir: request.projectDir})
   if (options.strictVariables) assertNoStrictErrors(compiled.findings)
   for (const finding of compiled.findings) emit({type: 'warning', code: finding.code, message: finding.message})
   const warn = (warning: {code: string; message: string}) => emit({type: 'warning', ...warning})
@@ -87,10 +90,11 @@ export async function renderStill(request: StillRequest): Promise<StillResult> {
   for (const notice of notices) emit({type: 'warning', ...notice})
   const workDir = await mkdtemp(join(tmpdir(), 'engine-still-'))
   try {
-    const media = await prepareMedia({plan: stillPlan, browser, pool: request.pool, ffmpeg, frameFormat: options.videoFrameFormat, workDir, signal})
+    const requests = planPageRequests(stillPlan, {signal, onNotice: ({code, message}) => warn({code, message})})
+    const media = await prepareMedia({plan: stillPlan, browser, pool: request.pool, ffmpeg, frameFormat: options.videoFrameFormat, workDir, requests, signal})
     stillPlan.runtime.media = media.runtime
     signal?.throwIfAborted()
-    const image = await captureOneFrame(stillPlan, frame, {browser, pool: request.pool, signal}, (report) =>
+    const image = await captureOneFrame(stillPlan, frame, {browser, pool: request.pool, requests, signal}, (report) =>
       reportPageFonts(report.fonts, compiled.fonts.findings, options.strictFonts, warn),
     )
     await writeImage({image, captured: stillPlan.capture.imageFormat, output, format, quality, ffmpegPath: ffmpeg.ffmpegPath, workDir, signal})

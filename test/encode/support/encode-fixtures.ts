@@ -40,7 +40,9 @@ export function testPlan(overrides: Partial<Omit<RenderPlan, 'encode'>> & {encod
   const fps: Fps = overrides.fps ?? {num: 30, den: 1}
   return {
     html: '<html></html>',
-    baseUrl: 'file:///tmp/',
+    baseUrl: 'http://project.engine.localhost/',
+    projectDir: '/tmp',
+    network: {publicUrls: false, privateAddresses: false},
     runtime: {compositionId: 'test', fps, durationSeconds: 2, width: WIDTH, height: HEIGHT, variables: {}, instances: {}, seed: 1},
     width: WIDTH,
     height: HEIGHT,

@@ -92,6 +92,7 @@ export class FakeRenderer {
         durationSeconds: 1,
         plan: {format: request.options.format} as RenderPlan,
         timings,
+        fetchedUrls: [],
       }
       return result
     } finally {

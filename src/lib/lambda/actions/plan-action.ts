@@ -21,6 +21,7 @@ import {checkConfig} from '../validate-config.js'
 import {assertWithinWorkflowBudget, clampParallelChunks} from '../workflow-limits.js'
 import {elapsedMs, type ActionContext} from './action-context.js'
 import {prepareSiteMedia} from './render-media.js'
+import {planPageRequests} from '../../capture/plan-page-requests.js'
 
 /**
  * Compiles the composition once, plans the render and its chunks, and stores the plan for the
@@ -31,10 +32,12 @@ export async function planAction({render}: PlanEvent, context: ActionContext): P
   checkConfig(config)
   const bucket = new BucketObjects(context.s3, render.bucketName)
   const siteDir = await fetchSite(bucket, render.siteId)
-  const compiled = await compileComposition(join(siteDir, render.entry), {variables: config.variables})
+  const compiled = await compileComposition(join(siteDir, render.entry), {variables: config.variables, projectDir: siteDir})
   const sized = {...compiled, width: config.width ?? compiled.width, height: config.height ?? compiled.height}
   const options = resolveRenderOptions(renderOptionsOf(config))
   const {plan, notices} = planRender(sized, options, getFormat(options.format))
+  // A serverless render never reaches private addresses (they would be the cloud's own).
+  plan.network = {...plan.network, privateAddresses: false}
   const chunkPlan = planChunks(plan.totalFrames, plan.segmentFrames, config)
   const chunks = chunkPlan.chunks.map((range, index) => ({index, ...range}))
   const parallel = clampParallelChunks(chunkPlan.maxParallelChunks)
@@ -82,8 +85,10 @@ async function mixAudioOnce(plan: RenderPlan, bucket: BucketObjects, renderId: s
   const workDir = await mkdtemp(join(tmpdir(), 'engine-plan-'))
   try {
     const [ffmpeg, browser] = await Promise.all([resolveFfmpeg(), resolveBrowser({browserGpu: false})])
-    const media = await prepareSiteMedia(plan, browser, ffmpeg, workDir)
-    const warnings: {code: string; message: string}[] = [...media.warnings]
+    const warnings: {code: string; message: string}[] = []
+    const requests = planPageRequests(plan, {onNotice: ({code, message}) => warnings.push({code, message})})
+    const media = await prepareSiteMedia(plan, browser, ffmpeg, workDir, requests)
+    warnings.push(...media.warnings)
     if (media.hdrTransfer) {
       warnings.push({
         code: 'hdr-sources-rendered-sdr',

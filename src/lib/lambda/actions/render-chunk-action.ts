@@ -1,9 +1,8 @@
 import {execFile} from 'node:child_process'
 import {mkdtemp, readdir, rm, stat} from 'node:fs/promises'
 import {availableParallelism, tmpdir} from 'node:os'
-import {basename, dirname, join} from 'node:path'
+import {basename, join} from 'node:path'
 import {promisify} from 'node:util'
-import {pathToFileURL} from 'node:url'
 import type {BrowserChoice} from '../../browser/browser-choice.js'
 import {resolveBrowser} from '../../browser/resolve-browser.js'
 import {resolveFfmpeg} from '../../encode/resolve-ffmpeg.js'
@@ -11,6 +10,7 @@ import {ensureFontFiles} from '../../fonts/ensure-font-files.js'
 import {gridSegments} from '../../plan/segment-grid.js'
 import {workerCount} from '../../plan/worker-count.js'
 import {captureSegments} from '../../render/capture-segments.js'
+import {planPageRequests} from '../../capture/plan-page-requests.js'
 import {fetchSite} from '../fetch-site.js'
 import type {RenderChunkEvent} from '../render-input.js'
 import type {ChunkBrowser, ChunkManifest, StoredSegment} from '../render-records.js'
@@ -35,7 +35,9 @@ export async function renderChunkAction(event: RenderChunkEvent, context: Action
   const bucket = new BucketObjects(context.s3, event.bucketName)
   const stored = await readPlan(bucket, renderId)
   const siteDir = await fetchSite(bucket, stored.siteId)
-  const plan = {...stored.plan, baseUrl: pathToFileURL(dirname(join(siteDir, stored.entry)) + '/').href}
+  // The page origin serves this function's copy of the site.
+  const plan = {...stored.plan, projectDir: siteDir}
+  const requests = planPageRequests(plan)
   // The plan was compiled on another machine: its font files come from this function's own packages.
   const [ffmpeg, browser] = await Promise.all([resolveFfmpeg(), resolveBrowser({browserGpu: false}), ensureFontFiles(plan.runtime.fonts)])
   const browserInfo = await describeBrowser(browser, chunk.index)
@@ -45,10 +47,10 @@ export async function renderChunkAction(event: RenderChunkEvent, context: Action
 
   const workDir = await mkdtemp(join(tmpdir(), 'engine-chunk-'))
   try {
-    plan.runtime.media = (await prepareSiteMedia(plan, browser, ffmpeg, workDir)).runtime
+    plan.runtime.media = (await prepareSiteMedia(plan, browser, ffmpeg, workDir, requests)).runtime
     const progress = ChunkProgressReporter.forChunk(bucket, renderId, chunk.index)
     const workers = workerCount('auto', availableParallelism(), segments.length)
-    const encoded = await captureSegments({plan, segments, workers, browser, ffmpeg, workDir, onFrame: () => progress.frameDone()}).finally(() => progress.settle())
+    const encoded = await captureSegments({plan, segments, workers, browser, requests, ffmpeg, workDir, onFrame: () => progress.frameDone()}).finally(() => progress.settle())
     const prefix = chunkSegmentPrefix(renderId, chunk.index)
     const uploaded: StoredSegment[] = []
     for (const segment of encoded) {

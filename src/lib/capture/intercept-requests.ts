@@ -1,0 +1,28 @@
+import type {Protocol} from 'puppeteer-core'
+import type {PageRequests} from '../sandbox/page-requests.js'
+import type {CallLimit, PageConnection} from './page-connection.js'
+
+/**
+ * Every request of the page (documents, frames, scripts, images, fonts, fetch/XHR) is paused and
+ * answered by `requests`, so the page reaches exactly what the sandbox policy allows. What is not
+ * interceptable here (WebSockets, WebRTC) is stopped by the browser's launch flags.
+ */
+export async function interceptRequests(connection: PageConnection, requests: PageRequests, limit: CallLimit): Promise<void> {
+  connection.session.on('Fetch.requestPaused', (event: Protocol.Fetch.RequestPausedEvent) => {
+    void answer(connection, requests, event)
+  })
+  await connection.send('Fetch.enable', {patterns: [{urlPattern: '*', requestStage: 'Request'}]}, limit)
+}
+
+async function answer(connection: PageConnection, requests: PageRequests, event: Protocol.Fetch.RequestPausedEvent): Promise<void> {
+  const {requestId} = event
+  const response = await requests.answer(event.request.url).catch(() => 'blocked' as const)
+  const reply =
+    response === 'browser'
+      ? connection.send('Fetch.continueRequest', {requestId})
+      : response === 'blocked'
+        ? connection.send('Fetch.failRequest', {requestId, errorReason: 'BlockedByClient'})
+        : connection.send('Fetch.fulfillRequest', {requestId, responseCode: response.status, responseHeaders: response.headers, body: response.body.toString('base64')})
+  // The page may be gone (closed or crashed); the capture reports that itself.
+  await reply.catch(() => {})
+}

@@ -1,0 +1,180 @@
+import {readFile, stat} from 'node:fs/promises'
+import {EngineError} from '../errors/engine-error.js'
+import {contentType} from './content-type.js'
+import {fetchRemote, type RemoteFile} from './fetch-remote.js'
+import type {NetworkSettings} from './network-settings.js'
+import {engineAssetDirectory, type EngineAssetKind} from './page-origin.js'
+import {projectFile} from './project-file.js'
+import {routeRequest} from './route-request.js'
+
+/** A response the engine gives the page in place of the network. */
+export interface PageResponse {
+  status: number
+  headers: {name: string; value: string}[]
+  body: Buffer
+}
+
+/** What the page's requests ran into, reported once per URL. */
+export interface RequestNotice {
+  code: 'blocked-request' | 'request-failed'
+  url: string
+  message: string
+}
+
+export interface PageRequestsOptions {
+  /** The compiled page, served at `documentUrl`. */
+  html: string
+  documentUrl: string
+  /** Files of the page origin come from here, and only from here. */
+  projectDir: string
+  network: NetworkSettings
+  downloadTimeoutMs?: number
+  signal?: AbortSignal
+  env?: NodeJS.ProcessEnv
+  onNotice?: (notice: RequestNotice) => void
+}
+
+/** Larger files are refused: the answer travels through the DevTools pipe in one message. */
+const MAX_SERVED_BYTES = 128 * 1024 ** 2
+/** Only content-addressed font files and extracted video frames are engine assets. */
+const ASSET_PATHS: Record<EngineAssetKind, RegExp> = {
+  fonts: /^[0-9a-f]{64}\.(woff2|woff|ttf|otf)$/,
+  media: /^frames\/[^/]+\/[^/]+$/,
+}
+
+/**
+ * The one policy for everything a composition's page loads during one render, shared by its
+ * media stage and all its capture workers: the compiled document, the project's files (confined
+ * to the project, symlinks resolved), the engine's font and frame files, and public http(s) URLs
+ * fetched once per render through the download cache. Everything else is blocked. Blocked and
+ * failed URLs are reported once each; `fetchedUrls` lists the remote URLs the render used.
+ */
+export class PageRequests {
+  private readonly downloads = new Map<string, Promise<RemoteFile>>()
+  private readonly fetched: string[] = []
+  private readonly reported = new Set<string>()
+  private readonly document: Buffer
+
+  constructor(private readonly options: PageRequestsOptions) {
+    this.document = Buffer.from(options.html, 'utf8')
+  }
+
+  /** Remote URLs this render loaded, in the order first asked for. */
+  get fetchedUrls(): string[] {
+    return [...this.fetched]
+  }
+
+  /** The answer to one request of the page: a response, the browser's own ('browser'), or 'blocked'. */
+  async answer(url: string): Promise<PageResponse | 'browser' | 'blocked'> {
+    const route = routeRequest(url, this.options.documentUrl)
+    switch (route.kind) {
+      case 'browser':
+        return 'browser'
+      case 'document':
+        return respond(200, 'text/html; charset=utf-8', this.document)
+      case 'blocked':
+        this.notice('blocked-request', url, `blocked ${url}: ${route.reason}`)
+        return 'blocked'
+      case 'asset':
+        if (!ASSET_PATHS[route.assetKind].test(route.relativePath)) return notFound()
+        return this.serveFile(url, await projectFile(engineAssetDirectory(route.assetKind, this.options.env), route.relativePath))
+      case 'project':
+        return this.serveFile(url, await projectFile(this.options.projectDir, route.urlPath))
+      case 'remote':
+        return this.serveRemote(url)
+    }
+  }
+
+  /**
+   * The local file behind a source URL the page resolved (a media element's src): a project file,
+   * or a remote URL downloaded through the policy. Throws MEDIA_NOT_FOUND, REQUEST_BLOCKED or
+   * DOWNLOAD_FAILED, each naming `element`.
+   */
+  async locate(url: string, element: string): Promise<string> {
+    const route = routeRequest(url, this.options.documentUrl)
+    if (route.kind === 'project') {
+      const found = await projectFile(this.options.projectDir, route.urlPath)
+      if (found.kind === 'file') return found.path
+      if (found.kind === 'outside') {
+        this.notice('blocked-request', url, `blocked ${url}: it is outside the project ${this.options.projectDir}`)
+        throw new EngineError('REQUEST_BLOCKED', `${element}: ${url} is outside the project ${this.options.projectDir}; keep media inside the project`, {element, url})
+      }
+      throw new EngineError('MEDIA_NOT_FOUND', `${element}: the source file ${route.urlPath} does not exist in ${this.options.projectDir}; fix its src (relative paths are resolved against the composition file)`, {
+        element,
+        path: route.urlPath,
+      })
+    }
+    if (route.kind === 'remote') {
+      try {
+        return (await this.download(url)).path
+      } catch (error) {
+        if (!(error instanceof EngineError) || error.code === 'CANCELLED') throw error
+        throw new EngineError(error.code, `${element}: ${error.message}`, {element, url}, {cause: error})
+      }
+    }
+    const reason = route.kind === 'blocked' ? route.reason : 'it is not a file of the project or an http(s) URL'
+    throw new EngineError('REQUEST_BLOCKED', `${element}: src "${url}" cannot be used: ${reason}`, {element, url})
+  }
+
+  /**
+   * Downloads a remote URL once per render (and from the cache on later renders). A failure is
+   * kept too, so that every worker's page does not wait for the same dead host again.
+   */
+  download(url: string): Promise<RemoteFile> {
+    let pending = this.downloads.get(url)
+    if (!pending) {
+      pending = fetchRemote(url, {network: this.options.network, timeoutMs: this.options.downloadTimeoutMs, signal: this.options.signal, env: this.options.env})
+      pending.then(
+        () => this.fetched.push(url),
+        () => {},
+      )
+      this.downloads.set(url, pending)
+    }
+    return pending
+  }
+
+  private async serveRemote(url: string): Promise<PageResponse | 'blocked'> {
+    try {
+      const file = await this.download(url)
+      return await this.serveFile(url, {kind: 'file', path: file.path}, file.contentType)
+    } catch (error) {
+      const engineError = error instanceof EngineError ? error : undefined
+      if (engineError?.code === 'REQUEST_BLOCKED') {
+        this.notice('blocked-request', url, engineError.message)
+        return 'blocked'
+      }
+      this.notice('request-failed', url, engineError?.message ?? `cannot download ${url}: ${(error as Error).message}`)
+      return respond(502, 'text/plain', Buffer.from('download failed'))
+    }
+  }
+
+  private async serveFile(url: string, found: Awaited<ReturnType<typeof projectFile>>, type?: string): Promise<PageResponse | 'blocked'> {
+    if (found.kind === 'missing') return notFound()
+    if (found.kind === 'outside') {
+      this.notice('blocked-request', url, `blocked ${url}: it leads outside the project ${this.options.projectDir}`)
+      return 'blocked'
+    }
+    const {size} = await stat(found.path)
+    if (size > MAX_SERVED_BYTES) {
+      this.notice('request-failed', url, `${url} is ${Math.round(size / 1024 ** 2)} MB; the page may load files of up to ${MAX_SERVED_BYTES / 1024 ** 2} MB`)
+      return respond(413, 'text/plain', Buffer.from('too large'))
+    }
+    return respond(200, type ?? contentType(found.path), await readFile(found.path))
+  }
+
+  private notice(code: RequestNotice['code'], url: string, message: string): void {
+    if (this.reported.has(url)) return
+    this.reported.add(url)
+    this.options.onNotice?.({code, url, message})
+  }
+}
+
+function respond(status: number, type: string, body: Buffer): PageResponse {
+  // Any origin: the page's own files are same-origin, and a remote file the engine already
+  // fetched may be read by the page like a local one.
+  return {status, body, headers: [{name: 'Content-Type', value: type}, {name: 'Access-Control-Allow-Origin', value: '*'}]}
+}
+
+function notFound(): PageResponse {
+  return respond(404, 'text/plain', Buffer.from('not found'))
+}
