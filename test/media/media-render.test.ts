@@ -119,31 +119,41 @@ describe('media in compositions', () => {
     expect(audio.streams).toEqual([{codec_name: 'opus', sample_rate: '48000'}])
   })
 
-  it('an http(s) source is downloaded once; an unreachable URL fails naming it', async () => {
+  it('an http(s) source is downloaded once; a loopback source is blocked; an unreachable URL fails naming it', async () => {
     const {createServer} = await import('node:http')
     const {readFile} = await import('node:fs/promises')
     let requests = 0
     const body = await readFile(join(dir, SHORT))
-    const server = createServer((request, response) => {
-      // The page's own <video> may ask too before the runtime drops its source; count the engine's downloads.
-      if (request.headers['user-agent'] === 'node') requests++
+    const server = createServer((_request, response) => {
+      requests++
       response.writeHead(200, {'Content-Type': 'video/mp4'}).end(body)
     })
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    // The "public" host: a name the engine maps to another loopback address and treats as public.
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.2', resolve))
     const port = (server.address() as {port: number}).port
+    process.env.ENGINE_HOST_RESOLVER_RULES = 'MAP media.example.test 127.0.0.2'
     try {
-      const html = page(`<video id="remote" src="http://127.0.0.1:${port}/clip.mp4" data-start="0"></video>`, {duration: 0.5})
-      await render('remote', html)
+      const html = page(`<video id="remote" src="http://media.example.test:${port}/clip.mp4" data-start="0"></video>`, {duration: 0.5})
+      const first = await render('remote', html)
       await render('remote-again', html)
+      // The media stage and the page's own <video> share one download, and the next render uses the cache.
+      expect(requests).toBe(1)
+      expect(first.fetchedUrls).toEqual([`http://media.example.test:${port}/clip.mp4`])
+      const loopback = page(`<video id="local" src="http://127.0.0.2:${port}/clip.mp4" data-start="0"></video>`, {duration: 0.5})
+      await expect(render('loopback', loopback)).rejects.toMatchObject({code: 'REQUEST_BLOCKED', message: expect.stringContaining('<video id="local">')})
       expect(requests).toBe(1)
     } finally {
       await new Promise((resolve) => server.close(resolve))
     }
-    const unreachable = page(`<video id="far" src="http://127.0.0.1:${port}/clip.mp4?v=2" data-start="0"></video>`, {duration: 0.5})
-    await expect(render('unreachable', unreachable)).rejects.toMatchObject({
-      code: 'MEDIA_FAILED',
-      message: expect.stringContaining(`<video id="far">: cannot download http://127.0.0.1:${port}/clip.mp4?v=2`),
-    })
+    try {
+      const unreachable = page(`<video id="far" src="http://media.example.test:${port}/clip.mp4?v=2" data-start="0"></video>`, {duration: 0.5})
+      await expect(render('unreachable', unreachable)).rejects.toMatchObject({
+        code: 'MEDIA_FAILED',
+        message: expect.stringContaining(`<video id="far">: cannot download http://media.example.test:${port}/clip.mp4?v=2`),
+      })
+    } finally {
+      delete process.env.ENGINE_HOST_RESOLVER_RULES
+    }
   })
 
   it('an HDR (PQ) source is tone-mapped to the sRGB page instead of showing washed-out', async () => {

@@ -33,6 +33,9 @@ export const SANDBOX_FLAGS = [
   '--disable-features=IsolateOrigins,site-per-process',
 ]
 
+/** Flags that would let a page past the sandbox, whoever adds them (a serverless build, a profile). */
+const WEAKENS_CONFINEMENT = /^--(disable-web-security|allow-running-insecure-content|allow-file-access-from-files)(=|$)/
+
 const LAUNCH_TIMEOUT_MS = 30_000
 
 export function browserArgs(choice: BrowserChoice, isRoot = process.getuid?.() === 0): string[] {
@@ -51,8 +54,9 @@ export function browserArgs(choice: BrowserChoice, isRoot = process.getuid?.() =
     ...SANDBOX_FLAGS,
     ...(choice.profile?.args ?? []),
   ]
-  return mergeFeatureLists([...new Set(args)])
+  return mergeFeatureLists([...new Set(args)].filter((arg) => !WEAKENS_CONFINEMENT.test(arg)))
 }
+
 
 /** Chromium honours only the last `--disable-features=`: several lists become one. */
 function mergeFeatureLists(args: string[]): string[] {
@@ -68,8 +72,8 @@ function mergeFeatureLists(args: string[]): string[] {
  * and without its headless mode, which puppeteer sets itself.
  */
 export function serverlessBrowserArgs(args: readonly string[]): string[] {
-  const unsafe = /^--(disable-web-security|allow-running-insecure-content|allow-file-access-from-files|proxy-server|proxy-bypass-list|host-resolver-rules|no-proxy-server|headless)(=|$)/
-  return args.filter((arg) => !unsafe.test(arg))
+  const replaced = /^--(proxy-server|proxy-bypass-list|host-resolver-rules|no-proxy-server|headless)(=|$)/
+  return args.filter((arg) => !WEAKENS_CONFINEMENT.test(arg) && !replaced.test(arg))
 }
 
 /**

@@ -88,7 +88,7 @@ export class PageRequests {
   /**
    * The local file behind a source URL the page resolved (a media element's src): a project file,
    * or a remote URL downloaded through the policy. Throws MEDIA_NOT_FOUND, REQUEST_BLOCKED or
-   * DOWNLOAD_FAILED, each naming `element`.
+   * MEDIA_FAILED (the download failed), each naming `element`.
    */
   async locate(url: string, element: string): Promise<string> {
     const route = routeRequest(url, this.options.documentUrl)
@@ -109,7 +109,8 @@ export class PageRequests {
         return (await this.download(url)).path
       } catch (error) {
         if (!(error instanceof EngineError) || error.code === 'CANCELLED') throw error
-        throw new EngineError(error.code, `${element}: ${error.message}`, {element, url}, {cause: error})
+        const code = error.code === 'DOWNLOAD_FAILED' ? 'MEDIA_FAILED' : error.code
+        throw new EngineError(code, `${element}: ${error.message}`, {element, url}, {cause: error})
       }
     }
     const reason = route.kind === 'blocked' ? route.reason : 'it is not a file of the project or an http(s) URL'
