@@ -14,6 +14,7 @@ import {loadPreviewState, type PreviewTarget} from './load-preview-state.js'
 import {playerPage} from './player-page.js'
 import {PREVIEW_ROUTES, VARIABLES_PARAMETER, type PreviewState} from './client/preview-protocol.js'
 import {sendFile} from './send-file.js'
+import {projectFile} from '../sandbox/project-file.js'
 import {projectRoot} from '../sandbox/project-root.js'
 import {watchDirectory, type DirectoryWatcher} from './watch-directory.js'
 
@@ -89,8 +90,9 @@ export async function startPreviewServer(options: PreviewServerOptions): Promise
       if (CLIENT_FILE.test(name) && (await sendFile(req, res, join(packageRoot(), CLIENT_DIR, name)))) return
       throw new EngineError('NOT_FOUND', `no player script ${name}; run \`npm run build\``)
     }
-    const path = projectFile(root, pathname)
-    if (!(await sendFile(req, res, path))) throw new EngineError('NOT_FOUND', `${relative(root, path) || '.'} is not a file under ${root}`)
+    const found = await projectFile(root, pathname)
+    if (found.kind === 'outside') throw new EngineError('PATH_OUTSIDE_ROOT', `${pathname} leads outside ${root}, the only directory the preview serves`)
+    if (found.kind === 'missing' || !(await sendFile(req, res, found.path))) throw new EngineError('NOT_FOUND', `${pathname} is not a file under ${root}`)
   }
 
   const server: Server = createServer((req, res) => {
@@ -187,15 +189,6 @@ function decodePath(pathname: string): string {
   } catch {
     throw new EngineError('NOT_FOUND', `${pathname} is not a valid path`)
   }
-}
-
-/** The file a (decoded) URL path names under `root`; a path that climbs out of it is refused. */
-function projectFile(root: string, pathname: string): string {
-  const path = resolve(root, '.' + pathname)
-  if (path !== root && !path.startsWith(root + sep)) {
-    throw new EngineError('PATH_OUTSIDE_ROOT', `${pathname} is outside ${root}, the only directory the preview serves`)
-  }
-  return path
 }
 
 function send(res: ServerResponse, status: number, type: string, body: string): void {

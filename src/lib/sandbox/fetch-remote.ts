@@ -86,7 +86,7 @@ async function follow(url: string, options: FetchRemoteOptions, signal: AbortSig
   for (let hop = 0; ; hop++) {
     if (current.protocol !== 'http:' && current.protocol !== 'https:') throw blocked(url, `it redirects to ${current.href}, which is not http(s)`)
     const reached = {private: false}
-    const response = await get(current, guardedLookup(url, options, reached), signal, url, options.network)
+    const response = await get(current, guardedLookup(url, options, reached), signal, url, options.network, reached)
     const location = response.headers.location
     if (response.statusCode !== undefined && response.statusCode >= 300 && response.statusCode < 400 && location) {
       response.resume()
@@ -102,11 +102,12 @@ async function follow(url: string, options: FetchRemoteOptions, signal: AbortSig
   }
 }
 
-function get(target: URL, lookup: LookupFunction, signal: AbortSignal, original: string, network: NetworkSettings): Promise<IncomingMessage> {
+function get(target: URL, lookup: LookupFunction, signal: AbortSignal, original: string, network: NetworkSettings, reached: {private: boolean}): Promise<IncomingMessage> {
   const literal = target.hostname.replace(/^\[|\]$/g, '')
   // Node connects to an IP literal without calling `lookup`, so literals are checked here.
-  if (ipaddr.isValid(literal) && !isPublicAddress(literal) && !network.privateAddresses) {
-    return Promise.reject(blocked(original, `${literal} is a loopback, private or link-local address`))
+  if (ipaddr.isValid(literal) && !isPublicAddress(literal)) {
+    if (!network.privateAddresses) return Promise.reject(blocked(original, `${literal} is a loopback, private or link-local address`))
+    reached.private = true
   }
   const request = target.protocol === 'https:' ? httpsRequest : httpRequest
   return new Promise((resolve, reject) => {

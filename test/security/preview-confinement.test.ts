@@ -1,0 +1,44 @@
+import {mkdir, mkdtemp, rm, symlink, writeFile} from 'node:fs/promises'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {startPreviewServer, type PreviewServer} from '../../src/lib/preview/index.js'
+import {rawRequest} from './support/raw-http.js'
+
+/** The preview serves the composition's project and nothing else, however the path is written. */
+describe('engine preview confinement', () => {
+  let base: string
+  let server: PreviewServer
+  const at = (path: string) => server.url.replace(/\/$/, '') + path
+
+  beforeAll(async () => {
+    base = await mkdtemp(join(tmpdir(), 'engine-preview-sandbox-'))
+    const project = join(base, 'project')
+    await mkdir(join(project, 'assets'), {recursive: true})
+    await mkdir(join(base, 'outside'))
+    await writeFile(join(project, 'package.json'), '{}')
+    await writeFile(join(project, 'assets', 'logo.svg'), '<svg xmlns="http://www.w3.org/2000/svg"/>')
+    await writeFile(join(base, 'outside', 'secret.txt'), 'SECRET')
+    await symlink(join(base, 'outside'), join(project, 'assets', 'link'))
+    await writeFile(
+      join(project, 'index.html'),
+      '<html><body><div data-composition-id="main" data-width="320" data-height="180" data-duration="1"></div></body></html>',
+    )
+    server = await startPreviewServer({composition: join(project, 'index.html'), port: 0, fps: {num: 30, den: 1}})
+  })
+
+  afterAll(async () => {
+    await server?.close()
+    await rm(base, {recursive: true, force: true})
+  })
+
+  it('serves project files, and refuses ../ and symlinks out of the project without their content', async () => {
+    expect((await rawRequest(at('/assets/logo.svg'))).status).toBe(200)
+    for (const path of ['/assets/link/secret.txt', '/../outside/secret.txt', '/%2e%2e/outside/secret.txt', '/assets/..%2f..%2foutside/secret.txt']) {
+      const response = await rawRequest(at(path))
+      expect(response.status, path).toBeGreaterThanOrEqual(400)
+      expect(response.body, path).not.toContain('SECRET')
+    }
+    expect((await rawRequest(at('/assets/link/secret.txt'))).status).toBe(403)
+  })
+})
