@@ -18,7 +18,7 @@ const COMPOSITION = `<!doctype html>
 ]'>
 <head><style>
   html, body { margin: 0; }
-  #stage { position: relative; width: 640px; height: 360px; overflow: hidden; background: #14161f; font-family: "DejaVu Sans", sans-serif; }
+  #stage { position: relative; width: 640px; height: 360px; overflow: hidden; background: #14161f; font-family: sans-serif; }
   #title { position: absolute; left: 40px; top: 120px; margin: 0; font-size: 56px; color: #fff; animation: in 0.6s ease-out both; }
   #bar { position: absolute; left: 0; bottom: 0; height: 16px; width: 100%; transform-origin: left; animation: grow 1s linear both; }
   @keyframes in { from { transform: translateX(-40px); opacity: 0; } to { transform: none; opacity: 1; } }

@@ -129,7 +129,8 @@ describe('engine render --docker', () => {
       }),
     )
     child.kill('SIGINT')
-    expect(await exited).toBe(1)
+    // Interrupted by the user: the shell convention 128 + SIGINT, as for a local render.
+    expect(await exited).toBe(130)
     expect(jsonLines(stdout).at(-1)).toMatchObject({type: 'error', error: {code: 'CANCELLED'}})
     const kill = (await runtime.calls()).find((call) => call[0] === 'kill')
     expect(kill?.[1]).toMatch(/^engine-render-\d+-[0-9a-f]{8}$/)

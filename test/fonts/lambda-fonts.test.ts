@@ -29,7 +29,8 @@ describe('fonts through the serverless stack', {timeout: 300_000}, () => {
   })
 
   it('renders a Google Fonts composition in chunks with the same frames as a local render', async () => {
-    const started = await runCli(['lambda', 'render', join(project, 'site'), '--chunk-size', '3', '--crf', '0', '--output-key', 'out/fonts.mp4'], {env: stack.env})
+    // 6 frames at 30 fps: 0.1 s segments of 3 frames make two chunks of one segment each.
+    const started = await runCli(['lambda', 'render', join(project, 'site'), '--chunk-size', '3', '--keyframe-interval', '0.1', '--crf', '0', '--output-key', 'out/fonts.mp4'], {env: stack.env})
     expect(started.code, started.stderr).toBe(0)
     const renderId = /^renderId: (\S+)$/m.exec(started.stdout)![1]
     const done = await waitForRender({render: renderId, endpoint: stack.env.ENGINE_AWS_ENDPOINT, stateMachineArn: stack.env.ENGINE_SFN_ARN, pollMs: 300, signal: AbortSignal.timeout(180_000)})
@@ -40,7 +41,7 @@ describe('fonts through the serverless stack', {timeout: 300_000}, () => {
     await stack.bucket.downloadFile('out/fonts.mp4', chunked)
     const local = await renderComposition({
       composition: join(project, 'site', 'index.html'),
-      options: resolveRenderOptions({crf: 0, workers: 1, output: join(project, 'local.mp4')}),
+      options: resolveRenderOptions({crf: 0, workers: 1, keyframeInterval: 0.1, output: join(project, 'local.mp4')}),
     })
     const [chunkedFrames, localFrames] = await Promise.all([decodedFrameHashes(chunked), decodedFrameHashes(local.output)])
     expect(chunkedFrames).toHaveLength(6)

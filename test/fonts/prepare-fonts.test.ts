@@ -52,7 +52,7 @@ describe('the fonts stage of compile', () => {
     // 9 weights x 2 styles x 7 served subsets
     expect(inter).toHaveLength(9 * 2 * 7)
     const bold = inter.find((face) => face.weight === 700 && face.style === 'normal' && face.file.endsWith('inter-latin-700-normal.woff2'))!
-    expect(bold.url).toBe(`https://project.engine.invalid/__engine/fonts/${bold.name}`)
+    expect(bold.url).toBe(`http://project.engine.localhost/__engine/fonts/${bold.name}`)
     expect(bold.name).toMatch(/^[0-9a-f]{64}\.woff2$/)
     expect(bold.unicodeRange).toMatch(/^U\+0000-00FF/)
     const cached = await readFile(join(env.ENGINE_CACHE_DIR!, 'fonts', bold.name))

@@ -16,7 +16,7 @@ describe('parseRenderOptions', () => {
     expect(() => parseRenderOptions({workers: 25})).toThrow(/--workers: 25 is invalid/)
     expect(() => parseRenderOptions({gifLoop: 70000})).toThrow(/--gif-loop: 70000/)
     expect(() => parseRenderOptions({videoBitrate: 'fast'})).toThrow(/--video-bitrate: "fast" is invalid \(must be a size such as 8M or 2500k\)/)
-    expect(() => parseRenderOptions({quality: 'ultra'})).toThrow(/--quality: "ultra"/)
+    expect(() => parseRenderOptions({quality: 'ultra'})).toThrow(/--quality must be draft, standard or high, not "ultra"/)
   })
 
   it('takes --keyframe-interval in seconds from 0.1 to 60, naming the range', () => {

@@ -19,6 +19,8 @@ function formatOfExtension(output: string): string | undefined {
 export function formatForOutput(output: string | undefined, explicitFormat: string | undefined): string | undefined {
   const implied = output === undefined ? undefined : formatOfExtension(output)
   if (implied === undefined || explicitFormat === undefined || explicitFormat === implied) return explicitFormat ?? implied
+  // An unknown format is reported as such by validation, with the list of known ones.
+  if (!listFormats().some((format) => format.name === explicitFormat)) return explicitFormat
   throw new EngineError(
     'INVALID_FLAG',
     `--format ${explicitFormat} contradicts --output "${output}", a ${implied} file; drop --format to render ${implied}, or give the output the extension of ${explicitFormat}`,

@@ -1,6 +1,6 @@
 import type {PageErrorRecord} from '../page-protocol.js'
 
-/** Stack frame locations like `at fn (file:///dir/index.html:12:5)` or `at file:///x.js:3:1`. */
+/** Stack frame locations like `at fn (http://project.engine.localhost/index.html:12:5)` or `at https://cdn.test/x.js:3:1`. */
 const STACK_LOCATION = /\(?((?:file|https?|data|blob):[^\s()]+?):(\d+):(\d+)\)?\s*$/m
 
 /**
