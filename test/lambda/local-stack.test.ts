@@ -33,7 +33,10 @@ describe('serverless stack through `engine lambda local`', () => {
     const first = await lambda(['sites', 'create', copy])
     expect(first.code, first.stderr).toBe(0)
     const siteId = /^Site ID: ([0-9a-f]{24})$/m.exec(first.stdout)![1]
-    expect(first.stderr).toMatch(/uploaded 2 files/)
+    // The project's two files, and the font packages its composition uses (the function has none).
+    const fonts = await stack.bucket.listKeys(`sites/${siteId}/.engine/fonts/`)
+    expect(fonts).toEqual(expect.arrayContaining([`sites/${siteId}/.engine/fonts/noto-serif/metadata.json`]))
+    expect(first.stderr).toContain(`uploaded ${2 + fonts.length} files`)
     expect(await stack.bucket.exists(`sites/${siteId}/style.css`)).toBe(true)
 
     const again = await lambda(['sites', 'create', copy])
@@ -43,7 +46,7 @@ describe('serverless stack through `engine lambda local`', () => {
     await writeFile(join(copy, 'style.css'), '#box { background: black; }\n', {flag: 'a'})
     const changed = await lambda(['sites', 'create', copy])
     expect(changed.stdout).not.toContain(siteId)
-    expect(changed.stderr).toMatch(/uploaded 2 files/)
+    expect(changed.stderr).toContain(`uploaded ${2 + fonts.length} files`)
   })
 
   it('a 90-frame render in 3 chunks decodes to the same frames as a local render, with the right colours at every seam', async () => {

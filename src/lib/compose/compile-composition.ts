@@ -32,6 +32,8 @@ export interface CompileOptions {
    * its --root, Lambda the site). Sub-compositions outside it are refused.
    */
   projectDir?: string
+  /** Fontsource package directories that come with the composition (a serverless site's fonts). */
+  fontPackages?: readonly string[]
 }
 
 export interface CompiledComposition {
@@ -126,7 +128,7 @@ export async function compileComposition(path: string, options: CompileOptions =
     const nested = await inlineHost(next, `i${++counter}`, context)
     pending.unshift(...nested)
   }
-  const fonts = await prepareFonts(parsed.$, {env: options.env})
+  const fonts = await prepareFonts(parsed.$, {env: options.env, fontPackages: options.fontPackages})
   const {html, lines: scriptLines} = context.markers.resolve(parsed.$.html())
   return {
     file,

@@ -63,12 +63,15 @@ export function bundledFontPackageDirectories(): string[] {
  * packager (the Lambda bundle) must carry; the woff files and other subsets are not needed.
  */
 export async function bundledFontFiles(): Promise<string[]> {
+  return (await Promise.all(bundledFontPackageDirectories().map(fontPackageFiles))).flat()
+}
+
+/**
+ * The files of one Fontsource package a render can use (absolute paths): its package.json,
+ * metadata.json and unicode.json, and its woff2 files of the served subsets.
+ */
+export async function fontPackageFiles(directory: string): Promise<string[]> {
   const subsetPattern = new RegExp(`-(?:${SERVED_SUBSETS.join('|')})-\\d+-(?:normal|italic)\\.woff2$`)
-  const lists = await Promise.all(
-    bundledFontPackageDirectories().map(async (directory) => {
-      const fonts = (await readdir(join(directory, 'files'))).filter((name) => subsetPattern.test(name)).map((name) => join(directory, 'files', name))
-      return [...['package.json', 'metadata.json', 'unicode.json'].map((name) => join(directory, name)), ...fonts.sort()]
-    }),
-  )
-  return lists.flat()
+  const fonts = (await readdir(join(directory, 'files'))).filter((name) => subsetPattern.test(name)).map((name) => join(directory, 'files', name))
+  return [...['package.json', 'metadata.json', 'unicode.json'].map((name) => join(directory, name)), ...fonts.sort()]
 }

@@ -8,18 +8,19 @@ import type {RuntimeFonts} from './font-plan.js'
 
 /**
  * Makes the font files a plan's page is served present in this machine's font cache, from this
- * machine's Fontsource packages (a Lambda chunk, a container): a plan compiled elsewhere names
+ * machine's Fontsource packages or those handed over with the render (a Lambda chunk, a
+ * container): a plan compiled elsewhere names
  * each face's package file and content address. A file that is missing or has other contents is
  * an error naming the family and the file, before any frame.
  */
-export async function ensureFontFiles(fonts: RuntimeFonts | undefined, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+export async function ensureFontFiles(fonts: RuntimeFonts | undefined, env: NodeJS.ProcessEnv = process.env, fontPackages: readonly string[] = []): Promise<void> {
   if (!fonts) return
   const directory = fontCacheDirectory(env)
   let catalog: Promise<FontCatalog> | undefined
   await Promise.all(
     fonts.faces.map(async (face) => {
       if (await exists(join(directory, face.name))) return
-      catalog ??= loadFontCatalog(env)
+      catalog ??= loadFontCatalog(env, fontPackages)
       const match = /^(@fontsource\/[a-z0-9-]+)\/(files\/[a-z0-9.-]+)$/.exec(face.file)
       const entry = match && [...(await catalog).families.values()].find((candidate) => candidate.packageName === match[1])
       if (!match || !entry) {

@@ -104,15 +104,18 @@ function bundledFamilies(): Promise<CatalogFamily[]> {
   return bundledCatalog.promise
 }
 
-/** Every family engine can serve: the cache (`engine fonts add`) first, then the bundled set. */
-export async function loadFontCatalog(env: NodeJS.ProcessEnv = process.env): Promise<FontCatalog> {
-  const [bundled, cached] = await Promise.all([
+/**
+ * Every family engine can serve: packages handed over with the render (a serverless site's
+ * fonts) first, then the cache (`engine fonts add`), then the bundled set.
+ */
+export async function loadFontCatalog(env: NodeJS.ProcessEnv = process.env, packageDirectories: readonly string[] = []): Promise<FontCatalog> {
+  const [bundled, cached, handedOver] = await Promise.all([
     bundledFamilies(),
     cachedPackageDirectories(env).then((directories) => Promise.all(directories.map((directory) => readFontPackage(directory, 'cache')))),
+    Promise.all(packageDirectories.map((directory) => readFontPackage(directory, 'cache'))),
   ])
   const families = new Map<string, CatalogFamily>()
-  for (const entry of bundled) families.set(entry.family.toLowerCase(), entry)
-  for (const entry of cached) if (entry) families.set(entry.family.toLowerCase(), entry)
+  for (const entry of [...bundled, ...cached, ...handedOver]) if (entry) families.set(entry.family.toLowerCase(), entry)
   return {families}
 }
 

@@ -30,14 +30,14 @@ export const FONTS_STYLE_ATTRIBUTE = 'data-engine-fonts'
  * maps generic families to bundled faces, resolves every family, puts the files of the served
  * ones into the font cache, and describes the faces for the runtime. Mutates `$`.
  */
-export async function prepareFonts($: CheerioAPI, options: {env?: NodeJS.ProcessEnv} = {}): Promise<CompiledFonts> {
+export async function prepareFonts($: CheerioAPI, options: {env?: NodeJS.ProcessEnv; fontPackages?: readonly string[]} = {}): Promise<CompiledFonts> {
   const env = options.env ?? process.env
   const discovery = discoverFonts($)
   const scriptText = $('script:not([src])')
     .toArray()
     .map((element) => $(element).text())
     .join('\n')
-  const families = resolveFonts(discovery, await loadFontCatalog(env), scriptText)
+  const families = resolveFonts(discovery, await loadFontCatalog(env, options.fontPackages), scriptText)
   const served = families.filter((family): family is FamilyResolution & {entry: CatalogFamily} => family.entry !== undefined)
   const faces = (await Promise.all(served.map((family) => servedFaces(family.entry, env)))).flat()
   const eager: EagerFace[] = served.flatMap((family) => eagerFaces(family))

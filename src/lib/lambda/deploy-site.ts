@@ -6,6 +6,7 @@ import {createS3Client, type AwsClientOptions} from './aws-clients.js'
 import {awsFailure} from './aws-errors.js'
 import type {SiteHandle} from './render-input.js'
 import {BucketObjects} from './s3-objects.js'
+import {siteFontFiles} from './site-fonts.js'
 import {listSiteFiles, siteIdOf} from './site-files.js'
 import {siteKey, siteManifestKey} from './storage-keys.js'
 
@@ -37,19 +38,22 @@ export interface SiteManifest {
 }
 
 /**
- * Uploads a project under its content address `sites/<siteId>/`. The manifest goes last, so an
+ * Uploads a project under its content address `sites/<siteId>/`, with the font packages its
+ * composition uses (see siteFontFiles). The manifest goes last, so an
  * interrupted upload is simply redone; when the manifest exists, nothing is uploaded again.
  */
 export async function deploySite(options: DeploySiteOptions): Promise<DeployedSite> {
   const projectDir = resolve(options.projectDir)
   const entry = options.entry ?? DEFAULT_ENTRY
-  const files = await listSiteFiles(projectDir)
   if (!existsSync(join(projectDir, entry))) {
     throw new EngineError('COMPOSITION_NOT_FOUND', `projectDir: ${projectDir} has no ${entry}; the composition to render must be ${entry} at the project's top level`, {
       projectDir,
       entry,
     })
   }
+  const projectFiles = await listSiteFiles(projectDir)
+  const fontFiles = (await siteFontFiles(projectDir, entry)).filter((font) => !projectFiles.some((file) => file.path === font.path))
+  const files = [...projectFiles, ...fontFiles]
   const siteId = siteIdOf(files)
   const bucket = new BucketObjects(options.s3 ?? createS3Client(options), options.bucketName)
   const handle = {siteId, bucketName: options.bucketName, entry, totalFiles: files.length}

@@ -49,7 +49,7 @@ export function siteIdOf(files: readonly SiteFile[]): string {
   return hash.digest('hex').slice(0, 24)
 }
 
-async function hashFile(path: string): Promise<{size: number; sha256: string}> {
+export async function hashFile(path: string): Promise<{size: number; sha256: string}> {
   const hash = createHash('sha256')
   let size = 0
   for await (const chunk of createReadStream(path)) {

@@ -21,6 +21,7 @@ import {checkConfig} from '../validate-config.js'
 import {assertWithinWorkflowBudget, clampParallelChunks} from '../workflow-limits.js'
 import {elapsedMs, type ActionContext} from './action-context.js'
 import {prepareSiteMedia} from './render-media.js'
+import {siteFontPackages} from '../site-fonts.js'
 import {planPageRequests} from '../../capture/plan-page-requests.js'
 
 /**
@@ -32,7 +33,7 @@ export async function planAction({render}: PlanEvent, context: ActionContext): P
   checkConfig(config)
   const bucket = new BucketObjects(context.s3, render.bucketName)
   const siteDir = await fetchSite(bucket, render.siteId)
-  const compiled = await compileComposition(join(siteDir, render.entry), {variables: config.variables, projectDir: siteDir})
+  const compiled = await compileComposition(join(siteDir, render.entry), {variables: config.variables, projectDir: siteDir, fontPackages: await siteFontPackages(siteDir)})
   const sized = {...compiled, width: config.width ?? compiled.width, height: config.height ?? compiled.height}
   const options = resolveRenderOptions(renderOptionsOf(config))
   const {plan, notices} = planRender(sized, options, getFormat(options.format))

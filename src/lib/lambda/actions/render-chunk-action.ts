@@ -12,6 +12,7 @@ import {workerCount} from '../../plan/worker-count.js'
 import {captureSegments} from '../../render/capture-segments.js'
 import {planPageRequests} from '../../capture/plan-page-requests.js'
 import {fetchSite} from '../fetch-site.js'
+import {siteFontPackages} from '../site-fonts.js'
 import type {RenderChunkEvent} from '../render-input.js'
 import type {ChunkBrowser, ChunkManifest, StoredSegment} from '../render-records.js'
 import {BucketObjects} from '../s3-objects.js'
@@ -38,8 +39,8 @@ export async function renderChunkAction(event: RenderChunkEvent, context: Action
   // The page origin serves this function's copy of the site.
   const plan = {...stored.plan, projectDir: siteDir}
   const requests = planPageRequests(plan)
-  // The plan was compiled on another machine: its font files come from this function's own packages.
-  const [ffmpeg, browser] = await Promise.all([resolveFfmpeg(), resolveBrowser({browserGpu: false}), ensureFontFiles(plan.runtime.fonts)])
+  // The plan was compiled on another invocation: its font files come from the site's packages.
+  const [ffmpeg, browser] = await Promise.all([resolveFfmpeg(), resolveBrowser({browserGpu: false}), ensureFontFiles(plan.runtime.fonts, process.env, await siteFontPackages(siteDir))])
   const browserInfo = await describeBrowser(browser, chunk.index)
   const frames = chunk.end - chunk.start
   // The chunk's segments are the very ones a local render encodes for these frames.
