@@ -117,9 +117,15 @@ describe('renderBatch with a stand-in render function', () => {
   })
 
   it('with fail-fast lets rows already running finish', async () => {
-    const fake = fakeRender({delayMs: 60, onStart: (request) => (request.variables?.explode ? undefined : new Promise((r) => setTimeout(r, 100)))})
+    // Ada is still rendering when Bo fails: her render waits for Bo's failure, not for a clock.
+    let boFailed!: () => void
+    const failed = new Promise<void>((resolve) => (boFailed = resolve))
+    const fake = fakeRender({onStart: (request) => (request.variables?.explode ? undefined : failed)})
     const {manifest} = await batch([{title: 'Ada'}, {title: 'Bo', explode: true}, {title: 'Cy'}], {
       fake,
+      onEvent: (event) => {
+        if (event.type === 'row' && event.status === 'failed') boFailed()
+      },
       options: options({output: join(scratch(), 'out/{index}-{title}.mp4'), batchFailFast: true, batchConcurrency: 2}),
     })
     expect(manifest.rows.map((row) => row.status)).toEqual(['completed', 'failed', 'skipped'])

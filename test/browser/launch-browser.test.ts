@@ -3,6 +3,7 @@ import {BEGIN_FRAME_FLAGS, browserArgs, closeBrowser, launchBrowser} from '../..
 import {SANDBOX_FLAGS, serverlessBrowserArgs} from '../../src/lib/browser/launch-browser.js'
 import type {BrowserChoice} from '../../src/lib/browser/index.js'
 import {EngineError} from '../../src/lib/errors/engine-error.js'
+import {until} from '../support/until.js'
 
 const shell: BrowserChoice = {
   executablePath: process.env.ENGINE_BROWSER_PATH ?? '/usr/bin/chromium-headless-shell',
@@ -20,9 +21,8 @@ function isRunning(pid: number): boolean {
   }
 }
 
-async function gone(pid: number): Promise<boolean> {
-  for (let i = 0; i < 40 && isRunning(pid); i++) await new Promise((resolve) => setTimeout(resolve, 50))
-  return !isRunning(pid)
+function gone(pid: number): Promise<boolean> {
+  return until(() => !isRunning(pid))
 }
 
 describe('browser flags', () => {

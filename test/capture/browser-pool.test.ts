@@ -6,6 +6,7 @@ import {decodeRgba, near, pixel} from '../runtime/support/decode-image.js'
 import {ensureRuntimeBundle} from '../runtime/support/ensure-runtime-bundle.js'
 import {HEIGHT, pagePlan, WIDTH} from '../runtime/support/page-plan.js'
 import {testBrowser} from '../runtime/support/test-browser.js'
+import {until} from '../support/until.js'
 
 const centre = (image: Buffer) => pixel(decodeRgba(image, WIDTH, HEIGHT), WIDTH / 2, HEIGHT / 2)
 
@@ -55,7 +56,7 @@ describe('BrowserPool', () => {
     expect(processes[0].pid).not.toBe(processes[1].pid)
     await Promise.all([a.close(), b.close()])
     await pool.close()
-    await new Promise((resolve) => setTimeout(resolve, 200))
-    for (const child of processes) expect(child.exitCode !== null || child.signalCode !== null).toBe(true)
+    const exited = (child: (typeof processes)[number]) => child.exitCode !== null || child.signalCode !== null
+    expect(await until(() => processes.every(exited))).toBe(true)
   })
 })

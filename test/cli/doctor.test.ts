@@ -1,5 +1,11 @@
+import {execFile} from 'node:child_process'
+import {promisify} from 'node:util'
 import {describe, expect, it} from 'vitest'
+import {probeBrowser} from '../../src/lib/browser/probe-browser.js'
+import {resolveBrowser} from '../../src/lib/browser/resolve-browser.js'
 import {runCli} from '../support/run-cli.js'
+
+const exec = promisify(execFile)
 
 interface Report {
   ok: boolean
@@ -18,6 +24,25 @@ describe('engine doctor', () => {
     expect(byName['container runtime'].required).toBe(false)
     expect(byName.fonts).toMatchObject({status: 'ok', summary: expect.stringMatching(/^29 bundled families, \d+ in the font cache/)})
     expect(byName.fonts.info.bundled).toEqual(expect.arrayContaining(['Inter', 'JetBrains Mono', 'Noto Sans']))
+  })
+
+  it('shows the browser a render resolves, with the version that executable states itself', async () => {
+    const browser = await resolveBrowser()
+    // Whatever build setup installed: the executable's own --version, not a pinned number.
+    const {stdout} = await exec(browser.executablePath, ['--version'], {timeout: 30_000})
+    const build = stdout.match(/\d+\.\d+\.\d+\.\d+/)?.[0]
+    expect(build, stdout).toBeDefined()
+    // The version the browser reports over the protocol once launched, as renders record it.
+    expect((await probeBrowser(browser.executablePath)).version).toMatch(new RegExp(`Chrome/${build!.replaceAll('.', '\\.')}$`))
+
+    const report = JSON.parse((await runCli(['doctor', '--json'])).stdout) as Report
+    expect(report.checks.find((check) => check.name === 'browser')).toMatchObject({
+      status: 'ok',
+      info: {path: browser.executablePath, source: browser.source, version: expect.stringContaining(build!)},
+    })
+    const human = await runCli(['doctor'])
+    expect(human.code).toBe(0)
+    expect(human.stdout.split('\n').find((line) => line.includes('browser:'))).toMatch(new RegExp(`^ok +browser: ${browser.executablePath} \\(${browser.source}\\), \\S*${build!.replaceAll('.', '\\.')}`))
   })
 
   it('exits non-zero with the fix when ffmpeg is missing', async () => {

@@ -171,6 +171,26 @@ describe('media in compositions', () => {
     expect(meanDifference(await rgbFrame(output, 5), sdr)).toBeLessThan(untreated * 0.7)
   })
 
+  it('an RGB-coded source (H.264 in gbrp, libx264rgb) keeps its colours, as jpg and as png frames', async () => {
+    const quadrants = ['0xff0000', '0x00ff00', '0x0000ff', '0x808080'].map((colour, i) => `color=c=${colour}:s=160x90:r=30:d=0.5[q${i}]`)
+    await ffmpeg([
+      '-f', 'lavfi', '-i', `${quadrants.join(';')};[q0][q1]hstack[top];[q2][q3]hstack[bottom];[top][bottom]vstack`,
+      '-c:v', 'libx264rgb', '-crf', '0', join(dir, 'rgb.mp4'),
+    ])
+    expect(await probeVideoStream(join(dir, 'rgb.mp4'), false)).toMatchObject({pix_fmt: 'gbrp'})
+    const html = page(`<video src="rgb.mp4" data-start="0"></video>`, {duration: 0.5})
+    for (const videoFrameFormat of ['jpg', 'png'] as const) {
+      const {output} = await render(`rgb-${videoFrameFormat}`, html, {videoFrameFormat, quality: 'high'})
+      const rgb = await rgbFrame(output, 5)
+      const at = (x: number, y: number) => Array.from(rgb.subarray((y * 320 + x) * 3, (y * 320 + x) * 3 + 3))
+      const expected = [[[80, 45], [255, 0, 0]], [[240, 45], [0, 255, 0]], [[80, 135], [0, 0, 255]], [[240, 135], [128, 128, 128]]] as const
+      for (const [[x, y], colour] of expected) {
+        const actual = at(x, y)
+        expect(Math.max(...actual.map((value, i) => Math.abs(value - colour[i]))), `${videoFrameFormat} (${x}, ${y}): ${actual}`).toBeLessThan(12)
+      }
+    }
+  })
+
   it('a missing source fails naming the element and the path', async () => {
     const html = page(`<video id="gone" src="nowhere/missing.mp4" data-start="0" data-duration="1"></video>`, {duration: 1})
     await expect(render('missing', html)).rejects.toMatchObject({code: 'MEDIA_NOT_FOUND', message: expect.stringMatching(/<video id="gone">.*nowhere\/missing\.mp4/)})

@@ -7,7 +7,7 @@ import type {MediaClip} from '../../src/lib/media/media-clip.js'
 import {atempoChain, mixArgs} from '../../src/lib/media/mix-audio-track.js'
 
 const clip = (overrides: Partial<MediaClip>): MediaClip => ({
-  index: 0, tag: 'audio', element: '<audio>', path: 'a.wav', start: 0, end: 1, playbackStart: 0, rate: 1, volume: 1, audible: true, ...overrides,
+  index: 0, tag: 'audio', element: '<audio>', path: 'a.wav', start: 0, end: 1, playbackStart: 0, rate: 1, volume: 1, audible: true, channels: 2, ...overrides,
 })
 
 describe('audio mix arguments', () => {

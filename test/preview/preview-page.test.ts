@@ -184,7 +184,15 @@ describe('engine preview: the player page in a real browser', () => {
     await page.keyboard.press('Space')
     expect(await page.$eval('#play', (button) => button.textContent)).toBe('Play')
     const paused = await page.$eval('#frame-number', (output) => output.textContent)
-    await new Promise((resolve) => setTimeout(resolve, 300))
+    // The player steps on animation frames: ten of them are ten chances to move if it still played.
+    await page.evaluate(
+      () =>
+        new Promise<void>((resolve) => {
+          let left = 10
+          const tick = () => (--left === 0 ? resolve() : requestAnimationFrame(tick))
+          requestAnimationFrame(tick)
+        }),
+    )
     expect(await page.$eval('#frame-number', (output) => output.textContent)).toBe(paused)
   })
 

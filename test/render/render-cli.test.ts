@@ -5,6 +5,7 @@ import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {decodedFrameHashes, near, pixelAt} from '../support/media.js'
 import {descendants, isAlive} from '../support/child-processes.js'
+import {until} from '../support/until.js'
 import {REPO_ROOT, runCli} from '../support/run-cli.js'
 import {FIXTURES, useScratchDir} from './support.js'
 
@@ -122,7 +123,8 @@ describe('engine render interrupted', () => {
     expect(stdout).toContain('"code":"CANCELLED"')
     expect(existsSync(output)).toBe(false)
     expect((await readdir(scratch())).filter((name) => name.includes('interrupted'))).toEqual([])
-    await new Promise((resolve) => setTimeout(resolve, 300))
+    // The engine has exited; its helpers end on their own signals, a moment later.
+    await until(() => helpers.every((entry) => !isAlive(entry.pid)))
     expect(helpers.filter((entry) => isAlive(entry.pid))).toEqual([])
   })
 })

@@ -21,6 +21,8 @@ export interface MediaClip {
   volume: number
   /** The clip contributes sound: every `<audio>`, and a `<video data-has-audio>`. */
   audible: boolean
+  /** Channels of the source's audio (0 without): a mono source is played in both channels. */
+  channels: number
 }
 
 /** The 48 kHz sample rate the whole track is mixed and encoded at. */

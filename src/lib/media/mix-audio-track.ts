@@ -29,13 +29,33 @@ export function atempoChain(rate: number): string[] {
   return steps
 }
 
+/**
+ * The time stretch of `data-playback-rate` (pitch kept, as a browser plays it). atempo's WSOLA
+ * works on windows of 1/24 s of its input's declared rate and may place sound up to half a window
+ * (divided by the rate) early; declaring half the rate gives it about 21 ms windows, the size
+ * Chrome's own time stretch uses, and halves that error. The samples are not resampled.
+ */
+export function stretchFilters(rate: number): string[] {
+  const chain = atempoChain(rate)
+  if (chain.length === 0) return []
+  return [`asetrate=${AUDIO_SAMPLE_RATE / 2}`, ...chain, `asetrate=${AUDIO_SAMPLE_RATE}`]
+}
+
+/**
+ * A mono source goes into both channels at its own level, as browsers play it; ffmpeg's default
+ * up-mix would put it 3 dB lower in each. Other layouts are left to aformat's standard down-mix.
+ */
+function stereoFilters(channels: number): string[] {
+  return channels === 1 ? ['pan=stereo|c0=c0|c1=c0'] : []
+}
+
 /** Samples in `seconds` at 48 kHz, rounded to the nearest one. */
 export function samplesIn(seconds: number): number {
   return Math.round(seconds * AUDIO_SAMPLE_RATE)
 }
 
 /**
- * The ffmpeg arguments of the mix: each audible clip trimmed to its clip, sped to its rate, scaled
+ * The ffmpeg arguments of the mix: each audible clip in stereo, trimmed to its clip, sped to its rate, scaled
  * by its volume and delayed to its start (in whole samples), then summed without normalisation and
  * padded or cut to exactly the video's length. Null when no clip is audible inside the video.
  */
@@ -52,10 +72,11 @@ export function mixArgs(clips: readonly MediaClip[], durationSeconds: number, ou
     const skipped = Math.max(0, -clip.start) * clip.rate
     const filters = [
       `aresample=${AUDIO_SAMPLE_RATE}`,
+      ...stereoFilters(clip.channels),
       'aformat=sample_fmts=fltp:channel_layouts=stereo',
       `atrim=start=${clip.playbackStart + skipped}:duration=${visible * clip.rate}`,
       'asetpts=PTS-STARTPTS',
-      ...atempoChain(clip.rate),
+      ...stretchFilters(clip.rate),
       `volume=${clip.volume}`,
       `adelay=delays=${samplesIn(Math.max(0, clip.start))}S:all=1`,
     ]

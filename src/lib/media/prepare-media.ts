@@ -81,6 +81,7 @@ export async function prepareMedia(options: PrepareMediaOptions): Promise<Prepar
         rate: element.rate,
         volume: element.volume,
         audible: element.hasAudio && probe.hasAudio,
+        channels: probe.audioChannels ?? 0,
       })
     }
     return {runtime, clips, warnings, hdrTransfer: hdrTransferOf(sources.map(({probe}) => probe))}

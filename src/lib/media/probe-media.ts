@@ -22,6 +22,8 @@ export interface ProbedMedia {
   durationSeconds: number
   video?: ProbedVideo
   hasAudio: boolean
+  /** Channels of the first audio stream (the one the mix reads); absent without audio. */
+  audioChannels?: number
 }
 
 interface FfprobeStream {
@@ -34,6 +36,7 @@ interface FfprobeStream {
   pix_fmt?: string
   color_transfer?: string
   duration?: string
+  channels?: number
   tags?: Record<string, string>
   disposition?: {attached_pic?: number}
 }
@@ -70,5 +73,6 @@ export async function probeMedia(ffprobePath: string, path: string, element: str
     alpha: /^(yuva|rgba|bgra|argb|abgr|gbrap|ya|pal8)/.test(videoStream.pix_fmt ?? '') || (videoStream.tags?.alpha_mode ?? videoStream.tags?.ALPHA_MODE) === '1',
     colorTransfer: videoStream.color_transfer,
   }
-  return {durationSeconds, video, hasAudio: streams.some((stream) => stream.codec_type === 'audio')}
+  const audioStream = streams.find((stream) => stream.codec_type === 'audio')
+  return {durationSeconds, video, hasAudio: audioStream !== undefined, audioChannels: audioStream?.channels}
 }
