@@ -69,6 +69,18 @@ export class BucketObjects {
     return keys
   }
 
+  /** The "folders" directly under a prefix (`sites/<siteId>/`, say), from a delimited listing. */
+  async listPrefixes(prefix: string): Promise<string[]> {
+    const prefixes: string[] = []
+    let token: string | undefined
+    do {
+      const page = await this.s3.send(new ListObjectsV2Command({Bucket: this.bucketName, Prefix: prefix, Delimiter: '/', ContinuationToken: token}))
+      for (const common of page.CommonPrefixes ?? []) if (common.Prefix) prefixes.push(common.Prefix)
+      token = page.IsTruncated ? page.NextContinuationToken : undefined
+    } while (token)
+    return prefixes
+  }
+
   async deleteKeys(keys: readonly string[]): Promise<void> {
     for (let i = 0; i < keys.length; i += 1000) {
       const batch = keys.slice(i, i + 1000).map((Key) => ({Key}))
