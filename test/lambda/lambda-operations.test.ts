@@ -1,8 +1,12 @@
+import {mkdtemp, rm} from 'node:fs/promises'
+import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {setTimeout as sleep} from 'node:timers/promises'
 import {GetObjectCommand} from '@aws-sdk/client-s3'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {getRenderProgress} from '../../src/lib/lambda/index.js'
+import {smokeTest} from '../../src/lib/lambda/smoke-test.js'
+import {probeVideoStream} from '../support/media.js'
 import {runCli, type CliResult} from '../support/run-cli.js'
 import {LAMBDA_FIXTURES, startStackCli, type RunningStack} from './support.js'
 
@@ -133,5 +137,18 @@ describe('`engine lambda` operations on the local stack', {timeout: 120_000}, ()
       code: 1,
       stderr: `error [INVALID_REQUEST]: render: ${done.renderId} already ended SUCCEEDED, so there is nothing to cancel; \`engine lambda renders ls\` lists the renders still running\n`,
     })
+  })
+
+  it('the deploy smoke test renders 1 s at 320x180 through the stack and reports it', async () => {
+    const smoke = await smokeTest({bucketName: stack.env.ENGINE_BUCKET, stateMachineArn: stack.env.ENGINE_SFN_ARN, endpoint: stack.env.ENGINE_AWS_ENDPOINT, pollMs: 300})
+    expect(smoke.progress).toMatchObject({status: 'SUCCEEDED', frames: {done: 30, total: 30}, output: {https: {privacy: 'presigned'}}})
+    const dir = await mkdtemp(join(tmpdir(), 'engine-smoke-'))
+    try {
+      const file = join(dir, 'smoke.mp4')
+      await stack.bucket.downloadFile(smoke.progress.output.outputKey, file)
+      expect(await probeVideoStream(file)).toMatchObject({width: 320, height: 180, nb_read_frames: '30'})
+    } finally {
+      await rm(dir, {recursive: true, force: true})
+    }
   })
 })
