@@ -105,7 +105,8 @@ describe('`engine lambda` operations on the local stack', {timeout: 120_000}, ()
   })
 
   it('cancel stops a rendering execution, records it, deletes its scratch; renders ls and progress show it cancelled; a finished render cannot be cancelled', async () => {
-    const started = await lambda(['render', PROJECT, '--chunk-size', '30', '--json'])
+    // 1 s segments at 30 fps: three chunks of 30 frames.
+    const started = await lambda(['render', PROJECT, '--chunk-size', '30', '--keyframe-interval', '1', '--json'])
     expect(started.code, started.stderr).toBe(0)
     const {renderId} = JSON.parse(started.stdout) as {renderId: string}
     const options = {render: renderId, endpoint: stack.env.ENGINE_AWS_ENDPOINT, stateMachineArn: stack.env.ENGINE_SFN_ARN}
