@@ -10,6 +10,7 @@ import {renderToLambda} from '../../lib/lambda/render-to-lambda.js'
 import {waitForRender} from '../../lib/lambda/wait-for-render.js'
 import {parseVariablesText} from '../../lib/variables/read-overrides.js'
 import {assertStorageKey} from '../../lib/lambda/storage-key.js'
+import {assertDeployedFormat} from '../../lib/lambda/stack-record.js'
 
 export default class LambdaRender extends BaseCommand {
   static override summary = 'Render one video on the serverless stack'
@@ -43,6 +44,7 @@ export default class LambdaRender extends BaseCommand {
     const webhook = webhookFromFlags(flags, process.env)
     const urlOptions = outputUrlFromFlags(flags)
     const config = {...configFromFlags(flags), ...(flags.variables === undefined ? {} : {variables: parseVariablesText(flags.variables)})}
+    await assertDeployedFormat({bucketName, format: config.format ?? 'mp4', ...aws})
     const siteHandle = flags['site-id']
       ? siteHandleFromId(flags['site-id'], bucketName)
       : await deploySite({projectDir: args.projectDir, bucketName, ...aws})

@@ -1,4 +1,6 @@
-import type {BucketObjects} from './s3-objects.js'
+import {EngineError} from '../errors/engine-error.js'
+import {createS3Client, type AwsClientOptions} from './aws-clients.js'
+import {BucketObjects} from './s3-objects.js'
 
 /** `engine-stack.json` at the bucket's root: how the stack was deployed, for commands that plan load. */
 export const STACK_RECORD_KEY = 'engine-stack.json'
@@ -13,9 +15,26 @@ export interface StackRecord {
   deployedAt: string
   /** `local` for `engine lambda local`. */
   kind: 'aws' | 'local'
+  /** Formats the function renders (built-in and bundled plugins'); absent when unknown (deployed with --code). */
+  formats?: string[]
 }
 
 /** The record, or undefined when it cannot be read (older stack, no permission): it only informs warnings. */
 export async function readStackRecord(bucket: BucketObjects): Promise<StackRecord | undefined> {
   return bucket.getJson<StackRecord>(STACK_RECORD_KEY).catch(() => undefined)
+}
+
+/**
+ * Refuses a format the deployed function cannot render (a plugin installed here after the deploy)
+ * before anything is uploaded; a stack that does not record its formats is not checked.
+ */
+export async function assertDeployedFormat(options: AwsClientOptions & {bucketName: string; format: string}): Promise<void> {
+  const stack = await readStackRecord(new BucketObjects(createS3Client(options), options.bucketName))
+  const {format} = options
+  if (!stack?.formats || stack.formats.includes(format)) return
+  throw new EngineError(
+    'INVALID_FLAG',
+    `--format ${format}: the deployed function renders ${stack.formats.join(', ')}, not ${format}, which a plugin it was deployed without adds; run \`engine lambda deploy\` again here (the bundle carries the installed plugins)`,
+    {format, formats: stack.formats},
+  )
 }

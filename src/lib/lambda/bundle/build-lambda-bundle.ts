@@ -5,6 +5,7 @@ import {tmpdir} from 'node:os'
 import {dirname, join, resolve} from 'node:path'
 import {packageRoot as enginePackageRoot, RUNTIME_BUNDLE_PATH} from '../../capture/runtime-bundle.js'
 import {engineVersion} from '../../container/container-image.js'
+import {listFormats} from '../../encode/format-registry.js'
 import {EngineError} from '../../errors/engine-error.js'
 import type {InstalledPlugin} from '../../config/installed-plugins.js'
 import {bundleHandler} from './bundle-handler.js'
@@ -42,6 +43,8 @@ export interface BundleManifest {
   handlerPackages: string[]
   /** Plugins whose hooks the function registers at cold start. */
   plugins: BundledPlugin[]
+  /** Formats the function renders: the built-in ones and those of the bundled plugins. */
+  formats: string[]
   unzippedBytes: number
   parts: BundlePart[]
 }
@@ -97,6 +100,8 @@ export async function buildLambdaBundle(options: BuildBundleOptions): Promise<Bu
       fonts: fonts.map((font) => font.name),
       handlerPackages: [...handler.packages.keys()].filter((name) => name !== '(engine)').sort(),
       plugins: plugins.plugins,
+      // This process registered the same plugins the bundle carries, so it knows their formats.
+      formats: listFormats().map((format) => format.name),
     }
     // The manifest counts itself: estimate with its size at the largest the numbers can make it.
     const manifestAllowance = Buffer.byteLength(JSON.stringify(partial, null, 2)) + 4096

@@ -113,6 +113,7 @@ export async function deployStack(options: DeployStackOptions): Promise<StackRes
       reservedConcurrency: resources.function.ReservedConcurrentExecutions,
       deployedAt: new Date().toISOString(),
       kind: 'aws',
+      formats: code.formats,
     }
     await bucket.putJson(STACK_RECORD_KEY, record)
     return resources
@@ -143,6 +144,8 @@ interface FunctionCode {
   S3Key: string
   /** Base64 sha256 of the zip, as Lambda reports a function's CodeSha256. */
   codeSha256: string
+  /** What the bundle renders, when this deploy built it (a --code zip is taken as it is). */
+  formats?: string[]
 }
 
 async function ensureFunction(lambda: LambdaClient, resources: StackResources, roleArn: string, code: FunctionCode): Promise<void> {
@@ -187,9 +190,12 @@ async function functionCode(bucket: BucketObjects, codeZip: string | undefined, 
   const workDir = codeZip ? undefined : await mkdtemp(join(tmpdir(), 'engine-deploy-'))
   try {
     let zipPath = codeZip
+    let formats: string[] | undefined
     if (!zipPath) {
       step('bundle (engine lambda bundle)')
-      zipPath = (await buildLambdaBundle({output: join(workDir!, DEFAULT_BUNDLE_NAME), plugins: await listInstalledPlugins()})).path
+      const bundle = await buildLambdaBundle({output: join(workDir!, DEFAULT_BUNDLE_NAME), plugins: await listInstalledPlugins()})
+      zipPath = bundle.path
+      formats = bundle.formats
     }
     const digest = await sha256File(zipPath)
     const key = `deploy/function-${digest.slice(0, 16)}.zip`
@@ -198,7 +204,7 @@ async function functionCode(bucket: BucketObjects, codeZip: string | undefined, 
       step(`code ${key}`)
       await bucket.uploadFile(key, zipPath, 'application/zip')
     }
-    return {S3Bucket: bucket.bucketName, S3Key: key, codeSha256: Buffer.from(digest, 'hex').toString('base64')}
+    return {S3Bucket: bucket.bucketName, S3Key: key, codeSha256: Buffer.from(digest, 'hex').toString('base64'), formats}
   } finally {
     if (workDir) await rm(workDir, {recursive: true, force: true})
   }

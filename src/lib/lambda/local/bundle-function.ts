@@ -1,8 +1,9 @@
 import {fork, type ChildProcess} from 'node:child_process'
 import {randomUUID} from 'node:crypto'
-import {mkdir, rm} from 'node:fs/promises'
+import {mkdir, readFile, rm} from 'node:fs/promises'
 import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'
+import {BUNDLE_LAYOUT} from '../bundle/bundle-layout.js'
 import {extractZip} from '../bundle/read-zip.js'
 import {AWS_ENDPOINT_ENV} from '../aws-clients.js'
 import {answerOf} from './invoke-in-child.js'
@@ -45,6 +46,12 @@ export class BundleFunction {
     await Promise.all([mkdir(taskRoot, {recursive: true}), mkdir(emptyBin, {recursive: true})])
     await extractZip(options.bundle, taskRoot)
     return new BundleFunction(options, taskRoot, emptyBin)
+  }
+
+  /** The formats the bundle's manifest says it renders (none recorded by an older bundle: undefined). */
+  async formats(): Promise<string[] | undefined> {
+    const manifest = await readFile(join(this.taskRoot, BUNDLE_LAYOUT.manifest), 'utf8').catch(() => undefined)
+    return manifest === undefined ? undefined : (JSON.parse(manifest) as {formats?: string[]}).formats
   }
 
   async invoke(event: unknown, onChild?: (child: ChildProcess) => void): Promise<unknown> {

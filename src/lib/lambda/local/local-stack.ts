@@ -8,6 +8,7 @@ import {makeObjectWritesAtomic} from './atomic-object-writes.js'
 import {AWS_ENDPOINT_ENV, createS3Client, LOCAL_CREDENTIALS} from '../aws-clients.js'
 import {LOCAL_MEMORY_ENV} from '../handler.js'
 import {BucketObjects} from '../s3-objects.js'
+import {listFormats} from '../../encode/format-registry.js'
 import {STACK_RECORD_KEY, type StackRecord} from '../stack-record.js'
 import {renderStateMachineDefinition} from '../state-machine-definition.js'
 import {BundleFunction} from './bundle-function.js'
@@ -110,6 +111,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     reservedConcurrency: concurrency,
     deployedAt: new Date().toISOString(),
     kind: 'local',
+    // From the bundle's manifest, or this process's own registry when invocations run this engine.
+    formats: bundled ? await bundled.formats() : listFormats().map((format) => format.name),
   }
   await new BucketObjects(createS3Client({endpoint}), bucketName).putJson(STACK_RECORD_KEY, record)
 
