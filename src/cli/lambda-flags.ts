@@ -2,6 +2,7 @@ import {Flags} from '@oclif/core'
 import {EngineError} from '../lib/errors/engine-error.js'
 import {AWS_ENDPOINT_ENV, BUCKET_ENV, STATE_MACHINE_ENV} from '../lib/lambda/aws-clients.js'
 import type {RenderConfig} from '../lib/lambda/render-input.js'
+import {checkOutputUrlOptions, DEFAULT_URL_EXPIRES_SECONDS, MAX_URL_EXPIRES_SECONDS, OUTPUT_PRIVACY, type OutputUrlOptions} from '../lib/lambda/output-url.js'
 import {QUALITIES} from '../lib/plan/render-plan.js'
 
 /** Chunk-planning flags shared by the serverless render commands. */
@@ -25,6 +26,21 @@ export const stackFlags = {
 
 export const stateMachineFlag = {
   'state-machine-arn': Flags.string({description: 'render state machine', env: STATE_MACHINE_ENV}),
+}
+
+/** The HTTPS URL `progress` and `render --wait` give for a finished output. */
+export const outputUrlFlags = {
+  privacy: Flags.string({
+    description: 'presigned: a signed URL that works until --url-expires; public: the plain object URL (the bucket must allow public reads); private: no URL',
+    options: [...OUTPUT_PRIVACY],
+    default: 'presigned',
+  }),
+  'url-expires': Flags.integer({description: `seconds a presigned URL works (default ${DEFAULT_URL_EXPIRES_SECONDS}, at most ${MAX_URL_EXPIRES_SECONDS})`}),
+}
+
+/** Checked at once, so that a bad value does not wait for the render to end to be refused. */
+export function outputUrlFromFlags(flags: {privacy?: string; 'url-expires'?: number}): OutputUrlOptions {
+  return checkOutputUrlOptions({privacy: flags.privacy as OutputUrlOptions['privacy'], urlExpiresInSeconds: flags['url-expires']})
 }
 
 /** Encoding flags a distributed render accepts (same meaning as `engine render`). */

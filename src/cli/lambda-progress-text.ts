@@ -9,6 +9,7 @@ export function progressLines(progress: RenderProgress): string[] {
     `Execution: ${progress.executionArn}`,
     `Chunks: ${of(progress.chunks.done, progress.chunks.total)} done; frames ${of(progress.frames.done, progress.frames.total)}`,
     `Output: ${progress.output.url}${size}${progress.status === 'SUCCEEDED' ? '' : ' (when done)'}`,
+    ...urlLines(progress),
     `Elapsed: ${progress.elapsedSeconds.toFixed(1)} s`,
     `Estimated cost: $${progress.cost.usd.toFixed(6)} (${progress.cost.lambdaGbSeconds} Lambda GB-s, ${progress.cost.requests} requests, ${progress.cost.ephemeralGbSeconds} GB-s of /tmp above 512 MB, ${progress.cost.stateTransitions} state transitions; S3 not included)`,
   ]
@@ -30,4 +31,11 @@ export function progressTick(progress: RenderProgress): string {
   const frames = progress.frames.total === undefined ? '' : `, frames ${progress.frames.done}/${progress.frames.total}`
   const chunks = progress.chunks.total === undefined ? '' : `, chunks ${progress.chunks.done}/${progress.chunks.total}`
   return `${progress.stage}${chunks}${frames}, ${progress.elapsedSeconds.toFixed(1)} s`
+}
+
+function urlLines(progress: RenderProgress): string[] {
+  const https = progress.output.https
+  if (!https) return []
+  if (https.privacy === 'public') return [`URL: ${https.url} (works only if the bucket allows public reads)`]
+  return [`URL: ${https.url}`, `URL expires: ${https.expiresAt}`]
 }

@@ -39,7 +39,7 @@ describe('what `engine lambda deploy` creates', () => {
     const role = resources.functionRole
     expect(role.AssumeRolePolicyDocument.Statement).toEqual([{Effect: 'Allow', Principal: {Service: 'lambda.amazonaws.com'}, Action: ['sts:AssumeRole']}])
     expect(actions(role.PolicyDocument).sort()).toEqual(
-      ['logs:CreateLogGroup', 'logs:CreateLogStream', 'logs:PutLogEvents', 's3:DeleteObject', 's3:GetObject', 's3:ListBucket', 's3:PutObject'].sort(),
+      ['logs:CreateLogGroup', 'logs:CreateLogStream', 'logs:PutLogEvents', 's3:AbortMultipartUpload', 's3:DeleteObject', 's3:GetObject', 's3:ListBucket', 's3:PutObject'].sort(),
     )
     for (const resource of resourcesOf(role.PolicyDocument)) {
       expect(resource === `arn:aws:s3:::${BUCKET}` || resource === `arn:aws:s3:::${BUCKET}/*` || resource.startsWith('arn:aws:logs:eu-west-1:123456789012:log-group:/aws/lambda/engine-render')).toBe(true)

@@ -11,8 +11,11 @@ const DEPLOY_ACTIONS = [
   'lambda:GetFunction', 'lambda:CreateFunction', 'lambda:UpdateFunctionCode', 'lambda:UpdateFunctionConfiguration', 'lambda:PutFunctionConcurrency', 'lambda:DeleteFunctionConcurrency',
   'states:DescribeStateMachine', 'states:CreateStateMachine', 'states:UpdateStateMachine', 'cloudwatch:PutMetricAlarm',
 ]
-// sites create, render, render-batch, progress.
-const CALLER_ACTIONS = ['s3:ListBucket', 's3:GetObject', 's3:PutObject', 's3:DeleteObject', 'states:StartExecution', 'states:DescribeExecution', 'states:GetExecutionHistory']
+// sites create|ls|rm, render, render-batch, progress, renders ls, cancel; uploads in parts.
+const CALLER_ACTIONS = [
+  's3:ListBucket', 's3:GetObject', 's3:PutObject', 's3:DeleteObject', 's3:AbortMultipartUpload',
+  'states:StartExecution', 'states:DescribeExecution', 'states:GetExecutionHistory', 'states:StopExecution',
+]
 
 async function policy(kind: string, ...flags: string[]): Promise<ScopedPolicyDocument> {
   const result = await runCli(['lambda', 'policies', kind, '--account-id', ACCOUNT, '--region', 'eu-west-1', ...flags])

@@ -1,6 +1,6 @@
 import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
-import {chunkTuningFlags, configFromFlags, lambdaEncodeFlags, lambdaSizeFlags, required, stackFlags, stateMachineFlag} from '../../cli/lambda-flags.js'
+import {chunkTuningFlags, configFromFlags, lambdaEncodeFlags, lambdaSizeFlags, outputUrlFlags, outputUrlFromFlags, required, stackFlags, stateMachineFlag} from '../../cli/lambda-flags.js'
 import {progressLines, progressTick} from '../../cli/lambda-progress-text.js'
 import {webhookFlags, webhookFromFlags} from '../../cli/webhook-flags.js'
 import {EngineError} from '../../lib/errors/engine-error.js'
@@ -31,6 +31,7 @@ export default class LambdaRender extends BaseCommand {
     ...stackFlags,
     ...stateMachineFlag,
     ...webhookFlags,
+    ...outputUrlFlags,
   }
 
   async run(): Promise<void> {
@@ -41,6 +42,7 @@ export default class LambdaRender extends BaseCommand {
     const stateMachineArn = required(flags['state-machine-arn'], 'state-machine-arn', STATE_MACHINE_ENV)
     const aws = {endpoint: flags.endpoint, region: flags.region}
     const webhook = webhookFromFlags(flags, process.env)
+    const urlOptions = outputUrlFromFlags(flags)
     const config = {...configFromFlags(flags), ...(flags.variables === undefined ? {} : {variables: parseVariablesText(flags.variables)})}
     await assertDeployedFormat({bucketName, format: config.format ?? 'mp4', ...aws})
     const siteHandle = flags['site-id']
@@ -57,6 +59,7 @@ export default class LambdaRender extends BaseCommand {
     const progress = await waitForRender({
       render: handle.executionArn,
       ...aws,
+      ...urlOptions,
       onProgress: (report) => {
         const line = progressTick(report)
         if (flags.json) this.log(JSON.stringify({type: 'progress', ...report}))

@@ -83,8 +83,15 @@ export async function deploySite(options: DeploySiteOptions): Promise<DeployedSi
 
 /** `--site-id`: a handle for a site uploaded earlier; nothing is read or uploaded. */
 export function siteHandleFromId(siteId: string, bucketName: string, entry: string = DEFAULT_ENTRY): SiteHandle {
-  if (!/^[0-9a-f]{24}$/.test(siteId)) {
-    throw new EngineError('INVALID_FLAG', `--site-id: "${siteId}" is not a Site ID (24 hex characters, as printed by \`engine lambda sites create\`)`, {siteId})
-  }
-  return {siteId, bucketName, entry}
+  return {siteId: assertSiteId(siteId, '--site-id'), bucketName, entry}
+}
+
+/** A Site ID is what `sites create` prints: refused here, before it becomes a prefix to read or delete. */
+export function assertSiteId(value: string, field: string): string {
+  if (/^[0-9a-f]{24}$/.test(value)) return value
+  throw new EngineError(
+    'INVALID_FLAG',
+    `${field}: "${value}" is not a Site ID (24 hex characters, as printed by \`engine lambda sites create\` and listed by \`engine lambda sites ls\`)`,
+    {field, value},
+  )
 }

@@ -6,6 +6,7 @@ import {awsFailure} from './aws-errors.js'
 import {estimateCost, type CostEstimate} from './estimate-cost.js'
 import type {ChunkItem, RenderInput} from './render-input.js'
 import type {RenderRecord, RenderResultRecord} from './render-records.js'
+import {outputUrl, type OutputUrl, type OutputUrlOptions} from './output-url.js'
 import {BucketObjects} from './s3-objects.js'
 import type {ChunkProgressRecord} from './actions/chunk-progress.js'
 import {chunkProgressKey, chunkProgressPrefix, renderRecordKey, renderResultKey, renderWebhookDeliveryKey} from './storage-keys.js'
@@ -22,7 +23,8 @@ export interface RenderProgress {
   stage: RenderStage
   chunks: {done: number; total?: number}
   frames: {done: number; total?: number}
-  output: {bucketName: string; outputKey: string; url: string; bytes?: number}
+  /** `url` is the `s3://` location; `https` the link to share once the output is stored (see `privacy`). */
+  output: {bucketName: string; outputKey: string; url: string; bytes?: number; https?: OutputUrl}
   error?: ErrorJson
   startedAt: string
   stoppedAt?: string
@@ -34,7 +36,7 @@ export interface RenderProgress {
   webhook?: WebhookDelivery & {type: WebhookEventType}
 }
 
-export interface ProgressOptions extends AwsClientOptions {
+export interface ProgressOptions extends AwsClientOptions, OutputUrlOptions {
   /** A renderId (needs `stateMachineArn` or ENGINE_SFN_ARN) or an executionArn. */
   render: string
   stateMachineArn?: string
@@ -65,7 +67,8 @@ export async function getRenderProgress(options: ProgressOptions): Promise<Rende
     throw awsFailure(error, `reading the progress of ${executionArn}`, {endpoint: options.endpoint})
   }
   const input = JSON.parse(execution.input ?? '{}') as RenderInput
-  const bucket = new BucketObjects(options.s3 ?? createS3Client(options), input.bucketName)
+  const s3 = options.s3 ?? createS3Client(options)
+  const bucket = new BucketObjects(s3, input.bucketName)
   const [record, result, webhook] = await Promise.all([
     bucket.getJson<RenderRecord>(renderRecordKey(input.renderId)),
     bucket.getJson<RenderResultRecord>(renderResultKey(input.renderId)),
@@ -85,6 +88,8 @@ export async function getRenderProgress(options: ProgressOptions): Promise<Rende
       : 0
   const finishedFrames = frameCount((record?.chunks ?? []).filter((chunk) => finishedChunks.has(chunk.index)))
   const framesDone = succeeded ? (record?.totalFrames ?? 0) : finishedFrames + runningFrames
+  // A prefix of frame files has no one URL to give.
+  const https = succeeded && result?.outputKind === 'file' ? await outputUrl(s3, input.bucketName, input.outputKey, options) : undefined
   const startedAt = execution.startDate ?? new Date()
   const stoppedAt = execution.stopDate
   const memoryMb = record?.plan.memoryMb ?? DEFAULT_MEMORY_MB
@@ -95,7 +100,7 @@ export async function getRenderProgress(options: ProgressOptions): Promise<Rende
     stage: stageOf(status, events),
     chunks: {done: succeeded ? (record?.chunks.length ?? 0) : finishedChunks.size, total: record?.chunks.length},
     frames: {done: framesDone, total: record?.totalFrames},
-    output: {bucketName: input.bucketName, outputKey: input.outputKey, url: `s3://${input.bucketName}/${input.outputKey}`, bytes: result?.bytes},
+    output: {bucketName: input.bucketName, outputKey: input.outputKey, url: `s3://${input.bucketName}/${input.outputKey}`, bytes: result?.bytes, ...(https && {https})},
     error: status === 'RUNNING' || succeeded ? undefined : (parseTaskCause(execution.error, execution.cause) ?? {code: 'INTERNAL', message: `the execution ended ${status}`}),
     startedAt: startedAt.toISOString(),
     stoppedAt: stoppedAt?.toISOString(),
@@ -138,7 +143,8 @@ async function readChunkProgress(bucket: BucketObjects, key: string): Promise<Ch
   }
 }
 
-function resolveExecutionArn(options: ProgressOptions): string {
+/** The execution of `render`: an executionArn as given, or a renderId's under the state machine. */
+export function resolveExecutionArn(options: Pick<ProgressOptions, 'render' | 'stateMachineArn' | 'env'>): string {
   if (options.render.startsWith('arn:')) return options.render
   const stateMachineArn = options.stateMachineArn ?? (options.env ?? process.env)[STATE_MACHINE_ENV]
   if (!stateMachineArn) {

@@ -101,3 +101,12 @@ export interface RenderFailureRecord {
   logStream?: string
   failedAt: string
 }
+
+/** `renders/<renderId>/cancelled.json`: written by `engine lambda cancel` after stopping the execution. */
+export interface RenderCancelRecord {
+  renderId: string
+  executionArn: string
+  cancelledAt: string
+  /** Scratch objects the (latest) cancel deleted; chunks still running on AWS may add a few, which the lifecycle rule expires. */
+  scratchObjectsDeleted: number
+}

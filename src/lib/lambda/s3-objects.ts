@@ -11,6 +11,7 @@ import {
   PutObjectCommand,
   type S3Client,
 } from '@aws-sdk/client-s3'
+import {MULTIPART_THRESHOLD_BYTES, uploadInParts} from './multipart-upload.js'
 
 /** One bucket, seen through the handful of operations the stack needs. */
 export class BucketObjects {
@@ -44,8 +45,10 @@ export class BucketObjects {
     }
   }
 
+  /** Large files (outputs, the function bundle) go up in parts; see multipart-upload.ts. */
   async uploadFile(key: string, path: string, contentType?: string): Promise<number> {
     const {size} = await stat(path)
+    if (size >= MULTIPART_THRESHOLD_BYTES) return uploadInParts(this.s3, {bucketName: this.bucketName, key, path, contentType})
     await this.s3.send(
       new PutObjectCommand({Bucket: this.bucketName, Key: key, Body: createReadStream(path), ContentLength: size, ContentType: contentType}),
     )
@@ -67,6 +70,18 @@ export class BucketObjects {
       token = page.IsTruncated ? page.NextContinuationToken : undefined
     } while (token)
     return keys
+  }
+
+  /** The "folders" directly under a prefix (`sites/<siteId>/`, say), from a delimited listing. */
+  async listPrefixes(prefix: string): Promise<string[]> {
+    const prefixes: string[] = []
+    let token: string | undefined
+    do {
+      const page = await this.s3.send(new ListObjectsV2Command({Bucket: this.bucketName, Prefix: prefix, Delimiter: '/', ContinuationToken: token}))
+      for (const common of page.CommonPrefixes ?? []) if (common.Prefix) prefixes.push(common.Prefix)
+      token = page.IsTruncated ? page.NextContinuationToken : undefined
+    } while (token)
+    return prefixes
   }
 
   async deleteKeys(keys: readonly string[]): Promise<void> {

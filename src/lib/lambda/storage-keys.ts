@@ -3,8 +3,9 @@
  *
  * - `sites/<siteId>/...`: uploaded projects; `sites/<siteId>/site.json` is written last and marks
  *   a complete upload.
- * - `renders/<renderId>/render.json` (what was planned), `result.json` (what was produced) or
- *   `failure.json` (why it failed): small records that progress reads; kept.
+ * - `renders/<renderId>/render.json` (what was planned), `result.json` (what was produced),
+ *   `failure.json` (why it failed) or `cancelled.json` (who stopped it): small records that
+ *   progress and `renders ls` read; kept.
  * - `scratch/<renderId>/...`: the compiled plan, the chunks and their live frame counts; expired
  *   by the bucket's lifecycle rule and deleted after a successful assembly.
  * - `renders/<renderId>/output<ext>`: the default output key.
@@ -20,6 +21,8 @@ export const renderRecordKey = (renderId: string) => `${RENDERS_PREFIX}${renderI
 export const renderResultKey = (renderId: string) => `${RENDERS_PREFIX}${renderId}/result.json`
 /** Written by the workflow's Catch when the render fails. */
 export const renderFailureKey = (renderId: string) => `${RENDERS_PREFIX}${renderId}/failure.json`
+/** Written by `engine lambda cancel` once the execution is stopped. */
+export const renderCancelKey = (renderId: string) => `${RENDERS_PREFIX}${renderId}/cancelled.json`
 /** What became of the render's webhook call (written once it was made). */
 export const renderWebhookDeliveryKey = (renderId: string) => `${RENDERS_PREFIX}${renderId}/webhook-delivery.json`
 export const defaultOutputKey = (renderId: string, extension: string) => `${RENDERS_PREFIX}${renderId}/output${extension}`

@@ -33,9 +33,9 @@ function arns(scope: PolicyScope) {
 }
 
 /**
- * What a caller of a deployed stack needs (an application's role, or `lambda sites create`,
- * `render`, `render-batch`, `progress`): the stack's bucket, starting its workflow and reading
- * or stopping its executions. Nothing else.
+ * What a caller of a deployed stack needs (an application's role, or `lambda sites create|ls|rm`,
+ * `render`, `render-batch`, `progress`, `renders ls`, `cancel`): the stack's bucket, starting its
+ * workflow and reading or stopping its executions. Nothing else.
  */
 export function renderCallerPolicy(scope: PolicyScope): ScopedPolicyDocument {
   const arn = arns(scope)
@@ -43,7 +43,8 @@ export function renderCallerPolicy(scope: PolicyScope): ScopedPolicyDocument {
     Version: '2012-10-17',
     Statement: [
       {Sid: 'ListRenderBucket', Effect: 'Allow', Action: ['s3:ListBucket'], Resource: arn.bucket},
-      {Sid: 'SitesAndOutputs', Effect: 'Allow', Action: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'], Resource: arn.objects},
+      // Files of 64 MiB and more go up in parts (the bundle among them); a failed upload is aborted.
+      {Sid: 'SitesAndOutputs', Effect: 'Allow', Action: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject', 's3:AbortMultipartUpload'], Resource: arn.objects},
       {Sid: 'StartRenders', Effect: 'Allow', Action: ['states:StartExecution'], Resource: arn.stateMachine},
       {Sid: 'FollowRenders', Effect: 'Allow', Action: ['states:DescribeExecution', 'states:GetExecutionHistory', 'states:StopExecution'], Resource: arn.executions},
     ],

@@ -142,7 +142,7 @@ export function stackResources(settings: StackSettings): StackResources {
         Version: '2012-10-17',
         Statement: [
           {Sid: 'ListRenderBucket', Effect: 'Allow', Action: ['s3:ListBucket'], Resource: `arn:aws:s3:::${bucketName}`},
-          {Sid: 'RenderObjects', Effect: 'Allow', Action: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'], Resource: `arn:aws:s3:::${bucketName}/*`},
+          {Sid: 'RenderObjects', Effect: 'Allow', Action: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject', 's3:AbortMultipartUpload'], Resource: `arn:aws:s3:::${bucketName}/*`},
           {Sid: 'OwnLogs', Effect: 'Allow', Action: ['logs:CreateLogGroup', 'logs:CreateLogStream', 'logs:PutLogEvents'], Resource: [logGroupArn, `${logGroupArn}:*`]},
         ],
       },

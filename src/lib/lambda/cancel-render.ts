@@ -1,0 +1,78 @@
+import type {S3Client} from '@aws-sdk/client-s3'
+import {DescribeExecutionCommand, StopExecutionCommand, type SFNClient} from '@aws-sdk/client-sfn'
+import {EngineError} from '../errors/engine-error.js'
+import {createS3Client, createSfnClient, type AwsClientOptions} from './aws-clients.js'
+import {awsFailure} from './aws-errors.js'
+import type {RenderInput} from './render-input.js'
+import {resolveExecutionArn} from './render-progress.js'
+import type {RenderCancelRecord} from './render-records.js'
+import {BucketObjects} from './s3-objects.js'
+import {renderCancelKey, scratchPrefix} from './storage-keys.js'
+import {TASK_ERROR_PREFIX} from './task-errors.js'
+
+export interface CancelRenderOptions extends AwsClientOptions {
+  /** A renderId (needs `stateMachineArn` or ENGINE_SFN_ARN) or an executionArn. */
+  render: string
+  stateMachineArn?: string
+  sfn?: SFNClient
+  s3?: S3Client
+}
+
+export interface CancelledRender extends RenderCancelRecord {
+  bucketName: string
+  /** False when the execution had already been stopped (a repeated cancel only cleans up again). */
+  stopped: boolean
+}
+
+/**
+ * Stops a running render: its execution is stopped with a CANCELLED error (which progress shows),
+ * `renders/<renderId>/cancelled.json` records it, and the render's scratch is deleted.
+ *
+ * A stopped execution runs no Catch, so this does the failure path's cleanup itself. Lambda
+ * invocations already running are not stopped by AWS: a chunk in flight may still write a few
+ * scratch objects after this returns, and the bucket's lifecycle rule expires them.
+ */
+export async function cancelRender(options: CancelRenderOptions): Promise<CancelledRender> {
+  const executionArn = resolveExecutionArn(options)
+  const sfn = options.sfn ?? createSfnClient(options)
+  let input: RenderInput
+  let stopped = false
+  try {
+    const execution = await sfn.send(new DescribeExecutionCommand({executionArn}))
+    input = JSON.parse(execution.input ?? '{}') as RenderInput
+    if (execution.status === 'RUNNING') {
+      await sfn.send(new StopExecutionCommand({executionArn, error: `${TASK_ERROR_PREFIX}CANCELLED`, cause: JSON.stringify(cancelledError(input.renderId))}))
+      stopped = true
+    } else if (execution.status !== 'ABORTED') {
+      throw new EngineError(
+        'INVALID_REQUEST',
+        `render: ${input.renderId} already ended ${execution.status}, so there is nothing to cancel; \`engine lambda renders ls\` lists the renders still running`,
+        {field: 'render', value: options.render, status: execution.status},
+      )
+    }
+  } catch (error) {
+    throw awsFailure(error, `cancelling ${executionArn}`, {endpoint: options.endpoint})
+  }
+
+  const bucket = new BucketObjects(options.s3 ?? createS3Client(options), input.bucketName)
+  try {
+    const scratch = await bucket.listKeys(scratchPrefix(input.renderId))
+    await bucket.deleteKeys(scratch)
+    // A repeated cancel keeps the time of the first.
+    const earlier = stopped ? undefined : await bucket.getJson<RenderCancelRecord>(renderCancelKey(input.renderId))
+    const record: RenderCancelRecord = {
+      renderId: input.renderId,
+      executionArn,
+      cancelledAt: earlier?.cancelledAt ?? new Date().toISOString(),
+      scratchObjectsDeleted: scratch.length,
+    }
+    await bucket.putJson(renderCancelKey(input.renderId), record)
+    return {...record, bucketName: input.bucketName, stopped}
+  } catch (error) {
+    throw awsFailure(error, `cleaning up the cancelled render ${input.renderId}`, {bucketName: input.bucketName, endpoint: options.endpoint})
+  }
+}
+
+function cancelledError(renderId: string) {
+  return {code: 'CANCELLED', message: `render ${renderId} was cancelled (\`engine lambda cancel\`)`}
+}

@@ -1,0 +1,155 @@
+import {mkdtemp, rm} from 'node:fs/promises'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {setTimeout as sleep} from 'node:timers/promises'
+import {GetObjectCommand} from '@aws-sdk/client-s3'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {getRenderProgress} from '../../src/lib/lambda/index.js'
+import {smokeTest} from '../../src/lib/lambda/smoke-test.js'
+import {probeVideoStream} from '../support/media.js'
+import {runCli, type CliResult} from '../support/run-cli.js'
+import {LAMBDA_FIXTURES, startStackCli, type RunningStack} from './support.js'
+
+const PROJECT = join(LAMBDA_FIXTURES, 'project')
+const TINY = join(LAMBDA_FIXTURES, 'tiny')
+
+/** The operations around renders: sites ls/rm, renders ls, cancel, output URLs. */
+describe('`engine lambda` operations on the local stack', {timeout: 120_000}, () => {
+  let stack: RunningStack
+  const lambda = (args: string[]): Promise<CliResult> => runCli(['lambda', ...args], {env: stack.env})
+  const json = async (args: string[]) => {
+    const result = await lambda([...args, '--json'])
+    expect(result.code, result.stderr + result.stdout).toBe(0)
+    return JSON.parse(result.stdout)
+  }
+  const siteIdOf = (result: CliResult) => /^Site ID: ([0-9a-f]{24})$/m.exec(result.stdout)![1]
+
+  beforeAll(async () => {
+    stack = await startStackCli()
+  })
+  afterAll(async () => {
+    await stack?.stop()
+  })
+
+  it('sites ls lists each upload with its files and size, marks a cut-short upload incomplete; sites rm deletes one site and only it', async () => {
+    expect((await lambda(['sites', 'ls'])).stdout).toMatch(/^No sites: `engine lambda sites create <projectDir>` uploads one$/m)
+    const project = siteIdOf(await lambda(['sites', 'create', PROJECT]))
+    const tiny = siteIdOf(await lambda(['sites', 'create', TINY]))
+    // What an upload interrupted before its manifest leaves behind.
+    const cutShort = 'ab'.repeat(12)
+    await stack.bucket.putJson(`sites/${cutShort}/index.html`, {})
+
+    const sites = await json(['sites', 'ls'])
+    expect(sites).toHaveLength(3)
+    expect(sites).toContainEqual(expect.objectContaining({siteId: project, complete: true, entry: 'index.html', files: 2}))
+    expect(sites).toContainEqual(expect.objectContaining({siteId: tiny, complete: true, files: 1}))
+    expect(sites.at(-1)).toEqual({siteId: cutShort, complete: false})
+    const text = (await lambda(['sites', 'ls'])).stdout
+    expect(text).toMatch(/^SITE ID +FILES +SIZE +UPLOADED +ENTRY$/m)
+    expect(text).toMatch(new RegExp(`^${project} +2 +0\\.00 MB +\\d{4}-\\d\\d-\\d\\dT.* index\\.html$`, 'm'))
+    expect(text).toMatch(new RegExp(`^${cutShort} +- +- +incomplete upload +-$`, 'm'))
+
+    const removed = await lambda(['sites', 'rm', project])
+    expect(removed).toMatchObject({code: 0, stdout: `Removed site ${project} (3 objects) from s3://${stack.env.ENGINE_BUCKET}/\n`})
+    expect(await stack.bucket.listKeys(`sites/${project}/`)).toEqual([])
+    expect((await json(['sites', 'ls'])).map((site: {siteId: string}) => site.siteId).sort()).toEqual([cutShort, tiny].sort())
+  })
+
+  it('sites rm refuses a malformed Site ID and names a missing one, each with the fix', async () => {
+    const malformed = await lambda(['sites', 'rm', '../renders'])
+    expect(malformed).toMatchObject({code: 1, stdout: ''})
+    expect(malformed.stderr).toBe(
+      'error [INVALID_FLAG]: siteId: "../renders" is not a Site ID (24 hex characters, as printed by `engine lambda sites create` and listed by `engine lambda sites ls`)\n',
+    )
+    const missing = await lambda(['sites', 'rm', 'cd'.repeat(12), '--json'])
+    expect(missing.code).toBe(1)
+    expect(JSON.parse(missing.stdout).error).toEqual({
+      code: 'NOT_FOUND',
+      message: `siteId: no site "${'cd'.repeat(12)}" in bucket "${stack.env.ENGINE_BUCKET}"; \`engine lambda sites ls\` lists the sites there`,
+      details: {field: 'siteId', value: 'cd'.repeat(12), bucketName: stack.env.ENGINE_BUCKET},
+    })
+  })
+
+  it('render --wait gives a presigned HTTPS URL that serves the output until it expires; --privacy private gives none; renders ls shows the render succeeded', async () => {
+    const rendered = await lambda(['render', TINY, '--wait', '--output-key', 'out/tiny.mp4', '--url-expires', '3'])
+    expect(rendered.code, rendered.stderr).toBe(0)
+    const url = /^URL: (\S+)$/m.exec(rendered.stdout)![1]
+    expect(url).toMatch(new RegExp(`^${stack.env.ENGINE_AWS_ENDPOINT}/${stack.env.ENGINE_BUCKET}/out/tiny\\.mp4\\?X-Amz-Algorithm=AWS4-HMAC-SHA256&.*X-Amz-Expires=3&.*X-Amz-Signature=[0-9a-f]{64}$`))
+    expect(rendered.stdout).toMatch(/^URL expires: \d{4}-\d\d-\d\dT[\d:.]+Z$/m)
+    const stored = await stack.bucket.s3.send(new GetObjectCommand({Bucket: stack.env.ENGINE_BUCKET, Key: 'out/tiny.mp4'}))
+    const response = await fetch(url)
+    expect(response.status).toBe(200)
+    expect(Buffer.from(await response.arrayBuffer())).toEqual(Buffer.from(await stored.Body!.transformToByteArray()))
+    await sleep(3500)
+    expect((await fetch(url)).status).toBe(403)
+
+    const renderId = /^renderId: (\S+)$/m.exec(rendered.stderr)![1]
+    const progress = await json(['progress', renderId, '--privacy', 'private'])
+    expect(progress.output).toEqual({bucketName: stack.env.ENGINE_BUCKET, outputKey: 'out/tiny.mp4', url: `s3://${stack.env.ENGINE_BUCKET}/out/tiny.mp4`, bytes: expect.any(Number)})
+    const publicUrl = (await json(['progress', renderId, '--privacy', 'public'])).output.https
+    expect(publicUrl).toEqual({url: `${stack.env.ENGINE_AWS_ENDPOINT}/${stack.env.ENGINE_BUCKET}/out/tiny.mp4`, privacy: 'public'})
+
+    const [listed] = await json(['renders', 'ls', '--limit', '1'])
+    expect(listed).toMatchObject({renderId, status: 'succeeded', outputKey: 'out/tiny.mp4', format: 'mp4', width: 320, height: 180, totalFrames: 6, chunks: 1, bytes: progress.output.bytes})
+    expect(Date.parse(listed.endedAt)).toBeGreaterThan(Date.parse(listed.startedAt))
+  })
+
+  it('an out-of-range --url-expires or --limit is refused before anything starts, naming the range', async () => {
+    const expires = await lambda(['render', TINY, '--wait', '--url-expires', '604801'])
+    expect(expires).toMatchObject({
+      code: 1,
+      stderr: 'error [INVALID_FLAG]: --url-expires: 604801 is not a URL lifetime; pass whole seconds from 1 to 604800 (7 days, the most S3 signs for)\n',
+    })
+    const limit = await lambda(['renders', 'ls', '--limit', '0'])
+    expect(limit).toMatchObject({code: 1, stderr: 'error [INVALID_FLAG]: --limit: 0 is not a count of renders to list; pass a whole number from 1 to 1000\n'})
+  })
+
+  it('cancel stops a rendering execution, records it, deletes its scratch; renders ls and progress show it cancelled; a finished render cannot be cancelled', async () => {
+    // 1 s segments at 30 fps: three chunks of 30 frames.
+    const started = await lambda(['render', PROJECT, '--chunk-size', '30', '--keyframe-interval', '1', '--json'])
+    expect(started.code, started.stderr).toBe(0)
+    const {renderId} = JSON.parse(started.stdout) as {renderId: string}
+    const options = {render: renderId, endpoint: stack.env.ENGINE_AWS_ENDPOINT, stateMachineArn: stack.env.ENGINE_SFN_ARN}
+    // Cancel while chunks are at work, so that there is scratch to delete.
+    for (let progress = await getRenderProgress(options); progress.stage !== 'rendering'; progress = await getRenderProgress(options)) {
+      expect(progress.status).toBe('RUNNING')
+      await sleep(200)
+    }
+    expect((await stack.bucket.listKeys(`scratch/${renderId}/`)).length).toBeGreaterThan(0)
+
+    const cancelled = await lambda(['cancel', renderId])
+    expect(cancelled.code, cancelled.stderr).toBe(0)
+    expect(cancelled.stdout).toMatch(new RegExp(`^Cancelled render ${renderId}: execution stopped, \\d+ scratch objects deleted\\n$`))
+    expect(await stack.bucket.listKeys(`scratch/${renderId}/`)).toEqual([])
+    expect(await stack.bucket.getJson(`renders/${renderId}/cancelled.json`)).toMatchObject({renderId, cancelledAt: expect.any(String)})
+
+    const progress = await getRenderProgress(options)
+    expect(progress).toMatchObject({status: 'ABORTED', stage: 'failed', error: {code: 'CANCELLED', message: `render ${renderId} was cancelled (\`engine lambda cancel\`)`}})
+    const listed = (await json(['renders', 'ls'])).find((render: {renderId: string}) => render.renderId === renderId)
+    expect(listed).toMatchObject({status: 'cancelled', totalFrames: 90, chunks: 3})
+    expect((await lambda(['renders', 'ls'])).stdout).toMatch(new RegExp(`^${renderId} +cancelled +`, 'm'))
+
+    const again = await lambda(['cancel', renderId])
+    expect(again).toMatchObject({code: 0, stdout: `Render ${renderId} was already stopped; its scratch is cleaned up (0 objects deleted)\n`})
+
+    const done = (await json(['renders', 'ls'])).find((render: {status: string}) => render.status === 'succeeded')
+    const finished = await lambda(['cancel', done.renderId])
+    expect(finished).toMatchObject({
+      code: 1,
+      stderr: `error [INVALID_REQUEST]: render: ${done.renderId} already ended SUCCEEDED, so there is nothing to cancel; \`engine lambda renders ls\` lists the renders still running\n`,
+    })
+  })
+
+  it('the deploy smoke test renders 1 s at 320x180 through the stack and reports it', async () => {
+    const smoke = await smokeTest({bucketName: stack.env.ENGINE_BUCKET, stateMachineArn: stack.env.ENGINE_SFN_ARN, endpoint: stack.env.ENGINE_AWS_ENDPOINT, pollMs: 300})
+    expect(smoke.progress).toMatchObject({status: 'SUCCEEDED', frames: {done: 30, total: 30}, output: {https: {privacy: 'presigned'}}})
+    const dir = await mkdtemp(join(tmpdir(), 'engine-smoke-'))
+    try {
+      const file = join(dir, 'smoke.mp4')
+      await stack.bucket.downloadFile(smoke.progress.output.outputKey, file)
+      expect(await probeVideoStream(file)).toMatchObject({width: 320, height: 180, nb_read_frames: '30'})
+    } finally {
+      await rm(dir, {recursive: true, force: true})
+    }
+  })
+})
