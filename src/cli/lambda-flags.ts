@@ -34,6 +34,7 @@ export const lambdaEncodeFlags = {
   quality: Flags.string({description: 'encoder preset and capture quality (default standard)', options: [...QUALITIES]}),
   crf: Flags.integer({description: 'constant rate factor 0-51, overrides the preset'}),
   'keyframe-interval': Flags.string({description: 'seconds between keyframes (0.1-60, default 2); chunks are whole runs of such segments'}),
+  frames: Flags.string({description: 'render only frames A-B of the composition (0-based, inclusive): A-B, A- (to the end) or N (one frame); chunks are planned inside the range'}),
 }
 
 export function required(value: string | undefined, flag: string, env: string): string {
@@ -48,6 +49,7 @@ export function configFromFlags(flags: {
   quality?: string
   crf?: number
   'keyframe-interval'?: string
+  frames?: string
   width?: number
   height?: number
   'chunk-size'?: number
@@ -61,6 +63,7 @@ export function configFromFlags(flags: {
     crf: flags.crf,
     // Validated with the rest of the config, which names the field and the range.
     keyframeInterval: flags['keyframe-interval'] === undefined ? undefined : Number(flags['keyframe-interval']),
+    frames: flags.frames,
     width: flags.width,
     height: flags.height,
     chunkSize: flags['chunk-size'],

@@ -1,6 +1,6 @@
 import {z} from 'zod'
 import {QUALITIES} from '../plan/render-plan.js'
-import {keyframeIntervalSchema} from '../plan/render-options.js'
+import {framesSchema, keyframeIntervalSchema} from '../plan/render-options.js'
 import {storageKeySchema} from './storage-key.js'
 
 const positiveInt = z.number().int().min(1)
@@ -25,6 +25,8 @@ export const renderConfigSchema = z
       .optional(),
     keyframeInterval: keyframeIntervalSchema.optional(),
     gifLoop: z.number().int().min(0).max(65535).optional(),
+    /** Only these frames (`A-B`, `A-` or `N`, as `engine render --frames`); chunks are planned inside them. */
+    frames: framesSchema.optional(),
     hdr: z.boolean().optional(),
     chunkSize: positiveInt.optional(),
     maxParallelChunks: positiveInt.optional(),
@@ -81,6 +83,7 @@ export type NotifyFailureEvent = Extract<HandlerEvent, {action: 'notifyFailure'}
 
 /** What `plan` returns into the workflow state (`$.plan`). */
 export interface PlanOutput {
+  /** Frames of the output (a `frames` range's, when the config has one). */
   totalFrames: number
   chunks: ChunkItem[]
   maxParallelChunks: number
