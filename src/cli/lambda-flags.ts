@@ -34,6 +34,7 @@ export const lambdaEncodeFlags = {
   quality: Flags.string({description: 'encoder preset and capture quality (default standard)', options: [...QUALITIES]}),
   crf: Flags.integer({description: 'constant rate factor 0-51, overrides the preset'}),
   'keyframe-interval': Flags.string({description: 'seconds between keyframes (0.1-60, default 2); chunks are whole runs of such segments'}),
+  scale: Flags.string({description: 'device scale factor 0.1-16: output width·F x height·F, drawn at that density (crisp text, not an upscale)'}),
   frames: Flags.string({description: 'render only frames A-B of the composition (0-based, inclusive): A-B, A- (to the end) or N (one frame); chunks are planned inside the range'}),
 }
 
@@ -50,6 +51,7 @@ export function configFromFlags(flags: {
   crf?: number
   'keyframe-interval'?: string
   frames?: string
+  scale?: string
   width?: number
   height?: number
   'chunk-size'?: number
@@ -64,6 +66,7 @@ export function configFromFlags(flags: {
     // Validated with the rest of the config, which names the field and the range.
     keyframeInterval: flags['keyframe-interval'] === undefined ? undefined : Number(flags['keyframe-interval']),
     frames: flags.frames,
+    scale: flags.scale === undefined ? undefined : Number(flags.scale),
     width: flags.width,
     height: flags.height,
     chunkSize: flags['chunk-size'],

@@ -1,6 +1,6 @@
 import {z} from 'zod'
 import {QUALITIES} from '../plan/render-plan.js'
-import {framesSchema, keyframeIntervalSchema} from '../plan/render-options.js'
+import {framesSchema, keyframeIntervalSchema, MAX_SCALE, MIN_SCALE} from '../plan/render-options.js'
 import {storageKeySchema} from './storage-key.js'
 
 const positiveInt = z.number().int().min(1)
@@ -27,6 +27,8 @@ export const renderConfigSchema = z
     gifLoop: z.number().int().min(0).max(65535).optional(),
     /** Only these frames (`A-B`, `A-` or `N`, as `engine render --frames`); chunks are planned inside them. */
     frames: framesSchema.optional(),
+    /** Device scale factor, as `engine render --scale`: the output is width·scale x height·scale. */
+    scale: z.number().min(MIN_SCALE).max(MAX_SCALE).optional(),
     hdr: z.boolean().optional(),
     chunkSize: positiveInt.optional(),
     maxParallelChunks: positiveInt.optional(),

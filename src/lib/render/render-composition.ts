@@ -30,6 +30,7 @@ import {attachAudioTrack} from '../media/attach-audio-track.js'
 import {mixAudioTrack} from '../media/mix-audio-track.js'
 import {clipsFrom} from '../media/clips-from.js'
 import {prepareMedia} from '../media/prepare-media.js'
+import {browserForPlan} from '../capture/plan-browser.js'
 import {planPageRequests} from '../capture/plan-page-requests.js'
 import {captureSegments} from './capture-segments.js'
 import {defaultOutputPath, outputBytes} from './output-path.js'
@@ -111,7 +112,7 @@ async function render(request: RenderRequest, emit: (event: RenderEvent) => void
   await prepareOutputPath(output)
 
   const [ffmpeg, {browser: resolved, notices: browserNotices}] = await Promise.all([resolveFfmpeg(), resolveRenderBrowser(options)])
-  const browser = plan.scale === undefined ? resolved : {...resolved, deviceScaleFactor: plan.scale}
+  const browser = browserForPlan(resolved, plan)
   for (const notice of browserNotices) emit({type: 'warning', ...notice})
   if (plan.encode.gpu) plan.encode.gpuEncoder = (await selectGpuEncoder({ffmpegPath: ffmpeg.ffmpegPath})).name
   const poster =

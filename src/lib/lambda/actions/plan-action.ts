@@ -9,7 +9,7 @@ import {clipsFrom} from '../../media/clips-from.js'
 import {mixAudioTrack} from '../../media/mix-audio-track.js'
 import {formatFps, frameTime} from '../../plan/fps.js'
 import {renderedFrames} from '../../plan/frame-range.js'
-import {planRender} from '../../plan/plan-render.js'
+import {outputSize, planRender} from '../../plan/plan-render.js'
 import {resolveRenderOptions} from '../../render/resolve-options.js'
 import {planChunks, throttledChunksWarning} from '../chunk-plan.js'
 import {fetchSite} from '../fetch-site.js'
@@ -59,8 +59,7 @@ export async function planAction({render}: PlanEvent, context: ActionContext): P
     siteId: render.siteId,
     outputKey: render.outputKey,
     format: plan.format,
-    width: plan.width,
-    height: plan.height,
+    ...outputSize(plan, plan.scale ?? 1),
     fps: formatFps(plan.fps),
     totalFrames,
     chunks,
@@ -113,6 +112,6 @@ async function mixAudioOnce(plan: RenderPlan, bucket: BucketObjects, renderId: s
 }
 
 function renderOptionsOf(config: RenderConfig) {
-  const {format, fps, quality, crf, videoBitrate, keyframeInterval, gifLoop, frames} = config
-  return {format, fps, quality, crf, videoBitrate, keyframeInterval, gifLoop, frames}
+  const {format, fps, quality, crf, videoBitrate, keyframeInterval, gifLoop, frames, scale} = config
+  return {format, fps, quality, crf, videoBitrate, keyframeInterval, gifLoop, frames, scale}
 }

@@ -10,6 +10,7 @@ import {ensureFontFiles} from '../../fonts/ensure-font-files.js'
 import {gridSegments} from '../../plan/segment-grid.js'
 import {workerCount} from '../../plan/worker-count.js'
 import {captureSegments} from '../../render/capture-segments.js'
+import {browserForPlan} from '../../capture/plan-browser.js'
 import {planPageRequests} from '../../capture/plan-page-requests.js'
 import {fetchSite} from '../fetch-site.js'
 import type {RenderChunkEvent} from '../render-input.js'
@@ -39,7 +40,8 @@ export async function renderChunkAction(event: RenderChunkEvent, context: Action
   const plan = {...stored.plan, projectDir: siteDir}
   const requests = planPageRequests(plan)
   // The plan was compiled on another machine: its font files come from this function's own packages.
-  const [ffmpeg, browser] = await Promise.all([resolveFfmpeg(), resolveBrowser({browserGpu: false}), ensureFontFiles(plan.runtime.fonts)])
+  const [ffmpeg, resolved] = await Promise.all([resolveFfmpeg(), resolveBrowser({browserGpu: false}), ensureFontFiles(plan.runtime.fonts)])
+  const browser = browserForPlan(resolved, plan)
   const browserInfo = await describeBrowser(browser, chunk.index)
   const frames = chunk.end - chunk.start
   // The chunk's segments are the very ones a local render encodes for these frames.

@@ -6,7 +6,7 @@ import {planChunks} from '../../src/lib/lambda/chunk-plan.js'
 import {getRenderProgress, waitForRender} from '../../src/lib/lambda/index.js'
 import {resolveRenderOptions} from '../../src/lib/render/resolve-options.js'
 import {renderComposition} from '../../src/lib/render/render-composition.js'
-import {decodedFrameHashes} from '../support/media.js'
+import {decodedFrameHashes, probeVideoStream} from '../support/media.js'
 import {runCli, type CliResult} from '../support/run-cli.js'
 import {LAMBDA_FIXTURES, startStackCli, type RunningStack} from './support.js'
 
@@ -33,7 +33,7 @@ describe('chunks of a --frames range', () => {
   })
 })
 
-describe('lambda render --frames on the local stack', () => {
+describe('lambda render --frames and --scale on the local stack', () => {
   let stack: RunningStack
   let scratch: string
   let siteId: string
@@ -83,5 +83,25 @@ describe('lambda render --frames on the local stack', () => {
     const malformed = await lambda(['render', PROJECT, '--site-id', siteId, '--frames', '9-3'])
     expect(malformed.code).toBe(1)
     expect(malformed.stderr).toContain('[validateConfig] config.frames: frame 9 comes after frame 3; write the lower frame first: 3-9')
+  }, 240_000)
+
+  it('--scale 2 renders at twice the size, drawn at that density: the local --scale file, byte for byte', async () => {
+    const started = await lambda(['render', PROJECT, '--site-id', siteId, '--scale', '2', '--frames', '25-34', '--chunk-size', '30', '--keyframe-interval', '1', '--output-key', 'out/scaled.mp4', '--json'])
+    expect(started.code, started.stderr).toBe(0)
+    const done = await wait((JSON.parse(started.stdout) as {renderId: string}).renderId)
+    expect(done.error).toBeUndefined()
+    expect(done).toMatchObject({status: 'SUCCEEDED', chunks: {total: 2}, frames: {done: 10, total: 10}})
+    const chunked = join(scratch, 'scaled.mp4')
+    await stack.bucket.downloadFile('out/scaled.mp4', chunked)
+    expect(await probeVideoStream(chunked)).toMatchObject({width: 640, height: 360, nb_read_frames: '10'})
+    const local = await renderComposition({
+      composition: join(PROJECT, 'index.html'),
+      options: resolveRenderOptions({scale: 2, frames: '25-34', keyframeInterval: 1, workers: 1, output: join(scratch, 'local-scaled.mp4')}),
+    })
+    expect(await readFile(chunked)).toEqual(await readFile(local.output))
+
+    const refused = await lambda(['render', PROJECT, '--site-id', siteId, '--scale', '40'])
+    expect(refused.code).toBe(1)
+    expect(refused.stderr).toContain('[validateConfig] config.scale:')
   }, 240_000)
 })
