@@ -36,10 +36,11 @@ const layerRules = LAYERS.slice(1).map((layer, index) => ({
 }))
 
 /**
- * The Lambda handler is the function's entry module: like the package entries, it wires the
- * built-in plugins in (and only that may reach above its layer).
+ * The function's entry modules wire plugins in like the package entries do, and only that may
+ * reach above their layer: the handler registers the built-in plugins, the bundle's entry hands
+ * the plugin API to the user's bundled plugins.
  */
-const ENTRY_EXCEPTION = {from: '^src/lib/lambda/handler\\.ts$', to: '^src/lib/builtin-plugins\\.ts$'}
+const ENTRY_EXCEPTION = {from: '^src/lib/lambda/(handler|lambda-entry)\\.ts$', to: '^src/(lib/builtin-plugins|plugin/api)\\.ts$'}
 
 const withEntryException = (rule) => [
   {...rule, from: {...rule.from, pathNot: [...rule.from.pathNot, ENTRY_EXCEPTION.from]}},

@@ -45,7 +45,7 @@ const COMPOSITION = `<!doctype html>
 export async function benchBatch({rows = 20, concurrencies = [1, 2], log = console.log} = {}) {
   const {renderBatch} = await load('batch/render-batch.js')
   const {renderComposition} = await load('render/render-composition.js')
-  const {resolveRenderOptions} = await load('plan/resolve-options.js')
+  const {resolveRenderOptions} = await load('render/resolve-options.js')
   const {BrowserPool} = await load('browser/browser-pool.js')
   const work = mkdtempSync(join(tmpdir(), 'engine-bench-batch-'))
   const results = []

@@ -12,7 +12,7 @@ const load = (path) => import(new URL(path, dist).href)
 // The formats (mp4 …) are plugins, registered the way the package entries register them.
 await load('builtin-plugins.js')
 const {renderComposition} = await load('render/render-composition.js')
-const {resolveRenderOptions} = await load('plan/resolve-options.js')
+const {resolveRenderOptions} = await load('render/resolve-options.js')
 const {compileComposition} = await load('compose/compile-composition.js')
 const {planRender} = await load('plan/plan-render.js')
 const {getFormat} = await load('encode/format-registry.js')

@@ -1,12 +1,13 @@
 import {spawn} from 'node:child_process'
 import {existsSync} from 'node:fs'
-import {mkdir, readdir, readFile, writeFile} from 'node:fs/promises'
+import {cp, mkdir, readdir, readFile, writeFile} from 'node:fs/promises'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {imageTag} from '../../src/lib/container/container-image.js'
 import {REPO_ROOT, runCli} from '../support/run-cli.js'
 import {useScratchDir} from '../determinism/support.js'
 import {fakeRuntime} from './support/fake-runtime.js'
+import {ffprobe, probeVideoStream} from '../support/media.js'
 
 const SWATCH = join(REPO_ROOT, 'test', 'fixtures', 'render', 'swatch.html')
 const THROWS = join(REPO_ROOT, 'test', 'fixtures', 'render', 'throws.html')
@@ -93,6 +94,25 @@ describe('engine render --docker', () => {
     expect(inner).toEqual(expect.arrayContaining(['--json', '--no-browser-gpu', '--variables-file', '/engine/input/variables.json']))
     expect(valuesOf(inner, '--profile')).toEqual(['deterministic'])
     expect(valuesOf(inner, '--output')).toEqual([output])
+  })
+
+  it("hands the user's plugins to the engine inside: a format from a linked plugin renders in the container", async () => {
+    const runtime = await fakeRuntime(join(scratch(), 'plugins'), 'docker')
+    // The example plugin, linked from outside the project so that it needs a mount of its own.
+    const plugin = join(scratch(), 'plugin-mkv')
+    await cp(join(REPO_ROOT, 'examples', 'format-plugin'), plugin, {recursive: true})
+    const data = {ENGINE_DATA_DIR: join(scratch(), 'plugin-data'), ENGINE_CONFIG_DIR: join(scratch(), 'plugin-config')}
+    const linked = await runCli(['plugins', 'link', plugin, '--no-install'], {env: data})
+    expect(linked.code, linked.stderr).toBe(0)
+    const output = join(scratch(), 'plugin-out', 'swatch.mkv')
+    const result = await runCli(['render', SWATCH, '--docker', '--format', 'mkv', '--fps', '10', '-o', output], {env: {...runtime.env, ...data}})
+    expect(result.code, result.stderr).toBe(0)
+    expect((await ffprobe(output, ['-show_format'])).format).toMatchObject({format_name: 'matroska,webm'})
+    expect(await probeVideoStream(output)).toMatchObject({codec_name: 'h264', nb_read_frames: '10'})
+    const run = (await runtime.calls()).find((call) => call[0] === 'run')!
+    expect(valuesOf(run, '--mount')).toContain(`type=bind,source=${plugin},target=${plugin},readonly=true`)
+    const dataDir = valuesOf(run, '--env').find((value) => value.startsWith('ENGINE_DATA_DIR='))!.slice('ENGINE_DATA_DIR='.length)
+    expect(valuesOf(run, '--mount')).toContain(`type=bind,source=${dataDir},target=${dataDir},readonly=true`)
   })
 
   it('reuses the image, and reports the error of the render inside with its exit code, leaving nothing', async () => {

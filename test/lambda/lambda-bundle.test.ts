@@ -11,8 +11,8 @@ import type {RenderFailureRecord, RenderResultRecord} from '../../src/lib/lambda
 import {DETERMINISTIC_PROFILE} from '../../src/lib/profile/render-profile.js'
 import {resolveRenderOptions} from '../../src/lib/render/resolve-options.js'
 import {renderComposition} from '../../src/lib/render/render-composition.js'
-import {decodedFrameHashes} from '../support/media.js'
-import {runCli} from '../support/run-cli.js'
+import {decodedFrameHashes, ffprobe, probeVideoStream} from '../support/media.js'
+import {REPO_ROOT, runCli} from '../support/run-cli.js'
 import {LAMBDA_FIXTURES, startStackCli, type RunningStack} from './support.js'
 
 // Packages that belong to the CLI, the local stack or deploy: none may reach the function.
@@ -23,11 +23,16 @@ describe('engine lambda bundle', () => {
   let zipPath: string
   let report: BundleReport
   let entries: ZipListing[]
+  // The example format plugin, linked in a private data directory: the bundle carries it.
+  let pluginEnv: Record<string, string>
 
   beforeAll(async () => {
     scratch = await mkdtemp(join(tmpdir(), 'engine-bundle-test-'))
     zipPath = join(scratch, 'out', 'engine-lambda.zip')
-    const result = await runCli(['lambda', 'bundle', '--output', zipPath, '--json'], {timeoutMs: 240_000})
+    pluginEnv = {ENGINE_DATA_DIR: join(scratch, 'data'), ENGINE_CONFIG_DIR: join(scratch, 'config')}
+    const linked = await runCli(['plugins', 'link', join(REPO_ROOT, 'examples', 'format-plugin'), '--no-install'], {env: pluginEnv})
+    expect(linked.code, linked.stderr).toBe(0)
+    const result = await runCli(['lambda', 'bundle', '--output', zipPath, '--json'], {env: pluginEnv, timeoutMs: 240_000})
     expect(result.code, result.stderr).toBe(0)
     report = JSON.parse(result.stdout) as BundleReport
     entries = await listZip(zipPath)
@@ -60,6 +65,12 @@ describe('engine lambda bundle', () => {
     const modules = new Set(entries.filter((entry) => entry.name.startsWith('node_modules/')).map((entry) => /^node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(entry.name)![1]))
     expect(modules.has('@sparticuz/chromium')).toBe(true)
     expect(modules.size).toBeLessThan(20)
+  })
+
+  it("carries the user's plugins: each engine hook compiled into one module, listed for the cold start", () => {
+    expect(report.plugins).toEqual([{name: 'engine-plugin-mkv', version: '1.0.0', hooks: [{hook: 'engine:formats', module: 'plugins/0/engine-formats-0.mjs'}]}])
+    const names = entries.map((entry) => entry.name)
+    expect(names).toEqual(expect.arrayContaining(['plugins/index.json', 'plugins/0/engine-formats-0.mjs']))
   })
 
   it('leaves out the CLI, the local stack and the deploy-only clients', () => {
@@ -106,7 +117,7 @@ describe('engine lambda bundle', () => {
     })
 
     it('a 6-chunk render: throttled chunks wait for a slot, the bundle\'s Chromium captures with begin-frame, frames equal a local render', {timeout: 400_000}, async () => {
-      const started = await lambda(['render', join(LAMBDA_FIXTURES, 'project'), '--chunk-size', '15', '--crf', '0', '--output-key', 'out/bundled.mp4', '--wait'])
+      const started = await lambda(['render', join(LAMBDA_FIXTURES, 'project'), '--chunk-size', '15', '--keyframe-interval', '0.5', '--crf', '0', '--output-key', 'out/bundled.mp4', '--wait'])
       expect(started.code, started.stderr).toBe(0)
       expect(started.stdout).toMatch(/SUCCEEDED \(done\)/)
       expect(started.stdout).toMatch(/Chunks: 6\/6 done; frames 90\/90/)
@@ -134,6 +145,18 @@ describe('engine lambda bundle', () => {
       const [bundledFrames, localFrames] = await Promise.all([decodedFrameHashes(bundled), decodedFrameHashes(local.output)])
       expect(bundledFrames).toHaveLength(90)
       expect(bundledFrames).toEqual(localFrames)
+    })
+
+    it('a format from a bundled plugin renders on the function', {timeout: 300_000}, async () => {
+      const result = await runCli(['lambda', 'render', join(LAMBDA_FIXTURES, 'project'), '--format', 'mkv', '--output-key', 'out/plugin.mkv', '--wait'], {
+        env: {...stack.env, ...pluginEnv},
+        timeoutMs: 300_000,
+      })
+      expect(result.code, result.stderr).toBe(0)
+      const output = join(scratch, 'plugin.mkv')
+      await stack.bucket.downloadFile('out/plugin.mkv', output)
+      expect((await ffprobe(output, ['-show_format'])).format).toMatchObject({format_name: 'matroska,webm'})
+      expect(await probeVideoStream(output)).toMatchObject({codec_name: 'h264', nb_read_frames: '90'})
     })
 
     it('a failing render leaves its failure record and no scratch', {timeout: 200_000}, async () => {

@@ -12,12 +12,14 @@ describe('the segment grid', () => {
     expect(segmentFrames(parseFps(240), long)).toBe(480)
   })
 
-  it('is shorter by default for short renders, to give 16 segments, but never under half a second', () => {
-    // 32 s at 30 fps: 960 frames, 16 segments of 2 s.
-    expect(segmentFrames(parseFps(30), 960)).toBe(60)
-    // 12 s: 16 segments of 23 frames.
-    expect(segmentFrames(parseFps(30), 360)).toBe(23)
-    // 2 s: 0.5 s segments (4 of them), not 16 of 4 frames.
+  it('is shorter by default for renders under 8 s, to give 4 segments, but never under half a second', () => {
+    // 12 s at 30 fps: six 2 s segments (more would cost ffmpeg starts and keyframes).
+    expect(segmentFrames(parseFps(30), 360)).toBe(60)
+    // 8 s: four of 2 s; 6 s: four of 45 frames; 3 s: four of 23.
+    expect(segmentFrames(parseFps(30), 240)).toBe(60)
+    expect(segmentFrames(parseFps(30), 180)).toBe(45)
+    expect(segmentFrames(parseFps(30), 90)).toBe(23)
+    // 2 s: 0.5 s segments (4 of them).
     expect(segmentFrames(parseFps(30), 60)).toBe(15)
     expect(segmentFrames(parseFps(1), 3)).toBe(1)
   })

@@ -108,6 +108,9 @@ describe('the render-time sandbox', () => {
     for (const frame of [0, 14]) expect(near(await pixelAt(result.output, frame, 80, 80), GREEN)).toBe(true)
     expect(blocked.some((message) => message.includes('link/red.svg') && message.includes('outside the project'))).toBe(true)
     expect(blocked.some((message) => message.includes('link/secret.txt'))).toBe(true)
+    // The browser refuses file: URLs without a request; they are reported all the same.
+    expect(blocked.filter((message) => message.includes(secret))).toHaveLength(1)
+    expect(blocked.some((message) => message.includes(`file://${join(outside, 'red.svg')}`))).toBe(true)
   })
 
   it('reaches no loopback or private address, by IP, by name, by WebSocket; each blocked URL is reported once', async () => {

@@ -17,6 +17,8 @@ export interface RenderMountsInput {
   inputFiles: readonly string[]
   /** Files engine itself made for the container (the variables), each at a fixed target. */
   internalFiles: ReadonlyArray<{source: string; target: string}>
+  /** Directories read by the engine inside (the user's plugins), mounted read-only at their own path. */
+  inputDirectories?: readonly string[]
 }
 
 /** Whether `path` is `directory` or lies below it. */
@@ -34,7 +36,8 @@ export function isWithin(path: string, directory: string): boolean {
 export function renderMounts(input: RenderMountsInput, mapping: PathMapping): Mount[] {
   const directories: Array<{source: string; readOnly: boolean}> = [{source: input.outputDir, readOnly: false}]
   if (!isWithin(input.projectDir, input.outputDir)) directories.push({source: input.projectDir, readOnly: true})
-  const visible = (file: string) => directories.some((directory) => isWithin(file, directory.source))
+  const visible = (path: string) => directories.some((directory) => isWithin(path, directory.source))
+  for (const source of input.inputDirectories ?? []) if (!visible(source)) directories.push({source, readOnly: true})
   const files = [...new Set(input.inputFiles)].filter((file) => !visible(file))
   const mounts: Mount[] = [
     ...directories.map(({source, readOnly}) => ({source, target: mapping.toContainer(source), readOnly})),

@@ -11,7 +11,9 @@ import {EngineError, type ErrorJson} from '../errors/engine-error.js'
 import type {ResolvedRenderOptions} from '../plan/render-options.js'
 import {defaultOutputPath} from '../render/output-path.js'
 import type {RenderEvent, RenderEventListener} from '../render/render-events.js'
+import {listInstalledPlugins, type InstalledPlugin} from '../config/installed-plugins.js'
 import {isWithin, renderMounts, templateOutputDir} from './container-mounts.js'
+import {containerPlugins} from './container-plugins.js'
 import {pathMapping, type PathMapping} from './container-paths.js'
 import {containerRunArgs} from './container-run-command.js'
 import {detectContainerRuntime, type ContainerRuntime} from './detect-container-runtime.js'
@@ -42,6 +44,8 @@ export interface ContainerRenderRequest {
   env?: NodeJS.ProcessEnv
   /** Finds the installed runtimes (default: asks docker and podman). */
   detect?: () => Promise<ContainerRuntime[]>
+  /** The user's plugins, handed to the engine inside (default: those oclif finds here). */
+  listPlugins?: () => Promise<InstalledPlugin[]>
 }
 
 /**
@@ -111,6 +115,7 @@ async function runInContainer<Event extends RenderEvent | BatchEvent, Done>(
   let createdOutputDir: string | undefined
   let succeeded = false
   try {
+    const plugins = await containerPlugins(await (request.listPlugins ?? listInstalledPlugins)(), scratch, mapping)
     const variables = request.variables ?? {}
     const variablesFile = Object.keys(variables).length > 0 ? join(scratch, 'variables.json') : undefined
     if (variablesFile) await writeFile(variablesFile, JSON.stringify(variables))
@@ -120,6 +125,7 @@ async function runInContainer<Event extends RenderEvent | BatchEvent, Done>(
         outputDir,
         inputFiles: batch ? [batch] : [],
         internalFiles: variablesFile ? [{source: variablesFile, target: CONTAINER_VARIABLES_FILE}] : [],
+        inputDirectories: plugins?.directories,
       },
       mapping,
     )
@@ -133,7 +139,7 @@ async function runInContainer<Event extends RenderEvent | BatchEvent, Done>(
       image,
       name,
       mounts,
-      env: CONTAINER_ENV,
+      env: {...CONTAINER_ENV, ...plugins?.env},
       user: uid === undefined || gid === undefined ? undefined : {uid, gid},
       workdir: CONTAINER_WORKDIR,
       command: innerRenderArgs({

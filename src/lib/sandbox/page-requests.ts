@@ -86,6 +86,15 @@ export class PageRequests {
   }
 
   /**
+   * Reports a URL the browser refused before any request was made (a `file:` image or fetch from
+   * the page origin), the same way as one the policy blocked.
+   */
+  reportRefused(url: string): void {
+    const route = routeRequest(url, this.options.documentUrl)
+    this.notice('blocked-request', url, `blocked ${url}: ${route.kind === 'blocked' ? route.reason : 'the browser refused it'}`)
+  }
+
+  /**
    * The local file behind a source URL the page resolved (a media element's src): a project file,
    * or a remote URL downloaded through the policy. Throws MEDIA_NOT_FOUND, REQUEST_BLOCKED or
    * MEDIA_FAILED (the download failed), each naming `element`.

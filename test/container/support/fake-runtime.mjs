@@ -71,9 +71,11 @@ function run(rest) {
     }
     return arg
   }
+  // A container sees none of the host's engine settings: only what `--env` passes.
+  const {ENGINE_DATA_DIR: _data, ENGINE_CONFIG_DIR: _config, ...hostEnv} = env
   const child = spawn(process.execPath, [env.FAKE_RUNTIME_ENGINE, ...command.map(toHost)], {
     cwd: options.workdir,
-    env: {...env, ...options.env, PATH: env.FAKE_RUNTIME_HOST_PATH},
+    env: {...hostEnv, ...options.env, PATH: env.FAKE_RUNTIME_HOST_PATH},
     stdio: 'inherit',
   })
   writeFileSync(state(`${options.name}.pid`), String(child.pid))

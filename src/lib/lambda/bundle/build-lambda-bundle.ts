@@ -6,9 +6,11 @@ import {dirname, join, resolve} from 'node:path'
 import {packageRoot as enginePackageRoot, RUNTIME_BUNDLE_PATH} from '../../capture/runtime-bundle.js'
 import {engineVersion} from '../../container/container-image.js'
 import {EngineError} from '../../errors/engine-error.js'
+import type {InstalledPlugin} from '../../config/installed-plugins.js'
 import {bundleHandler} from './bundle-handler.js'
 import {BUNDLE_HANDLER, BUNDLE_LAYOUT} from './bundle-layout.js'
 import {browserFiles, encoderFiles, fontFiles, type BinaryInfo, type BundleFile} from './bundle-parts.js'
+import {pluginFiles, type BundledPlugin} from './plugin-files.js'
 import {writeZip} from './write-zip.js'
 
 /** Lambda allows 250 MiB unzipped; the rest is headroom for what the runtime adds. */
@@ -20,6 +22,8 @@ export interface BuildBundleOptions {
   /** The engine package to bundle (default: this one). */
   packageRoot?: string
   maxUnzippedBytes?: number
+  /** The user's plugins to carry, so their formats render on the function (default: none). */
+  plugins?: readonly InstalledPlugin[]
 }
 
 export interface BundlePart {
@@ -36,6 +40,8 @@ export interface BundleManifest {
   fonts: string[]
   /** npm packages compiled into handler.mjs. */
   handlerPackages: string[]
+  /** Plugins whose hooks the function registers at cold start. */
+  plugins: BundledPlugin[]
   unzippedBytes: number
   parts: BundlePart[]
 }
@@ -49,9 +55,9 @@ export interface BundleReport extends BundleManifest {
 
 /**
  * Builds the function bundle: the handler compiled into one ES module, the serverless Chromium
- * package (unpacked to /tmp at cold start), static ffmpeg and ffprobe, the render profile's fonts
- * and the in-page runtime. Nothing of the CLI, the local stack or deploy-only clients goes in.
- * Fails above the unzipped limit, naming the largest parts; nothing is left at `output` then.
+ * package (unpacked to /tmp at cold start), static ffmpeg and ffprobe, the render profile's fonts,
+ * the in-page runtime and the hooks of the user's plugins. Nothing of the CLI, the local stack or
+ * deploy-only clients goes in. Fails above the unzipped limit, naming the largest parts; nothing is left at `output` then.
  */
 export async function buildLambdaBundle(options: BuildBundleOptions): Promise<BundleReport> {
   const root = options.packageRoot ?? enginePackageRoot()
@@ -60,7 +66,13 @@ export async function buildLambdaBundle(options: BuildBundleOptions): Promise<Bu
   const workDir = await mkdtemp(join(tmpdir(), 'engine-bundle-'))
   try {
     const handlerPath = join(workDir, BUNDLE_LAYOUT.handler)
-    const [handler, browser, encoders, fonts] = await Promise.all([bundleHandler(root, handlerPath), browserFiles(root), encoderFiles(root), fontFiles()])
+    const [handler, browser, encoders, fonts, plugins] = await Promise.all([
+      bundleHandler(root, handlerPath),
+      browserFiles(root),
+      encoderFiles(root),
+      fontFiles(),
+      pluginFiles(options.plugins ?? [], workDir),
+    ])
     const runtimePath = join(root, RUNTIME_BUNDLE_PATH)
     if (!existsSync(runtimePath)) throw new EngineError('BUNDLE_FAILED', `${runtimePath} is missing: run \`npm run build\` first`, {runtimePath})
     const version = engineVersion(root)
@@ -73,6 +85,7 @@ export async function buildLambdaBundle(options: BuildBundleOptions): Promise<Bu
       {name: RUNTIME_BUNDLE_PATH.split('\\').join('/'), source: runtimePath, bytes: (await stat(runtimePath)).size, part: 'page runtime'},
       ...encoders.files,
       ...fonts,
+      ...plugins.files,
       ...browser.files,
     ]
     const partial: Omit<BundleManifest, 'unzippedBytes' | 'parts'> = {
@@ -83,6 +96,7 @@ export async function buildLambdaBundle(options: BuildBundleOptions): Promise<Bu
       ffprobe: encoders.ffprobe,
       fonts: fonts.map((font) => font.name),
       handlerPackages: [...handler.packages.keys()].filter((name) => name !== '(engine)').sort(),
+      plugins: plugins.plugins,
     }
     // The manifest counts itself: estimate with its size at the largest the numbers can make it.
     const manifestAllowance = Buffer.byteLength(JSON.stringify(partial, null, 2)) + 4096

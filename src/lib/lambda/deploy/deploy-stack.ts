@@ -1,3 +1,4 @@
+import {listInstalledPlugins} from '../../config/installed-plugins.js'
 import {mkdtemp, rm} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
@@ -188,7 +189,7 @@ async function functionCode(bucket: BucketObjects, codeZip: string | undefined, 
     let zipPath = codeZip
     if (!zipPath) {
       step('bundle (engine lambda bundle)')
-      zipPath = (await buildLambdaBundle({output: join(workDir!, DEFAULT_BUNDLE_NAME)})).path
+      zipPath = (await buildLambdaBundle({output: join(workDir!, DEFAULT_BUNDLE_NAME), plugins: await listInstalledPlugins()})).path
     }
     const digest = await sha256File(zipPath)
     const key = `deploy/function-${digest.slice(0, 16)}.zip`
