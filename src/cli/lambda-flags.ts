@@ -50,6 +50,8 @@ export const lambdaEncodeFlags = {
   quality: Flags.string({description: 'encoder preset and capture quality (default standard)', options: [...QUALITIES]}),
   crf: Flags.integer({description: 'constant rate factor 0-51, overrides the preset'}),
   'keyframe-interval': Flags.string({description: 'seconds between keyframes (0.1-60, default 2); chunks are whole runs of such segments'}),
+  scale: Flags.string({description: 'device scale factor 0.1-16: output width·F x height·F, drawn at that density (crisp text, not an upscale)'}),
+  frames: Flags.string({description: 'render only frames A-B of the composition (0-based, inclusive): A-B, A- (to the end) or N (one frame); chunks are planned inside the range'}),
 }
 
 export function required(value: string | undefined, flag: string, env: string): string {
@@ -64,6 +66,8 @@ export function configFromFlags(flags: {
   quality?: string
   crf?: number
   'keyframe-interval'?: string
+  frames?: string
+  scale?: string
   width?: number
   height?: number
   'chunk-size'?: number
@@ -77,6 +81,8 @@ export function configFromFlags(flags: {
     crf: flags.crf,
     // Validated with the rest of the config, which names the field and the range.
     keyframeInterval: flags['keyframe-interval'] === undefined ? undefined : Number(flags['keyframe-interval']),
+    frames: flags.frames,
+    scale: flags.scale === undefined ? undefined : Number(flags.scale),
     width: flags.width,
     height: flags.height,
     chunkSize: flags['chunk-size'],

@@ -49,6 +49,7 @@ export const renderFlags = {
   }),
   poster: Flags.string({description: 'also write the frame on screen at this time (seconds) as <output>.poster.jpg, from the same capture'}),
   'poster-format': Flags.string({description: 'poster image format: jpeg (default), png or webp'}),
+  frames: Flags.string({description: 'render only frames A-B of the composition (0-based, inclusive): A-B, A- (to the end) or N (one frame)'}),
   scale: Flags.string({description: 'device scale factor 0.1-16: output width·F x height·F, drawn at that density (crisp text, not an upscale)'}),
   quiet: Flags.boolean({char: 'q', description: 'less output'}),
   json: Flags.boolean({description: 'machine-readable progress events, one JSON object per line'}),

@@ -55,6 +55,8 @@ const settingsSchema = z.object({
   sdr: z.boolean(),
   videoFrameFormat: z.string(),
   scale: z.number().optional(),
+  /** `--frames` as written (`30-59`); absent for every frame. */
+  frames: z.union([z.string(), z.number()]).optional(),
 })
 
 export const manifestSchema = z.object({

@@ -59,6 +59,7 @@ export function renderSettings(options: ResolvedRenderOptions): RenderSettings {
     sdr: options.sdr,
     videoFrameFormat: options.videoFrameFormat,
     ...(options.scale !== undefined && options.scale !== 1 && {scale: options.scale}),
+    ...(options.frames !== undefined && {frames: options.frames}),
   }
 }
 
@@ -134,7 +135,9 @@ function assertSameBatch(previous: BatchManifest, identity: BatchIdentity, manif
   if (previous.outputTemplate !== identity.outputTemplate) {
     throw refuse(`was written for --output "${previous.outputTemplate}", not "${identity.outputTemplate}"`)
   }
-  const changed = (Object.keys(identity.settings) as Array<keyof RenderSettings>).filter(
+  // Both sides' keys: an optional setting (scale, frames) dropped since the last run is a change too.
+  const keys = new Set([...Object.keys(previous.settings), ...Object.keys(identity.settings)]) as Set<keyof RenderSettings>
+  const changed = [...keys].filter(
     (key) => previous.settings[key] !== identity.settings[key],
   )
   if (changed.length > 0) {

@@ -55,6 +55,7 @@ export function innerRenderArgs(input: InnerRenderInput): string[] {
   if (options.hdr) args.push('--hdr')
   if (options.sdr) args.push('--sdr')
   if (options.scale !== undefined) args.push('--scale', String(options.scale))
+  if (options.frames !== undefined) args.push('--frames', String(options.frames))
   if (options.poster !== undefined) args.push('--poster', String(options.poster))
   if (options.posterFormat !== undefined) args.push('--poster-format', options.posterFormat)
   if (input.variablesFile) args.push('--variables-file', input.variablesFile)

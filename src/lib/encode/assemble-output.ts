@@ -2,7 +2,8 @@ import {mkdir, mkdtemp, rename, rm, stat} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {dirname, join} from 'node:path'
 import {EngineError} from '../errors/engine-error.js'
-import type {RenderPlan} from '../plan/render-plan.js'
+import {describeFrameRange, renderedFrames} from '../plan/frame-range.js'
+import type {FrameRange, RenderPlan} from '../plan/render-plan.js'
 import {assembleFrameDirectory} from './assemble-frame-directory.js'
 import {copySegmentsArgs} from './concat-input.js'
 import type {AssemblyContext, ImageStreamFormat, SegmentRef, VideoSegmentFormat} from './format-plugin.js'
@@ -27,8 +28,9 @@ export interface AssembleOutputOptions {
  */
 export async function assembleOutput(options: AssembleOutputOptions): Promise<void> {
   const plugin = getFormat(options.plan.format)
-  const expectedFrames = options.plan.totalFrames
-  assertSegmentsCover(options.segments, expectedFrames, options.outputPath)
+  const range = renderedFrames(options.plan)
+  const expectedFrames = range.end - range.start
+  assertSegmentsCover(options.segments, range, options.outputPath)
   if (plugin.worker === 'frame-files') {
     await assembleFrameDirectory({plugin, segments: options.segments, outputPath: options.outputPath, expectedFrames})
     return
@@ -56,9 +58,9 @@ export async function assembleOutput(options: AssembleOutputOptions): Promise<vo
   }
 }
 
-/** Segments must be in frame order, touching, and cover every frame exactly once. */
-function assertSegmentsCover(segments: readonly SegmentRef[], totalFrames: number, outputPath: string): void {
-  let next = 0
+/** Segments must be in frame order, touching, and cover every frame of the output's range exactly once. */
+function assertSegmentsCover(segments: readonly SegmentRef[], range: FrameRange, outputPath: string): void {
+  let next = range.start
   for (const segment of segments) {
     if (segment.range.start !== next || segment.range.end <= segment.range.start) {
       throw new EngineError('INTERNAL', `assembling ${outputPath}: segment ${segment.path} covers frames ${segment.range.start}-${segment.range.end - 1}, expected one starting at frame ${next}`, {
@@ -67,8 +69,8 @@ function assertSegmentsCover(segments: readonly SegmentRef[], totalFrames: numbe
     }
     next = segment.range.end
   }
-  if (next !== totalFrames) {
-    throw new EngineError('INTERNAL', `assembling ${outputPath}: the segments cover frames 0-${next - 1}, the render has ${totalFrames}`, {segments})
+  if (next !== range.end) {
+    throw new EngineError('INTERNAL', `assembling ${outputPath}: the segments cover frames ${range.start}-${next - 1}, the render has ${describeFrameRange(range)}`, {segments})
   }
 }
 

@@ -37,7 +37,7 @@ export interface SegmentRef {
 
 export interface AssemblyContext {
   plan: RenderPlan
-  /** Worker outputs in frame order, together covering frames 0 to totalFrames. */
+  /** Worker outputs in frame order, together covering the output's frames (all, or the plan's `frameRange`). */
   segments: readonly SegmentRef[]
   /** Temporary file to write; it replaces the real output only after assemble resolves. */
   outputPath: string

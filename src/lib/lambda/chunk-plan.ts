@@ -1,5 +1,6 @@
 import {EngineError} from '../errors/engine-error.js'
 import type {FrameRange} from '../plan/render-plan.js'
+import {gridSegments} from '../plan/segment-grid.js'
 
 export const DEFAULT_CHUNK_SIZE = 240
 export const DEFAULT_MAX_PARALLEL_CHUNKS = 16
@@ -14,7 +15,7 @@ export interface ChunkTuning {
 }
 
 export interface ChunkPlan {
-  /** Contiguous runs of whole grid segments covering frames 0..totalFrames exactly once, in order. */
+  /** Contiguous runs of whole grid segments covering the render's frames exactly once, in order. */
   chunks: FrameRange[]
   /** The Map state's MaxConcurrency for this render. */
   maxParallelChunks: number
@@ -36,25 +37,30 @@ export interface ChunkPlan {
  *   the remainder); a render that would need more chunks stays at the cap, with longer chunks, and
  *   one with fewer segments than that gets one chunk per segment.
  *
- * Either way no chunk is empty.
+ * Either way no chunk is empty. `frames` is the frame count (frames 0 to frames - 1) or, for a
+ * `--frames` render, its range: the grid stays the composition's, so the range's first and last
+ * segments may be partial, and the counts above are of the range's frames and segments.
  */
-export function planChunks(totalFrames: number, segmentFrames: number, tuning: ChunkTuning = {}): ChunkPlan {
+export function planChunks(frames: number | FrameRange, segmentFrames: number, tuning: ChunkTuning = {}): ChunkPlan {
+  const range = typeof frames === 'number' ? {start: 0, end: frames} : frames
+  const totalFrames = range.end - range.start
   assertPositiveInteger(totalFrames, 'totalFrames')
   const maxParallelChunks = tuning.maxParallelChunks ?? DEFAULT_MAX_PARALLEL_CHUNKS
   assertPositiveInteger(maxParallelChunks, 'maxParallelChunks')
-  const segmentCount = Math.ceil(totalFrames / segmentFrames)
-  const chunkOf = (firstSegment: number, segments: number): FrameRange => ({
-    start: firstSegment * segmentFrames,
-    end: Math.min((firstSegment + segments) * segmentFrames, totalFrames),
+  const segments = gridSegments(range, segmentFrames)
+  const segmentCount = segments.length
+  const chunkOf = (firstSegment: number, count: number): FrameRange => ({
+    start: segments[firstSegment]!.start,
+    end: segments[Math.min(firstSegment + count, segmentCount) - 1]!.end,
   })
   if (tuning.chunkSize === undefined && tuning.targetChunkFrames !== undefined) {
     assertPositiveInteger(tuning.targetChunkFrames, 'targetChunkFrames')
     const count = Math.min(Math.max(Math.ceil(totalFrames / tuning.targetChunkFrames), 1), maxParallelChunks, segmentCount)
     const chunks: FrameRange[] = []
     for (let i = 0, first = 0; i < count; i++) {
-      const segments = Math.floor(segmentCount / count) + (i < segmentCount % count ? 1 : 0)
-      chunks.push(chunkOf(first, segments))
-      first += segments
+      const taken = Math.floor(segmentCount / count) + (i < segmentCount % count ? 1 : 0)
+      chunks.push(chunkOf(first, taken))
+      first += taken
     }
     return {chunks, maxParallelChunks, mode: 'target-chunk-frames'}
   }

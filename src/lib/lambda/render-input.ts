@@ -1,6 +1,6 @@
 import {z} from 'zod'
 import {QUALITIES} from '../plan/render-plan.js'
-import {keyframeIntervalSchema} from '../plan/render-options.js'
+import {framesSchema, keyframeIntervalSchema, MAX_SCALE, MIN_SCALE} from '../plan/render-options.js'
 import {storageKeySchema} from './storage-key.js'
 
 const positiveInt = z.number().int().min(1)
@@ -25,6 +25,10 @@ export const renderConfigSchema = z
       .optional(),
     keyframeInterval: keyframeIntervalSchema.optional(),
     gifLoop: z.number().int().min(0).max(65535).optional(),
+    /** Only these frames (`A-B`, `A-` or `N`, as `engine render --frames`); chunks are planned inside them. */
+    frames: framesSchema.optional(),
+    /** Device scale factor, as `engine render --scale`: the output is width·scale x height·scale. */
+    scale: z.number().min(MIN_SCALE).max(MAX_SCALE).optional(),
     hdr: z.boolean().optional(),
     chunkSize: positiveInt.optional(),
     maxParallelChunks: positiveInt.optional(),
@@ -81,6 +85,7 @@ export type NotifyFailureEvent = Extract<HandlerEvent, {action: 'notifyFailure'}
 
 /** What `plan` returns into the workflow state (`$.plan`). */
 export interface PlanOutput {
+  /** Frames of the output (a `frames` range's, when the config has one). */
   totalFrames: number
   chunks: ChunkItem[]
   maxParallelChunks: number

@@ -30,9 +30,11 @@ export interface RenderRecord {
   siteId: string
   outputKey: string
   format: string
+  /** Size of the output's frames (the composition's, times `scale`). */
   width: number
   height: number
   fps: string
+  /** Frames of the output (a `frames` range's, when the config has one). */
   totalFrames: number
   /** Frame ranges of the chunks, by index: progress turns finished chunks into frames. */
   chunks: ChunkItem[]

@@ -6,6 +6,7 @@ import {PAGE_ORIGIN} from '../sandbox/page-origin.js'
 import {assertDrawableSize} from './drawable-size.js'
 import {assertFormatAccepts, assertFormatSupports, captureImageFormat, clampFpsToFormat, type FormatCapabilities} from './format-capabilities.js'
 import {frameCount, parseFps, type Fps} from './fps.js'
+import {resolveFrameRange} from './frame-range.js'
 import {segmentFrames} from './segment-grid.js'
 import type {ResolvedRenderOptions} from './render-options.js'
 import type {Quality, RenderPlan} from './render-plan.js'
@@ -43,6 +44,7 @@ export function planRender(compiled: CompiledComposition, options: ResolvedRende
   }
   const imageFormat = captureImageFormat(format)
   const totalFrames = frameCount(compiled.durationSeconds, fps)
+  const frameRange = resolveFrameRange(options.frames, {totalFrames, fps})
   const plan: RenderPlan = {
     html: compiled.html,
     baseUrl: pageBaseUrl(compiled.projectDir, compiled.file),
@@ -56,6 +58,8 @@ export function planRender(compiled: CompiledComposition, options: ResolvedRende
     height: compiled.height,
     fps,
     totalFrames,
+    ...(frameRange && {frameRange}),
+    // From the composition's length, not the range's: a range is cut on the full render's grid.
     segmentFrames: segmentFrames(fps, totalFrames, options.keyframeInterval),
     format: format.name,
     capture: {imageFormat, jpegQuality: JPEG_QUALITY[options.quality as Quality], transparent: format.alpha},

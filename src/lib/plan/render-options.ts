@@ -1,6 +1,7 @@
 import {z} from 'zod'
 import {EngineError} from '../errors/engine-error.js'
 import {oneOf} from '../errors/one-of.js'
+import {parseFrameSelection} from './frame-range.js'
 import {QUALITIES} from './render-plan.js'
 import {MAX_KEYFRAME_INTERVAL_SECONDS, MIN_KEYFRAME_INTERVAL_SECONDS} from './segment-grid.js'
 
@@ -32,6 +33,12 @@ export const keyframeIntervalSchema = z
   .number({message: keyframeIntervalRange})
   .min(MIN_KEYFRAME_INTERVAL_SECONDS, keyframeIntervalRange)
   .max(MAX_KEYFRAME_INTERVAL_SECONDS, keyframeIntervalRange)
+
+/** `--frames`: `A-B`, `A-` or `N` (a number too, in a config file or request body); see frame-range.ts. */
+export const framesSchema = z.union([z.string(), z.number()], {message: 'must be a frame range such as 30-59, 30- or 30'}).superRefine((value, context) => {
+  const selection = parseFrameSelection(value)
+  if ('problem' in selection) context.addIssue({code: 'custom', message: selection.problem})
+})
 
 /**
  * Every option a render accepts, whichever door it came through (flags, config file, server body,
@@ -75,6 +82,8 @@ export const renderOptionsSchema = z
     /** Device scale factor: the output is width·scale x height·scale, drawn at that density. */
     scale: z.number().min(MIN_SCALE).max(MAX_SCALE),
     posterFormat: z.enum(STILL_FORMATS),
+    /** Only these frames of the composition (0-based, inclusive): `A-B`, `A-` or `N`. */
+    frames: framesSchema,
   })
   .partial()
   .strict()

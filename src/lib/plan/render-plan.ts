@@ -49,7 +49,14 @@ export interface RenderPlan {
    */
   scale?: number
   fps: Fps
+  /** Frames of the whole composition: the timeline every frame index, segment cut and clip refers to. */
   totalFrames: number
+  /**
+   * The frames the output holds (`--frames`), when not all of them: output frame 0 is composition
+   * frame `start`. Segments are still cut on the composition's grid (see gridSegments), so a range
+   * encodes the same segments as the full render wherever the two share whole segments.
+   */
+  frameRange?: FrameRange
   /**
    * Frames per encoded segment: the keyframe interval in frames (see segment-grid.ts). Segments
    * are cut at multiples of it from frame 0, whatever the worker count or chunking, so every split

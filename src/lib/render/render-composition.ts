@@ -15,7 +15,8 @@ import {DEFAULT_POSTER_FORMAT, posterFrame, posterPath} from '../still/poster.js
 import {writeImage} from '../still/write-image.js'
 import {reportCompileFonts, reportPageFonts} from '../fonts/font-findings.js'
 import {findBackgroundOnRoot} from '../lint/find-background-on-root.js'
-import {formatFps} from '../plan/fps.js'
+import {formatFps, frameTime} from '../plan/fps.js'
+import {renderedFrames} from '../plan/frame-range.js'
 import {outputSize, planRender} from '../plan/plan-render.js'
 import {assertWithinLimits, type RenderLimits} from '../plan/render-limits.js'
 import {resolveRenderBrowser} from '../profile/resolve-render-browser.js'
@@ -27,7 +28,9 @@ import {workerCount} from '../plan/worker-count.js'
 import {assertNoStrictErrors} from '../variables/strict-variables.js'
 import {attachAudioTrack} from '../media/attach-audio-track.js'
 import {mixAudioTrack} from '../media/mix-audio-track.js'
+import {clipsFrom} from '../media/clips-from.js'
 import {prepareMedia} from '../media/prepare-media.js'
+import {browserForPlan} from '../capture/plan-browser.js'
 import {planPageRequests} from '../capture/plan-page-requests.js'
 import {captureSegments} from './capture-segments.js'
 import {defaultOutputPath, outputBytes} from './output-path.js'
@@ -56,7 +59,9 @@ export interface RenderRequest {
 export interface RenderResult {
   output: string
   bytes: number
+  /** Frames of the output (the `--frames` range when there is one; `plan.totalFrames` is the composition's). */
   totalFrames: number
+  /** Seconds of the output. */
   durationSeconds: number
   plan: RenderPlan
   timings: {compileMs: number; captureMs: number; assembleMs: number; totalMs: number}
@@ -107,14 +112,17 @@ async function render(request: RenderRequest, emit: (event: RenderEvent) => void
   await prepareOutputPath(output)
 
   const [ffmpeg, {browser: resolved, notices: browserNotices}] = await Promise.all([resolveFfmpeg(), resolveRenderBrowser(options)])
-  const browser = plan.scale === undefined ? resolved : {...resolved, deviceScaleFactor: plan.scale}
+  const browser = browserForPlan(resolved, plan)
   for (const notice of browserNotices) emit({type: 'warning', ...notice})
   if (plan.encode.gpu) plan.encode.gpuEncoder = (await selectGpuEncoder({ffmpegPath: ffmpeg.ffmpegPath})).name
   const poster =
     options.poster === undefined
       ? undefined
       : {frame: posterFrame(options.poster, plan), path: posterPath(output, format, options.posterFormat ?? DEFAULT_POSTER_FORMAT), image: undefined as Buffer | undefined}
-  const segments = gridSegments({start: 0, end: plan.totalFrames}, plan.segmentFrames)
+  const range = renderedFrames(plan)
+  const outputFrames = range.end - range.start
+  const durationSeconds = frameTime(outputFrames, plan.fps)
+  const segments = gridSegments(range, plan.segmentFrames)
   const workers = workerCount(options.workers, request.cores ?? availableParallelism(), segments.length)
   signal?.throwIfAborted()
   emit({
@@ -124,8 +132,9 @@ async function render(request: RenderRequest, emit: (event: RenderEvent) => void
     format: plan.format,
     ...outputSize(plan, plan.scale ?? 1),
     fps: formatFps(plan.fps),
-    totalFrames: plan.totalFrames,
-    durationSeconds: compiled.durationSeconds,
+    totalFrames: outputFrames,
+    firstFrame: range.start,
+    durationSeconds: plan.frameRange ? durationSeconds : compiled.durationSeconds,
     workers,
     quality: plan.encode.quality,
     browser: {executablePath: browser.executablePath, source: browser.source, beginFrame: browser.beginFrame},
@@ -144,13 +153,13 @@ async function render(request: RenderRequest, emit: (event: RenderEvent) => void
     if (hdr.transfer) plan.encode.hdr = hdr.transfer
     if (hdr.warning) emit({type: 'warning', ...hdr.warning})
     const audioTrack = join(workDir, 'audio.wav')
-    const durationSeconds = (plan.totalFrames * plan.fps.den) / plan.fps.num
-    // The mix runs (once, offline) while the frames are captured.
-    const mixed = mixAudioTrack({clips: media.clips, durationSeconds, outputPath: audioTrack, ffmpegPath: ffmpeg.ffmpegPath, signal})
+    // The mix runs (once, offline) while the frames are captured; with --frames, only the range's sound.
+    const clips = clipsFrom(media.clips, frameTime(range.start, plan.fps))
+    const mixed = mixAudioTrack({clips, durationSeconds, outputPath: audioTrack, ffmpegPath: ffmpeg.ffmpegPath, signal})
     mixed.catch(() => {})
     emit({type: 'stage', stage: 'capture'})
-    const meter = new ProgressMeter(plan.totalFrames, (frame, framesPerSecond, etaSeconds) =>
-      emit({type: 'progress', stage: 'capture', frame, totalFrames: plan.totalFrames, framesPerSecond, etaSeconds}),
+    const meter = new ProgressMeter(outputFrames, (frame, framesPerSecond, etaSeconds) =>
+      emit({type: 'progress', stage: 'capture', frame, totalFrames: outputFrames, framesPerSecond, etaSeconds}),
     )
     const onFrame = (index: number, image: Buffer) => {
       meter.frameDone()
@@ -203,15 +212,15 @@ async function render(request: RenderRequest, emit: (event: RenderEvent) => void
       type: 'done',
       output,
       bytes,
-      totalFrames: plan.totalFrames,
+      totalFrames: outputFrames,
       durationSeconds,
-      framesPerSecond: Math.round((plan.totalFrames / ((finished - compiledAt) / 1000)) * 10) / 10,
+      framesPerSecond: Math.round((outputFrames / ((finished - compiledAt) / 1000)) * 10) / 10,
       hdr: plan.encode.hdr ?? null,
       poster: poster?.path ?? null,
       fetchedUrls: requests.fetchedUrls,
       timings,
     })
-    return {output, bytes, totalFrames: plan.totalFrames, durationSeconds, plan, timings, fetchedUrls: requests.fetchedUrls, ...(poster && {poster: poster.path})}
+    return {output, bytes, totalFrames: outputFrames, durationSeconds, plan, timings, fetchedUrls: requests.fetchedUrls, ...(poster && {poster: poster.path})}
   } finally {
     await rm(workDir, {recursive: true, force: true})
   }

@@ -15,7 +15,10 @@ export type RenderEvent =
       width: number
       height: number
       fps: string
+      /** Frames of the output: the whole composition, or the `--frames` range. */
       totalFrames: number
+      /** Composition frame the output starts with (`--frames A-B`: A; otherwise 0). */
+      firstFrame: number
       durationSeconds: number
       workers: number
       quality: string

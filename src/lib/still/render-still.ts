@@ -19,6 +19,7 @@ import type {RenderEventListener} from '../render/render-events.js'
 import {assertNoStrictErrors} from '../variables/strict-variables.js'
 import {writeImage} from './write-image.js'
 import {planPageRequests} from '../capture/plan-page-requests.js'
+import {browserForPlan} from '../capture/plan-browser.js'
 import {DEFAULT_STILL_QUALITY, stillExtension, stillFormatOf, stillFrame, type StillFormat, type StillSettings} from './still-settings.js'
 
 /** Frame formats: a still is one frame of such a render, captured the same way. */
@@ -86,7 +87,7 @@ export async function renderStill(request: StillRequest): Promise<StillResult> {
   }
 
   const [ffmpeg, {browser: resolved, notices}] = await Promise.all([resolveFfmpeg(), resolveRenderBrowser(options)])
-  const browser = plan.scale === undefined ? resolved : {...resolved, deviceScaleFactor: plan.scale}
+  const browser = browserForPlan(resolved, plan)
   for (const notice of notices) emit({type: 'warning', ...notice})
   const workDir = await mkdtemp(join(tmpdir(), 'engine-still-'))
   try {

@@ -60,6 +60,7 @@ export class FakeRenderer {
         height: 180,
         fps: '10',
         totalFrames: 10,
+        firstFrame: 0,
         durationSeconds: 1,
         workers: 1,
         quality: 'draft',

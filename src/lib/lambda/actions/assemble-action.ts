@@ -7,6 +7,8 @@ import {outputExtension, type SegmentRef} from '../../encode/format-plugin.js'
 import {getFormat} from '../../encode/format-registry.js'
 import {resolveFfmpeg} from '../../encode/resolve-ffmpeg.js'
 import {EngineError} from '../../errors/engine-error.js'
+import {frameTime} from '../../plan/fps.js'
+import {renderedFrames} from '../../plan/frame-range.js'
 import {attachAudioTrack} from '../../media/attach-audio-track.js'
 import type {AssembleEvent} from '../render-input.js'
 import {renderPayload} from '../../notify/index.js'
@@ -54,7 +56,9 @@ export async function assembleAction(event: AssembleEvent, context: ActionContex
       await attachAudioTrack({format, outputPath, trackPath, ffmpegPath: ffmpeg.ffmpegPath})
     }
     const {bytes, outputKind} = await uploadOutput(bucket, outputPath, stored.outputKey)
-    const durationSeconds = (stored.plan.totalFrames * stored.plan.fps.den) / stored.plan.fps.num
+    const range = renderedFrames(stored.plan)
+    const totalFrames = range.end - range.start
+    const durationSeconds = frameTime(totalFrames, stored.plan.fps)
     const record = await bucket.getJson<RenderRecord>(renderRecordKey(renderId))
     await notifyRenderWebhook(
       bucket,
@@ -72,7 +76,7 @@ export async function assembleAction(event: AssembleEvent, context: ActionContex
       outputKey: stored.outputKey,
       outputKind,
       bytes,
-      totalFrames: stored.plan.totalFrames,
+      totalFrames,
       finishedAt: new Date().toISOString(),
       assemble: {durationMs: elapsedMs(context), memoryMb: context.memoryMb},
       chunks: manifests.map((manifest) => ({...manifest.invocation, browser: manifest.browser})),
@@ -81,7 +85,7 @@ export async function assembleAction(event: AssembleEvent, context: ActionContex
     await bucket.putJson(renderResultKey(renderId), result)
     // The lifecycle rule would expire the scratch anyway; deleting now keeps the bucket small.
     await bucket.deleteKeys(await bucket.listKeys(scratchPrefix(renderId))).catch(() => {})
-    return {outputKey: stored.outputKey, bytes, totalFrames: stored.plan.totalFrames}
+    return {outputKey: stored.outputKey, bytes, totalFrames}
   } finally {
     await rm(workDir, {recursive: true, force: true})
   }

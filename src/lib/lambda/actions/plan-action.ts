@@ -5,9 +5,11 @@ import {resolveBrowser} from '../../browser/resolve-browser.js'
 import {compileComposition} from '../../compose/compile-composition.js'
 import {getFormat} from '../../encode/format-registry.js'
 import {resolveFfmpeg} from '../../encode/resolve-ffmpeg.js'
+import {clipsFrom} from '../../media/clips-from.js'
 import {mixAudioTrack} from '../../media/mix-audio-track.js'
-import {formatFps} from '../../plan/fps.js'
-import {planRender} from '../../plan/plan-render.js'
+import {formatFps, frameTime} from '../../plan/fps.js'
+import {renderedFrames} from '../../plan/frame-range.js'
+import {outputSize, planRender} from '../../plan/plan-render.js'
 import {resolveRenderOptions} from '../../render/resolve-options.js'
 import {planChunks, throttledChunksWarning} from '../chunk-plan.js'
 import {fetchSite} from '../fetch-site.js'
@@ -39,10 +41,12 @@ export async function planAction({render}: PlanEvent, context: ActionContext): P
   const {plan, notices} = planRender(sized, options, getFormat(options.format))
   // A serverless render never reaches private addresses (they would be the cloud's own).
   plan.network = {...plan.network, privateAddresses: false}
-  const chunkPlan = planChunks(plan.totalFrames, plan.segmentFrames, config)
-  const chunks = chunkPlan.chunks.map((range, index) => ({index, ...range}))
+  const range = renderedFrames(plan)
+  const chunkPlan = planChunks(range, plan.segmentFrames, config)
+  const chunks = chunkPlan.chunks.map((chunk, index) => ({index, ...chunk}))
   const parallel = clampParallelChunks(chunkPlan.maxParallelChunks)
-  const output: PlanOutput = {totalFrames: plan.totalFrames, chunks, maxParallelChunks: parallel.maxParallelChunks}
+  const totalFrames = range.end - range.start
+  const output: PlanOutput = {totalFrames, chunks, maxParallelChunks: parallel.maxParallelChunks}
   // The state after this step is the execution input with the plan's output at $.plan.
   assertWithinWorkflowBudget(chunks.length, Buffer.byteLength(JSON.stringify({...render, plan: output}), 'utf8'))
 
@@ -56,10 +60,9 @@ export async function planAction({render}: PlanEvent, context: ActionContext): P
     siteId: render.siteId,
     outputKey: render.outputKey,
     format: plan.format,
-    width: plan.width,
-    height: plan.height,
+    ...outputSize(plan, plan.scale ?? 1),
     fps: formatFps(plan.fps),
-    totalFrames: plan.totalFrames,
+    totalFrames,
     chunks,
     maxParallelChunks: parallel.maxParallelChunks,
     chunkMode: chunkPlan.mode,
@@ -97,8 +100,11 @@ async function mixAudioOnce(plan: RenderPlan, bucket: BucketObjects, renderId: s
       })
     }
     const trackPath = join(workDir, 'audio.wav')
-    const durationSeconds = (plan.totalFrames * plan.fps.den) / plan.fps.num
-    if (!(await mixAudioTrack({clips: media.clips, durationSeconds, outputPath: trackPath, ffmpegPath: ffmpeg.ffmpegPath}))) return {audioKey: null, warnings}
+    // As in a local render: a `frames` range gets the full track from its first frame on.
+    const range = renderedFrames(plan)
+    const clips = clipsFrom(media.clips, frameTime(range.start, plan.fps))
+    const durationSeconds = frameTime(range.end - range.start, plan.fps)
+    if (!(await mixAudioTrack({clips, durationSeconds, outputPath: trackPath, ffmpegPath: ffmpeg.ffmpegPath}))) return {audioKey: null, warnings}
     await bucket.uploadFile(audioTrackKey(renderId), trackPath, 'audio/wav')
     return {audioKey: audioTrackKey(renderId), warnings}
   } finally {
@@ -107,6 +113,6 @@ async function mixAudioOnce(plan: RenderPlan, bucket: BucketObjects, renderId: s
 }
 
 function renderOptionsOf(config: RenderConfig) {
-  const {format, fps, quality, crf, videoBitrate, keyframeInterval, gifLoop} = config
-  return {format, fps, quality, crf, videoBitrate, keyframeInterval, gifLoop}
+  const {format, fps, quality, crf, videoBitrate, keyframeInterval, gifLoop, frames, scale} = config
+  return {format, fps, quality, crf, videoBitrate, keyframeInterval, gifLoop, frames, scale}
 }

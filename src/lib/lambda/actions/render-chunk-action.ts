@@ -10,6 +10,7 @@ import {ensureFontFiles} from '../../fonts/ensure-font-files.js'
 import {gridSegments} from '../../plan/segment-grid.js'
 import {workerCount} from '../../plan/worker-count.js'
 import {captureSegments} from '../../render/capture-segments.js'
+import {browserForPlan} from '../../capture/plan-browser.js'
 import {planPageRequests} from '../../capture/plan-page-requests.js'
 import {fetchSite} from '../fetch-site.js'
 import {siteFontPackages} from '../site-fonts.js'
@@ -40,7 +41,8 @@ export async function renderChunkAction(event: RenderChunkEvent, context: Action
   const plan = {...stored.plan, projectDir: siteDir}
   const requests = planPageRequests(plan)
   // The plan was compiled on another invocation: its font files come from the site's packages.
-  const [ffmpeg, browser] = await Promise.all([resolveFfmpeg(), resolveBrowser({browserGpu: false}), ensureFontFiles(plan.runtime.fonts, process.env, await siteFontPackages(siteDir))])
+  const [ffmpeg, resolved] = await Promise.all([resolveFfmpeg(), resolveBrowser({browserGpu: false}), ensureFontFiles(plan.runtime.fonts, process.env, await siteFontPackages(siteDir))])
+  const browser = browserForPlan(resolved, plan)
   const browserInfo = await describeBrowser(browser, chunk.index)
   const frames = chunk.end - chunk.start
   // The chunk's segments are the very ones a local render encodes for these frames.
