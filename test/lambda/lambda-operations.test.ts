@@ -39,18 +39,22 @@ describe('`engine lambda` operations on the local stack', {timeout: 120_000}, ()
     const cutShort = 'ab'.repeat(12)
     await stack.bucket.putJson(`sites/${cutShort}/index.html`, {})
 
+    // Each site also carries the font packages its composition uses (see site-fonts.ts).
+    const fontsOf = async (siteId: string) => (await stack.bucket.listKeys(`sites/${siteId}/.engine/fonts/`)).length
+    const [projectFonts, tinyFonts] = [await fontsOf(project), await fontsOf(tiny)]
+    expect(projectFonts).toBeGreaterThan(0)
     const sites = await json(['sites', 'ls'])
     expect(sites).toHaveLength(3)
-    expect(sites).toContainEqual(expect.objectContaining({siteId: project, complete: true, entry: 'index.html', files: 2}))
-    expect(sites).toContainEqual(expect.objectContaining({siteId: tiny, complete: true, files: 1}))
+    expect(sites).toContainEqual(expect.objectContaining({siteId: project, complete: true, entry: 'index.html', files: 2 + projectFonts}))
+    expect(sites).toContainEqual(expect.objectContaining({siteId: tiny, complete: true, files: 1 + tinyFonts}))
     expect(sites.at(-1)).toEqual({siteId: cutShort, complete: false})
     const text = (await lambda(['sites', 'ls'])).stdout
     expect(text).toMatch(/^SITE ID +FILES +SIZE +UPLOADED +ENTRY$/m)
-    expect(text).toMatch(new RegExp(`^${project} +2 +0\\.00 MB +\\d{4}-\\d\\d-\\d\\dT.* index\\.html$`, 'm'))
+    expect(text).toMatch(new RegExp(`^${project} +${2 + projectFonts} +\\d+\\.\\d\\d MB +\\d{4}-\\d\\d-\\d\\dT.* index\\.html$`, 'm'))
     expect(text).toMatch(new RegExp(`^${cutShort} +- +- +incomplete upload +-$`, 'm'))
 
     const removed = await lambda(['sites', 'rm', project])
-    expect(removed).toMatchObject({code: 0, stdout: `Removed site ${project} (3 objects) from s3://${stack.env.ENGINE_BUCKET}/\n`})
+    expect(removed).toMatchObject({code: 0, stdout: `Removed site ${project} (${3 + projectFonts} objects) from s3://${stack.env.ENGINE_BUCKET}/\n`})
     expect(await stack.bucket.listKeys(`sites/${project}/`)).toEqual([])
     expect((await json(['sites', 'ls'])).map((site: {siteId: string}) => site.siteId).sort()).toEqual([cutShort, tiny].sort())
   })

@@ -45,13 +45,13 @@ export interface SiteManifest {
 export async function deploySite(options: DeploySiteOptions): Promise<DeployedSite> {
   const projectDir = resolve(options.projectDir)
   const entry = options.entry ?? DEFAULT_ENTRY
+  const projectFiles = await listSiteFiles(projectDir)
   if (!existsSync(join(projectDir, entry))) {
     throw new EngineError('COMPOSITION_NOT_FOUND', `projectDir: ${projectDir} has no ${entry}; the composition to render must be ${entry} at the project's top level`, {
       projectDir,
       entry,
     })
   }
-  const projectFiles = await listSiteFiles(projectDir)
   const fontFiles = (await siteFontFiles(projectDir, entry)).filter((font) => !projectFiles.some((file) => file.path === font.path))
   const files = [...projectFiles, ...fontFiles]
   const siteId = siteIdOf(files)
