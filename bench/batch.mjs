@@ -1,11 +1,13 @@
-// Batch throughput: rows per minute for 20 short rows (640x360, 1 s at 30 fps, draft), rendered
-// 1 and 2 rows at a time, end to end through renderBatch. Per-row overhead (compile, browser
-// launch, encoder start) dominates such rows, so this is the figure a warm browser pool moves.
+// Batch throughput: rows per minute for 8 short rows (640x360, 1 s at 30 fps, draft), rendered
+// 1 and 2 rows at a time, end to end through renderBatch, against the same rows rendered by
+// separate `engine render` invocations in the same run (the baseline a user without --batch has).
+// Per-row overhead (process start, compile, browser launch, encoder start) dominates such rows.
 // Run after `npm run build`: `node bench/batch.mjs`, or import { benchBatch } from bench/run.mjs.
-import {mkdtempSync, rmSync, writeFileSync} from 'node:fs'
+import {mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {availableParallelism, tmpdir} from 'node:os'
+import {execFileSync} from 'node:child_process'
 import {join} from 'node:path'
-import {pathToFileURL} from 'node:url'
+import {fileURLToPath, pathToFileURL} from 'node:url'
 import {measure} from './cpu-meter.mjs'
 
 const dist = new URL('../dist/src/lib/', import.meta.url)
@@ -42,7 +44,9 @@ const COMPOSITION = `<!doctype html>
  * Renders `rows` rows at each concurrency, with warm pooled browsers (what `engine render --batch`
  * does) and, as the baseline of the same run, with a browser launched per row.
  */
-export async function benchBatch({rows = 20, concurrencies = [1, 2], log = console.log} = {}) {
+export async function benchBatch({rows = 8, concurrencies = [1, 2], log = console.log} = {}) {
+  // The formats (mp4 …) are plugins, registered the way the package entries register them.
+  await load('builtin-plugins.js')
   const {renderBatch} = await load('batch/render-batch.js')
   const {renderComposition} = await load('render/render-composition.js')
   const {resolveRenderOptions} = await load('render/resolve-options.js')
@@ -56,6 +60,15 @@ export async function benchBatch({rows = 20, concurrencies = [1, 2], log = conso
     const palette = ['#ff5a36', '#36c2ff', '#8bd450', '#f2c94c']
     writeFileSync(batchFile, JSON.stringify(Array.from({length: rows}, (_, index) => ({title: `Row ${index}`, accent: palette[index % palette.length]}))))
     log(`batch: ${rows} rows of 640x360, 1 s at 30 fps, draft; ${availableParallelism()} cores`)
+    const cli = fileURLToPath(new URL('../bin/run.js', import.meta.url))
+    const rowValues = JSON.parse(readFileSync(batchFile, 'utf8'))
+    const separate = await measure(async () => {
+      for (const [index, values] of rowValues.entries()) {
+        execFileSync(process.execPath, [cli, 'render', composition, '--fps', '30', '--quality', 'draft', '--variables', JSON.stringify(values), '-o', join(work, 'separate', `${index}.mp4`), '--quiet'], {stdio: 'ignore'})
+      }
+    })
+    const baseline = (rows * 60) / separate.seconds
+    log(`separate \`engine render\` invocations: ${rows} rows in ${separate.seconds.toFixed(1)} s = ${baseline.toFixed(1)} rows/min, CPU ${(separate.utilisation * 100).toFixed(0)}%`)
     for (const concurrency of concurrencies) {
       for (const warm of [false, true]) {
         const options = resolveRenderOptions({fps: 30, quality: 'draft', batchConcurrency: concurrency, output: join(work, `c${concurrency}-${warm}`, '{index}.mp4')})
@@ -71,7 +84,7 @@ export async function benchBatch({rows = 20, concurrencies = [1, 2], log = conso
         )
       }
       const [cold, warm] = results.slice(-2)
-      log(`  warm / per-row launch: ${(warm.rowsPerMinute / cold.rowsPerMinute).toFixed(2)}x`)
+      log(`  warm / per-row launch: ${(warm.rowsPerMinute / cold.rowsPerMinute).toFixed(2)}x; warm / separate invocations: ${(warm.rowsPerMinute / baseline).toFixed(2)}x`)
     }
     return results
   } finally {

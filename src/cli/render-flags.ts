@@ -21,7 +21,7 @@ export const renderFlags = {
   workers: Flags.string({description: `parallel capture workers, 1-${MAX_WORKERS} or auto (cores - 2, at least 1)`}),
   'max-concurrent-renders': Flags.integer({description: 'simultaneous renders via the producer server, 1-10 (default 2)'}),
   batch: Flags.string({description: 'JSON array of variable rows, or an object with a "rows" array'}),
-  'batch-concurrency': Flags.integer({description: 'rows rendered at once (default 1)'}),
+  'batch-concurrency': Flags.string({description: 'rows rendered at once, or auto: one-worker rows on every idle core, bounded by free memory (default 1)'}),
   'batch-fail-fast': Flags.boolean({description: 'stop launching new rows after the first failure'}),
   resume: Flags.boolean({description: 'with --batch: render only the rows the existing manifest.json does not record as completed'}),
   variables: Flags.string({description: 'variable overrides as JSON object text'}),
@@ -60,6 +60,7 @@ export const renderFlags = {
 const asNumber = (text: string) => text.trim() !== '' && Number.isFinite(Number(text))
 const NUMERIC_TEXT: Record<string, (text: string) => boolean> = {
   workers: (text) => /^\d+$/.test(text),
+  batchConcurrency: (text) => /^\d+$/.test(text),
   keyframeInterval: asNumber,
   poster: asNumber,
   scale: asNumber,

@@ -1,4 +1,6 @@
+import {availableParallelism, freemem, loadavg} from 'node:os'
 import {resolve} from 'node:path'
+import {batchLayout} from './batch-concurrency.js'
 import {compileComposition} from '../compose/compile-composition.js'
 import {getFormat} from '../encode/format-registry.js'
 import {servedCoverage} from '../fonts/row-text-coverage.js'
@@ -80,13 +82,15 @@ export async function renderBatch(request: BatchRequest): Promise<BatchSummary> 
     : {manifest: freshManifest(identity, jobs, manifestPath), notices: []}
   for (const notice of notices) emit({type: 'warning', ...notice})
 
+  const layout = batchLayout(options.batchConcurrency, jobs.length, {cores: availableParallelism(), loadAverage: loadavg()[0], freeMemoryBytes: freemem()})
+  const rowOptions = layout.workersPerRow !== undefined && options.workers === 'auto' ? {...options, workers: layout.workersPerRow} : options
   return runBatch({
     composition: compositionPath,
-    options,
+    options: rowOptions,
     jobs,
     store: new ManifestStore(manifestPath, manifest),
     render: request.render,
-    concurrency: options.batchConcurrency,
+    concurrency: layout.rows,
     failFast: options.batchFailFast,
     signal: request.signal,
     onEvent: emit,

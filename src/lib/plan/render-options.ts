@@ -55,10 +55,11 @@ export const renderOptionsSchema = z
     videoBitrate: bitrate,
     keyframeInterval: keyframeIntervalSchema,
     videoFrameFormat: z.enum(VIDEO_FRAME_FORMATS),
-    workers: z.union([z.literal('auto'), z.number().int().min(1).max(MAX_WORKERS)]),
+    workers: z.union([z.literal('auto'), z.number().int().min(1).max(MAX_WORKERS)], {message: `must be a whole number from 1 to ${MAX_WORKERS}, or auto`}),
     maxConcurrentRenders: z.number().int().min(1).max(10),
     batch: z.string().min(1),
-    batchConcurrency: z.number().int().min(1),
+    /** Rows at once; `auto` chooses from the idle cores and free memory (batchLayout). */
+    batchConcurrency: z.union([z.literal('auto'), z.number().int().min(1)], {message: 'must be a whole number of rows, 1 or more, or auto'}),
     batchFailFast: z.boolean(),
     variables: z.record(z.string(), z.unknown()),
     variablesFile: z.string().min(1),
