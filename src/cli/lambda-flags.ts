@@ -1,4 +1,4 @@
-import {Flags} from '@oclif/core'
+import {Args, Flags} from '@oclif/core'
 import {EngineError} from '../lib/errors/engine-error.js'
 import {AWS_ENDPOINT_ENV, BUCKET_ENV, STATE_MACHINE_ENV} from '../lib/lambda/aws-clients.js'
 import type {RenderConfig} from '../lib/lambda/render-input.js'
@@ -91,4 +91,15 @@ export function configFromFlags(flags: {
   }
   for (const key of Object.keys(config)) if (config[key] === undefined) delete config[key]
   return config as RenderConfig
+}
+
+/** The render a command looks at: its renderId (with ENGINE_SFN_ARN) or its execution ARN. */
+export const renderArg = {render: Args.string({description: 'renderId (with ENGINE_SFN_ARN) or executionArn', required: true})}
+
+/** What a command needs to find a render's execution, and --json. */
+export const renderLookupFlags = {
+  json: Flags.boolean({description: 'machine-readable output'}),
+  endpoint: stackFlags.endpoint,
+  region: stackFlags.region,
+  ...stateMachineFlag,
 }

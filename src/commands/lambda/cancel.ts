@@ -1,6 +1,5 @@
-import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
-import {stackFlags, stateMachineFlag} from '../../cli/lambda-flags.js'
+import {renderArg, renderLookupFlags} from '../../cli/lambda-flags.js'
 import {cancelRender} from '../../lib/lambda/cancel-render.js'
 
 export default class LambdaCancel extends BaseCommand {
@@ -12,12 +11,9 @@ export default class LambdaCancel extends BaseCommand {
     '<%= config.bin %> lambda cancel lx2k9a1b-0f3c2a9d1e',
     '<%= config.bin %> lambda cancel arn:aws:states:eu-west-1:123456789012:execution:engine-render:lx2k9a1b-0f3c2a9d1e --json',
   ]
-  static override args = {render: Args.string({description: 'renderId (with ENGINE_SFN_ARN) or executionArn', required: true})}
+  static override args = renderArg
   static override flags = {
-    json: Flags.boolean({description: 'machine-readable output'}),
-    endpoint: stackFlags.endpoint,
-    region: stackFlags.region,
-    ...stateMachineFlag,
+    ...renderLookupFlags,
   }
 
   async run(): Promise<void> {

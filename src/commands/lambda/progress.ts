@@ -1,6 +1,5 @@
-import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
-import {outputUrlFlags, outputUrlFromFlags, stackFlags, stateMachineFlag} from '../../cli/lambda-flags.js'
+import {outputUrlFlags, outputUrlFromFlags, renderArg, renderLookupFlags} from '../../cli/lambda-flags.js'
 import {progressLines} from '../../cli/lambda-progress-text.js'
 import {getRenderProgress} from '../../lib/lambda/render-progress.js'
 
@@ -13,12 +12,9 @@ export default class LambdaProgress extends BaseCommand {
     '<%= config.bin %> lambda progress lx2k9a1b-0f3c2a9d1e --json',
     '<%= config.bin %> lambda progress lx2k9a1b-0f3c2a9d1e --url-expires 86400',
   ]
-  static override args = {render: Args.string({description: 'renderId (with ENGINE_SFN_ARN) or executionArn', required: true})}
+  static override args = renderArg
   static override flags = {
-    json: Flags.boolean({description: 'machine-readable output'}),
-    endpoint: stackFlags.endpoint,
-    region: stackFlags.region,
-    ...stateMachineFlag,
+    ...renderLookupFlags,
     ...outputUrlFlags,
   }
 
