@@ -1,7 +1,7 @@
 import {createHash} from 'node:crypto'
 import {lookup as dnsLookup, type LookupAddress} from 'node:dns'
 import {createWriteStream} from 'node:fs'
-import {mkdir, readFile, rename, rm, writeFile} from 'node:fs/promises'
+import {mkdir, readFile, rename, rm, stat, writeFile} from 'node:fs/promises'
 import {request as httpRequest, type IncomingMessage} from 'node:http'
 import {request as httpsRequest} from 'node:https'
 import type {LookupFunction} from 'node:net'
@@ -52,7 +52,8 @@ export async function fetchRemote(url: string, options: FetchRemoteOptions): Pro
   const key = createHash('sha256').update(url).digest('hex').slice(0, 32)
   const path = join(directory, key + extname(new URL(url).pathname).slice(0, 8).replace(/[^.\w]/g, ''))
   const cached = await readMeta(`${path}.json`)
-  if (cached?.url === url && (!cached.private || options.network.privateAddresses)) return {path, contentType: cached.contentType}
+  const usable = cached?.url === url && (!cached.private || options.network.privateAddresses)
+  if (usable && (await stat(path).catch(() => undefined))?.isFile()) return {path, contentType: cached.contentType}
 
   await mkdir(directory, {recursive: true})
   const timeoutMs = options.timeoutMs ?? DOWNLOAD_TIMEOUT_MS

@@ -74,10 +74,15 @@ export class CompositionView {
     return engine?.canSeekTo(frame) ?? true
   }
 
-  /** Seeks the shown composition; resolves with the first page error recorded so far. */
-  async seek(frame: number): Promise<PageErrorRecord | null> {
+  /**
+   * Seeks the shown composition; resolves with every page error recorded so far, so that an error
+   * a timer throws is listed even after an earlier one.
+   */
+  async seek(frame: number): Promise<PageErrorRecord[]> {
     const engine = this.current && engineOf(this.current)
-    return engine ? engine.seek(frame) : null
+    if (!engine) return []
+    await engine.seek(frame)
+    return engine.errors()
   }
 
   private fit(): void {

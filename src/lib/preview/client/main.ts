@@ -29,7 +29,7 @@ const player = new Player(
     lastFrame: byId('last-frame'),
   },
   // Going back past a timer that already fired needs a fresh page, which the reload seeks to the frame.
-  async (frame) => (view.canSeekTo(frame) ? addPageError(await view.seek(frame)) : reload()),
+  async (frame) => (view.canSeekTo(frame) ? addPageErrors(await view.seek(frame)) : reload()),
   (frame) => (body.dataset.frame = String(frame)),
 )
 const panel = new VariablesPanel(byId('variables-form'), byId('variables-json'), () => void reload())
@@ -43,10 +43,13 @@ function showError(message: string | undefined): void {
   if (message !== undefined) body.dataset.state = 'error'
 }
 
-function addPageError(error: PageErrorRecord | null): void {
-  if (!error || pageErrors.some((known) => known.message === error.message)) return
-  pageErrors.push(error)
-  showPageErrors(pageErrorList, pageErrors)
+/** Lists the errors not listed yet (by message). */
+function addPageErrors(errors: readonly (PageErrorRecord | null)[]): void {
+  const before = pageErrors.length
+  for (const error of errors) {
+    if (error && !pageErrors.some((known) => known.message === error.message)) pageErrors.push(error)
+  }
+  if (pageErrors.length > before) showPageErrors(pageErrorList, pageErrors)
 }
 
 /** Reads the composition from the server again (at start and after every change on disk). */
@@ -78,8 +81,7 @@ async function reload(): Promise<void> {
   if (outcome.kind === 'failed') return showError(outcome.message)
   showError(undefined)
   pageErrors = []
-  for (const error of outcome.report.errors) addPageError(error)
-  addPageError(outcome.seekError)
+  addPageErrors([...outcome.report.errors, outcome.seekError])
   showPageErrors(pageErrorList, pageErrors)
   body.dataset.frame = String(shownFrame)
   body.dataset.shownVariables = JSON.stringify(values)
