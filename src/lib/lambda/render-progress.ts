@@ -5,11 +5,11 @@ import {createS3Client, createSfnClient, STATE_MACHINE_ENV, type AwsClientOption
 import {awsFailure} from './aws-errors.js'
 import {estimateCost, type CostEstimate} from './estimate-cost.js'
 import type {ChunkItem, RenderInput} from './render-input.js'
-import type {RenderRecord, RenderResultRecord} from './render-records.js'
+import type {ChunkManifest, RenderRecord, RenderResultRecord} from './render-records.js'
 import {outputUrl, type OutputUrl, type OutputUrlOptions} from './output-url.js'
 import {BucketObjects} from './s3-objects.js'
 import type {ChunkProgressRecord} from './actions/chunk-progress.js'
-import {chunkProgressKey, chunkProgressPrefix, renderRecordKey, renderResultKey, renderWebhookDeliveryKey} from './storage-keys.js'
+import {chunkProgressKey, chunkProgressPrefix, chunksPrefix, renderRecordKey, renderResultKey, renderWebhookDeliveryKey} from './storage-keys.js'
 import type {WebhookDelivery, WebhookEventType} from '../notify/index.js'
 import {parseTaskCause} from './task-errors.js'
 
@@ -52,19 +52,28 @@ export function executionArnFor(stateMachineArn: string, renderId: string): stri
 }
 
 /**
- * Where a render stands, from the execution (status, error, history: stage, finished chunks,
- * invocation times) and the render's records in S3 (frame counts, the output).
+ * Where a render stands: its execution's status and error, its records in S3 (plan, finished
+ * chunks, frame counts, the output) while it runs, and its history once it has ended.
  */
 export async function getRenderProgress(options: ProgressOptions): Promise<RenderProgress> {
   const executionArn = resolveExecutionArn(options)
   const sfn = options.sfn ?? createSfnClient(options)
   let execution
-  let events: HistoryEvent[]
   try {
     execution = await sfn.send(new DescribeExecutionCommand({executionArn}))
-    events = await readHistory(sfn, executionArn)
   } catch (error) {
     throw awsFailure(error, `reading the progress of ${executionArn}`, {endpoint: options.endpoint})
+  }
+  const status = execution.status as ExecutionStatus
+  // While the render runs, its records in S3 say where it stands; the execution history (paged,
+  // and throttled on AWS) is read once it has ended, for the exact stage and cost.
+  let events: HistoryEvent[] | undefined
+  if (status !== 'RUNNING') {
+    try {
+      events = await readHistory(sfn, executionArn)
+    } catch (error) {
+      throw awsFailure(error, `reading the history of ${executionArn}`, {endpoint: options.endpoint})
+    }
   }
   const input = JSON.parse(execution.input ?? '{}') as RenderInput
   const s3 = options.s3 ?? createS3Client(options)
@@ -77,8 +86,10 @@ export async function getRenderProgress(options: ProgressOptions): Promise<Rende
     throw awsFailure(error, `reading the records of render ${input.renderId}`, {bucketName: input.bucketName, endpoint: options.endpoint})
   })
 
-  const status = execution.status as ExecutionStatus
-  const finishedChunks = new Set(events.filter((event) => event.type === 'MapIterationSucceeded').map((event) => event.mapIterationSucceededEventDetails?.index))
+  const running = events === undefined ? await readRunningChunks(bucket, input.renderId).catch((error: unknown) => {
+    throw awsFailure(error, `reading the chunk records of render ${input.renderId}`, {bucketName: input.bucketName, endpoint: options.endpoint})
+  }) : undefined
+  const finishedChunks = running ? new Set(running.map((manifest) => manifest.index)) : new Set(events!.filter((event) => event.type === 'MapIterationSucceeded').map((event) => event.mapIterationSucceededEventDetails?.index))
   const succeeded = status === 'SUCCEEDED'
   const runningFrames =
     status === 'RUNNING' && record
@@ -97,7 +108,7 @@ export async function getRenderProgress(options: ProgressOptions): Promise<Rende
     renderId: input.renderId,
     executionArn,
     status,
-    stage: stageOf(status, events),
+    stage: events ? stageOf(status, events) : stageFromRecords(record, finishedChunks.size),
     chunks: {done: succeeded ? (record?.chunks.length ?? 0) : finishedChunks.size, total: record?.chunks.length},
     frames: {done: framesDone, total: record?.totalFrames},
     output: {bucketName: input.bucketName, outputKey: input.outputKey, url: `s3://${input.bucketName}/${input.outputKey}`, bytes: result?.bytes, ...(https && {https})},
@@ -105,10 +116,34 @@ export async function getRenderProgress(options: ProgressOptions): Promise<Rende
     startedAt: startedAt.toISOString(),
     stoppedAt: stoppedAt?.toISOString(),
     elapsedSeconds: Math.round(((stoppedAt ?? new Date()).getTime() - startedAt.getTime()) / 100) / 10,
-    cost: estimateCost(invocationDurations(events).map((durationMs) => ({durationMs, memoryMb})), events.filter((event) => event.type?.endsWith('StateEntered')).length),
+    cost: events
+      ? estimateCost(invocationDurations(events).map((durationMs) => ({durationMs, memoryMb})), events.filter((event) => event.type?.endsWith('StateEntered')).length)
+      : estimateRunningCost(record, running ?? []),
     warnings: [...(record?.warnings ?? []), ...(result?.warnings ?? [])],
     ...(webhook && {webhook}),
   }
+}
+
+/** The manifests of the chunks that have finished, each written once its segments are stored. */
+async function readRunningChunks(bucket: BucketObjects, renderId: string): Promise<ChunkManifest[]> {
+  const keys = (await bucket.listKeys(chunksPrefix(renderId))).filter((key) => /chunk-\d+\.json$/.test(key))
+  const manifests = await Promise.all(keys.map((key) => bucket.getJson<ChunkManifest>(key)))
+  return manifests.filter((manifest): manifest is ChunkManifest => manifest !== undefined)
+}
+
+/** Where a running render is, from its records: planned or not, and how many chunks are done. */
+function stageFromRecords(record: RenderRecord | undefined, finishedChunks: number): RenderStage {
+  if (!record) return 'planning'
+  return finishedChunks < record.chunks.length ? 'rendering' : 'assembling'
+}
+
+/**
+ * The cost so far of a running render, from the invocations its records describe (the plan and
+ * the finished chunks) and the states those took: the exact figure comes from the history at the end.
+ */
+function estimateRunningCost(record: RenderRecord | undefined, finished: readonly ChunkManifest[]): CostEstimate {
+  const invocations = [...(record ? [record.plan] : []), ...finished.map((manifest) => manifest.invocation)]
+  return estimateCost(invocations, (record ? 2 : 1) + finished.length)
 }
 
 function frameCount(chunks: readonly ChunkItem[]): number {
