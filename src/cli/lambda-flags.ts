@@ -52,6 +52,8 @@ export const lambdaEncodeFlags = {
   'keyframe-interval': Flags.string({description: 'seconds between keyframes (0.1-60, default 2); chunks are whole runs of such segments'}),
   scale: Flags.string({description: 'device scale factor 0.1-16: output width·F x height·F, drawn at that density (crisp text, not an upscale)'}),
   frames: Flags.string({description: 'render only frames A-B of the composition (0-based, inclusive): A-B, A- (to the end) or N (one frame); chunks are planned inside the range'}),
+  poster: Flags.string({description: 'also store the frame on screen at this time (seconds) beside the output as <output>.poster.jpg, from the chunk that captures it'}),
+  'poster-format': Flags.string({description: 'poster image format: jpeg (default), png or webp'}),
 }
 
 export function required(value: string | undefined, flag: string, env: string): string {
@@ -68,6 +70,8 @@ export function configFromFlags(flags: {
   'keyframe-interval'?: string
   frames?: string
   scale?: string
+  poster?: string
+  'poster-format'?: string
   width?: number
   height?: number
   'chunk-size'?: number
@@ -83,6 +87,8 @@ export function configFromFlags(flags: {
     keyframeInterval: flags['keyframe-interval'] === undefined ? undefined : Number(flags['keyframe-interval']),
     frames: flags.frames,
     scale: flags.scale === undefined ? undefined : Number(flags.scale),
+    poster: flags.poster === undefined ? undefined : Number(flags.poster),
+    posterFormat: flags['poster-format'],
     width: flags.width,
     height: flags.height,
     chunkSize: flags['chunk-size'],

@@ -10,6 +10,7 @@ export function progressLines(progress: RenderProgress): string[] {
     `Chunks: ${of(progress.chunks.done, progress.chunks.total)} done; frames ${of(progress.frames.done, progress.frames.total)}`,
     `Output: ${progress.output.url}${size}${progress.status === 'SUCCEEDED' ? '' : ' (when done)'}`,
     ...urlLines(progress),
+    ...(progress.output.posterKey ? [`Poster: s3://${progress.output.bucketName}/${progress.output.posterKey}`] : []),
     `Elapsed: ${progress.elapsedSeconds.toFixed(1)} s`,
     `Estimated cost: $${progress.cost.usd.toFixed(6)} (${progress.cost.lambdaGbSeconds} Lambda GB-s, ${progress.cost.requests} requests, ${progress.cost.ephemeralGbSeconds} GB-s of /tmp above 512 MB, ${progress.cost.stateTransitions} state transitions; S3 not included)`,
   ]

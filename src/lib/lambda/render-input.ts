@@ -1,6 +1,6 @@
 import {z} from 'zod'
 import {QUALITIES} from '../plan/render-plan.js'
-import {framesSchema, keyframeIntervalSchema, MAX_SCALE, MIN_SCALE} from '../plan/render-options.js'
+import {framesSchema, keyframeIntervalSchema, MAX_SCALE, MIN_SCALE, STILL_FORMATS} from '../plan/render-options.js'
 import {storageKeySchema} from './storage-key.js'
 
 const positiveInt = z.number().int().min(1)
@@ -29,6 +29,9 @@ export const renderConfigSchema = z
     frames: framesSchema.optional(),
     /** Device scale factor, as `engine render --scale`: the output is width·scale x height·scale. */
     scale: z.number().min(MIN_SCALE).max(MAX_SCALE).optional(),
+    /** Seconds: also store the frame on screen then beside the output (`<output>.poster.<ext>`), as `engine render --poster`. */
+    poster: z.number().finite().min(0).optional(),
+    posterFormat: z.enum(STILL_FORMATS).optional(),
     hdr: z.boolean().optional(),
     chunkSize: positiveInt.optional(),
     maxParallelChunks: positiveInt.optional(),

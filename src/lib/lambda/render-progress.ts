@@ -24,7 +24,7 @@ export interface RenderProgress {
   chunks: {done: number; total?: number}
   frames: {done: number; total?: number}
   /** `url` is the `s3://` location; `https` the link to share once the output is stored (see `privacy`). */
-  output: {bucketName: string; outputKey: string; url: string; bytes?: number; https?: OutputUrl}
+  output: {bucketName: string; outputKey: string; url: string; bytes?: number; https?: OutputUrl; /** The poster stored beside the output (`config.poster`). */ posterKey?: string}
   error?: ErrorJson
   startedAt: string
   stoppedAt?: string
@@ -111,7 +111,14 @@ export async function getRenderProgress(options: ProgressOptions): Promise<Rende
     stage: events ? stageOf(status, events) : stageFromRecords(record, finishedChunks.size),
     chunks: {done: succeeded ? (record?.chunks.length ?? 0) : finishedChunks.size, total: record?.chunks.length},
     frames: {done: framesDone, total: record?.totalFrames},
-    output: {bucketName: input.bucketName, outputKey: input.outputKey, url: `s3://${input.bucketName}/${input.outputKey}`, bytes: result?.bytes, ...(https && {https})},
+    output: {
+      bucketName: input.bucketName,
+      outputKey: input.outputKey,
+      url: `s3://${input.bucketName}/${input.outputKey}`,
+      bytes: result?.bytes,
+      ...(https && {https}),
+      ...(result?.posterKey && {posterKey: result.posterKey}),
+    },
     error: status === 'RUNNING' || succeeded ? undefined : (parseTaskCause(execution.error, execution.cause) ?? {code: 'INTERNAL', message: `the execution ended ${status}`}),
     startedAt: startedAt.toISOString(),
     stoppedAt: stoppedAt?.toISOString(),

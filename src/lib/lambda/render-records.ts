@@ -1,3 +1,4 @@
+import type {StillFormat} from '../still/still-settings.js'
 import type {BrowserSource} from '../browser/browser-choice.js'
 import type {RenderPlan} from '../plan/render-plan.js'
 import type {ChunkItem} from './render-input.js'
@@ -16,6 +17,8 @@ export interface StoredPlan {
    * once, in `plan`, and `assemble` muxes the track.
    */
   audioKey: string | null
+  /** The poster (`config.poster`): the frame whose chunk stores it, and the key assemble gives it. */
+  poster?: {frame: number; format: StillFormat; key: string}
 }
 
 /** One handler invocation, for the cost estimate. */
@@ -83,6 +86,8 @@ export interface RenderResultRecord {
   outputKind: 'file' | 'prefix'
   bytes: number
   totalFrames: number
+  /** The poster beside the output, when the render asked for one. */
+  posterKey?: string
   finishedAt: string
   assemble: InvocationCost
   /** Every chunk's invocation and browser, kept here because the chunk manifests are deleted with the scratch. */

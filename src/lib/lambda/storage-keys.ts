@@ -33,6 +33,8 @@ export const planKey = (renderId: string) => `${scratchPrefix(renderId)}plan.jso
 export const renderWebhookKey = (renderId: string) => `${scratchPrefix(renderId)}webhook.json`
 /** The render's audio, mixed once by the plan step and muxed by assemble. */
 export const audioTrackKey = (renderId: string) => `${scratchPrefix(renderId)}audio.wav`
+/** The poster image (`config.poster`), written by the chunk that captured its frame; assemble moves it beside the output. */
+export const posterScratchKey = (renderId: string) => `${scratchPrefix(renderId)}poster`
 export const chunksPrefix = (renderId: string) => `${scratchPrefix(renderId)}chunks/`
 export const chunkName = (index: number) => `chunk-${String(index).padStart(5, '0')}`
 /** Written by a chunk after all of its segments: it lists them and marks the chunk done. */

@@ -1,6 +1,6 @@
 import {mkdtemp, readdir, rm, stat} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
-import {join} from 'node:path'
+import {basename, join} from 'node:path'
 import {assembleOutput} from '../../encode/assemble-output.js'
 import {contentType} from '../../sandbox/content-type.js'
 import {outputExtension, type SegmentRef} from '../../encode/format-plugin.js'
@@ -15,7 +15,7 @@ import {renderPayload} from '../../notify/index.js'
 import type {ChunkManifest, RenderRecord, RenderResultRecord} from '../render-records.js'
 import {notifyRenderWebhook} from '../render-webhook.js'
 import {BucketObjects} from '../s3-objects.js'
-import {chunkManifestKey, chunkName, chunkSegmentPrefix, renderRecordKey, renderResultKey, scratchPrefix} from '../storage-keys.js'
+import {chunkManifestKey, chunkName, chunkSegmentPrefix, posterScratchKey, renderRecordKey, renderResultKey, scratchPrefix} from '../storage-keys.js'
 import {elapsedMs, type ActionContext} from './action-context.js'
 import {readPlan} from './read-plan.js'
 
@@ -56,6 +56,11 @@ export async function assembleAction(event: AssembleEvent, context: ActionContex
       await attachAudioTrack({format, outputPath, trackPath, ffmpegPath: ffmpeg.ffmpegPath})
     }
     const {bytes, outputKind} = await uploadOutput(bucket, outputPath, stored.outputKey)
+    if (stored.poster) {
+      const posterPath = join(workDir, basename(stored.poster.key))
+      await bucket.downloadFile(posterScratchKey(renderId), posterPath)
+      await bucket.uploadFile(stored.poster.key, posterPath, contentType(posterPath))
+    }
     const range = renderedFrames(stored.plan)
     const totalFrames = range.end - range.start
     const durationSeconds = frameTime(totalFrames, stored.plan.fps)
@@ -66,6 +71,7 @@ export async function assembleAction(event: AssembleEvent, context: ActionContex
       renderPayload({
         id: renderId,
         output: `s3://${event.bucketName}/${stored.outputKey}`,
+        poster: stored.poster && `s3://${event.bucketName}/${stored.poster.key}`,
         durationSeconds,
         renderMs: record ? Date.now() - Date.parse(record.plannedAt) + record.plan.durationMs : null,
       }),
@@ -77,6 +83,7 @@ export async function assembleAction(event: AssembleEvent, context: ActionContex
       outputKind,
       bytes,
       totalFrames,
+      ...(stored.poster && {posterKey: stored.poster.key}),
       finishedAt: new Date().toISOString(),
       assemble: {durationMs: elapsedMs(context), memoryMb: context.memoryMb},
       chunks: manifests.map((manifest) => ({...manifest.invocation, browser: manifest.browser})),

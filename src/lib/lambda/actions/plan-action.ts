@@ -25,6 +25,8 @@ import {elapsedMs, type ActionContext} from './action-context.js'
 import {prepareSiteMedia} from './render-media.js'
 import {siteFontPackages} from '../site-fonts.js'
 import {planPageRequests} from '../../capture/plan-page-requests.js'
+import {DEFAULT_POSTER_FORMAT, posterFrame, posterPath} from '../../still/poster.js'
+import type {StillFormat} from '../../still/still-settings.js'
 
 /**
  * Compiles the composition once, plans the render and its chunks, and stores the plan for the
@@ -41,6 +43,7 @@ export async function planAction({render}: PlanEvent, context: ActionContext): P
   const {plan, notices} = planRender(sized, options, getFormat(options.format))
   // A serverless render never reaches private addresses (they would be the cloud's own).
   plan.network = {...plan.network, privateAddresses: false}
+  const poster = config.poster === undefined ? undefined : posterOf(config.poster, config.posterFormat ?? DEFAULT_POSTER_FORMAT, plan, render.outputKey)
   const range = renderedFrames(plan)
   const chunkPlan = planChunks(range, plan.segmentFrames, config)
   const chunks = chunkPlan.chunks.map((chunk, index) => ({index, ...chunk}))
@@ -53,7 +56,16 @@ export async function planAction({render}: PlanEvent, context: ActionContext): P
   const [media, stack] = await Promise.all([mixAudioOnce(plan, bucket, render.renderId), readStackRecord(bucket)])
   const throttled = throttledChunksWarning({...chunkPlan, maxParallelChunks: parallel.maxParallelChunks}, stack?.reservedConcurrency)
 
-  const stored: StoredPlan = {renderId: render.renderId, siteId: render.siteId, entry: render.entry, outputKey: render.outputKey, plan, chunks, audioKey: media.audioKey}
+  const stored: StoredPlan = {
+    renderId: render.renderId,
+    siteId: render.siteId,
+    entry: render.entry,
+    outputKey: render.outputKey,
+    plan,
+    chunks,
+    audioKey: media.audioKey,
+    ...(poster && {poster}),
+  }
   await bucket.putJson(planKey(render.renderId), stored)
   const record: RenderRecord = {
     renderId: render.renderId,
@@ -110,6 +122,11 @@ async function mixAudioOnce(plan: RenderPlan, bucket: BucketObjects, renderId: s
   } finally {
     await rm(workDir, {recursive: true, force: true})
   }
+}
+
+/** The poster's frame (one the render captures, or an INVALID_FLAG error) and its key beside the output. */
+function posterOf(seconds: number, format: StillFormat, plan: RenderPlan, outputKey: string): NonNullable<StoredPlan['poster']> {
+  return {frame: posterFrame(seconds, plan), format, key: posterPath(outputKey, getFormat(plan.format), format)}
 }
 
 function renderOptionsOf(config: RenderConfig) {

@@ -10,6 +10,8 @@ import {ensureFontFiles} from '../../fonts/ensure-font-files.js'
 import {gridSegments} from '../../plan/segment-grid.js'
 import {workerCount} from '../../plan/worker-count.js'
 import {captureSegments} from '../../render/capture-segments.js'
+import {stillExtension} from '../../still/still-settings.js'
+import {writeImage} from '../../still/write-image.js'
 import {browserForPlan} from '../../capture/plan-browser.js'
 import {planPageRequests} from '../../capture/plan-page-requests.js'
 import {fetchSite} from '../fetch-site.js'
@@ -17,7 +19,7 @@ import {siteFontPackages} from '../site-fonts.js'
 import type {RenderChunkEvent} from '../render-input.js'
 import type {ChunkBrowser, ChunkManifest, StoredSegment} from '../render-records.js'
 import {BucketObjects} from '../s3-objects.js'
-import {chunkManifestKey, chunkSegmentPrefix} from '../storage-keys.js'
+import {chunkManifestKey, chunkSegmentPrefix, posterScratchKey} from '../storage-keys.js'
 import {elapsedMs, type ActionContext} from './action-context.js'
 import {ChunkProgressReporter} from './chunk-progress.js'
 import {readPlan} from './read-plan.js'
@@ -53,7 +55,18 @@ export async function renderChunkAction(event: RenderChunkEvent, context: Action
     plan.runtime.media = (await prepareSiteMedia(plan, browser, ffmpeg, workDir, requests)).runtime
     const progress = ChunkProgressReporter.forChunk(bucket, renderId, chunk.index)
     const workers = workerCount('auto', availableParallelism(), segments.length)
-    const encoded = await captureSegments({plan, segments, workers, browser, requests, ffmpeg, workDir, onFrame: () => progress.frameDone()}).finally(() => progress.settle())
+    let posterImage: Buffer | undefined
+    const onFrame = (index: number, image: Buffer) => {
+      progress.frameDone()
+      // The poster is the very image this frame's encoder got, as in a local render.
+      if (index === stored.poster?.frame) posterImage = image
+    }
+    const encoded = await captureSegments({plan, segments, workers, browser, requests, ffmpeg, workDir, onFrame}).finally(() => progress.settle())
+    if (stored.poster && posterImage) {
+      const path = join(workDir, `poster${stillExtension(stored.poster.format)}`)
+      await writeImage({image: posterImage, captured: plan.capture.imageFormat, output: path, format: stored.poster.format, quality: plan.capture.jpegQuality, ffmpegPath: ffmpeg.ffmpegPath, workDir})
+      await bucket.uploadFile(posterScratchKey(renderId), path)
+    }
     const prefix = chunkSegmentPrefix(renderId, chunk.index)
     const uploaded: StoredSegment[] = []
     for (const segment of encoded) {
