@@ -54,6 +54,7 @@ export const lambdaEncodeFlags = {
   frames: Flags.string({description: 'render only frames A-B of the composition (0-based, inclusive): A-B, A- (to the end) or N (one frame); chunks are planned inside the range'}),
   poster: Flags.string({description: 'also store the frame on screen at this time (seconds) beside the output as <output>.poster.jpg, from the chunk that captures it'}),
   'poster-format': Flags.string({description: 'poster image format: jpeg (default), png or webp'}),
+  'strict-fonts': Flags.boolean({description: 'a font that falls back (missing family or glyphs) fails the render before any frame is captured'}),
 }
 
 export function required(value: string | undefined, flag: string, env: string): string {
@@ -72,6 +73,7 @@ export function configFromFlags(flags: {
   scale?: string
   poster?: string
   'poster-format'?: string
+  'strict-fonts'?: boolean
   width?: number
   height?: number
   'chunk-size'?: number
@@ -89,6 +91,7 @@ export function configFromFlags(flags: {
     scale: flags.scale === undefined ? undefined : Number(flags.scale),
     poster: flags.poster === undefined ? undefined : Number(flags.poster),
     posterFormat: flags['poster-format'],
+    strictFonts: flags['strict-fonts'] || undefined,
     width: flags.width,
     height: flags.height,
     chunkSize: flags['chunk-size'],

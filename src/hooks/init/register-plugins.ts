@@ -10,10 +10,14 @@ const HOOK_TIMEOUT_MS = 10_000
  */
 const hook: Hook.Init = async function (options) {
   await import('../../lib/builtin-plugins.js')
-  const [{registerHookOutcome}, api] = await Promise.all([import('../../lib/encode/register-plugin-hooks.js'), import('../../plugin/api.js')])
+  const [{registerHookOutcome}, api, {userPluginOrder}] = await Promise.all([
+    import('../../lib/encode/register-plugin-hooks.js'),
+    import('../../plugin/api.js'),
+    import('../../lib/config/installed-plugins.js'),
+  ])
   // Hooks run concurrently; register in the order the plugins were installed, so that of two
-  // plugins claiming one name the first installed keeps it on every run.
-  const order = [...options.config.plugins.keys()]
+  // plugins claiming one name the first installed keeps it on every run (core plugins first).
+  const order = await userPluginOrder(options.config.dataDir)
   const position = (entry: {plugin: {name: string}}) => order.indexOf(entry.plugin.name)
   for (const name of ['engine:formats', 'engine:gpu-encoders'] as const) {
     const outcome = await options.config.runHook(name, {api}, HOOK_TIMEOUT_MS, true)

@@ -1,3 +1,5 @@
+import {readFile} from 'node:fs/promises'
+import {join} from 'node:path'
 import {Config} from '@oclif/core'
 
 export interface InstalledPlugin {
@@ -19,4 +21,18 @@ export async function listInstalledPlugins(): Promise<InstalledPlugin[]> {
   return [...config.plugins.values()]
     .filter((plugin): plugin is typeof plugin & {type: 'user' | 'link'} => plugin.type === 'user' || plugin.type === 'link')
     .map((plugin) => ({name: plugin.name, version: plugin.version, root: plugin.root, type: plugin.type}))
+}
+
+/**
+ * The user's plugins in the order they were installed or linked: the order of the list oclif keeps
+ * in `<dataDir>/package.json`. oclif loads plugins concurrently, so the order of its own plugin map
+ * can change from run to run; where two plugins claim one name, this order decides, every time.
+ */
+export async function userPluginOrder(dataDir: string): Promise<string[]> {
+  try {
+    const pjson = JSON.parse(await readFile(join(dataDir, 'package.json'), 'utf8')) as {oclif?: {plugins?: Array<string | {name?: string}>}}
+    return (pjson.oclif?.plugins ?? []).flatMap((entry) => (typeof entry === 'string' ? [entry] : entry.name ? [entry.name] : []))
+  } catch {
+    return []
+  }
 }

@@ -32,6 +32,8 @@ export const renderConfigSchema = z
     /** Seconds: also store the frame on screen then beside the output (`<output>.poster.<ext>`), as `engine render --poster`. */
     poster: z.number().finite().min(0).optional(),
     posterFormat: z.enum(STILL_FORMATS).optional(),
+    /** A font that falls back is an error before any frame is captured, as `engine render --strict-fonts`. */
+    strictFonts: z.boolean().optional(),
     hdr: z.boolean().optional(),
     chunkSize: positiveInt.optional(),
     maxParallelChunks: positiveInt.optional(),

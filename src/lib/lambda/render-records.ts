@@ -19,6 +19,8 @@ export interface StoredPlan {
   audioKey: string | null
   /** The poster (`config.poster`): the frame whose chunk stores it, and the key assemble gives it. */
   poster?: {frame: number; format: StillFormat; key: string}
+  /** `config.strictFonts`: each chunk's page fails on a font fallback too. */
+  strictFonts?: boolean
 }
 
 /** One handler invocation, for the cost estimate. */

@@ -25,6 +25,7 @@ import {elapsedMs, type ActionContext} from './action-context.js'
 import {prepareSiteMedia} from './render-media.js'
 import {siteFontPackages} from '../site-fonts.js'
 import {planPageRequests} from '../../capture/plan-page-requests.js'
+import {assertNoFontFallbacks} from '../../fonts/font-findings.js'
 import {DEFAULT_POSTER_FORMAT, posterFrame, posterPath} from '../../still/poster.js'
 import type {StillFormat} from '../../still/still-settings.js'
 
@@ -38,6 +39,7 @@ export async function planAction({render}: PlanEvent, context: ActionContext): P
   const bucket = new BucketObjects(context.s3, render.bucketName)
   const siteDir = await fetchSite(bucket, render.siteId)
   const compiled = await compileComposition(join(siteDir, render.entry), {variables: config.variables, projectDir: siteDir, fontPackages: await siteFontPackages(siteDir)})
+  if (config.strictFonts) assertNoFontFallbacks(compiled.fonts.findings)
   const sized = {...compiled, width: config.width ?? compiled.width, height: config.height ?? compiled.height}
   const options = resolveRenderOptions(renderOptionsOf(config))
   const {plan, notices} = planRender(sized, options, getFormat(options.format))
@@ -65,6 +67,7 @@ export async function planAction({render}: PlanEvent, context: ActionContext): P
     chunks,
     audioKey: media.audioKey,
     ...(poster && {poster}),
+    ...(config.strictFonts && {strictFonts: true}),
   }
   await bucket.putJson(planKey(render.renderId), stored)
   const record: RenderRecord = {

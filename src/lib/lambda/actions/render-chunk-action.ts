@@ -11,6 +11,8 @@ import {gridSegments} from '../../plan/segment-grid.js'
 import {workerCount} from '../../plan/worker-count.js'
 import {captureSegments} from '../../render/capture-segments.js'
 import {stillExtension} from '../../still/still-settings.js'
+import {assertNoFontFallbacks, pageFontFindings} from '../../fonts/font-findings.js'
+import type {ReadyReport} from '../../runtime/page-protocol.js'
 import {writeImage} from '../../still/write-image.js'
 import {browserForPlan} from '../../capture/plan-browser.js'
 import {planPageRequests} from '../../capture/plan-page-requests.js'
@@ -61,7 +63,11 @@ export async function renderChunkAction(event: RenderChunkEvent, context: Action
       // The poster is the very image this frame's encoder got, as in a local render.
       if (index === stored.poster?.frame) posterImage = image
     }
-    const encoded = await captureSegments({plan, segments, workers, browser, requests, ffmpeg, workDir, onFrame}).finally(() => progress.settle())
+    // Fallbacks only the loaded page shows (a glyph its faces lack) fail a strict render here.
+    const onReady = (report: ReadyReport) => {
+      if (stored.strictFonts) assertNoFontFallbacks(pageFontFindings(report.fonts, []))
+    }
+    const encoded = await captureSegments({plan, segments, workers, browser, requests, ffmpeg, workDir, onFrame, onReady}).finally(() => progress.settle())
     if (stored.poster && posterImage) {
       const path = join(workDir, `poster${stillExtension(stored.poster.format)}`)
       await writeImage({image: posterImage, captured: plan.capture.imageFormat, output: path, format: stored.poster.format, quality: plan.capture.jpegQuality, ffmpegPath: ffmpeg.ffmpegPath, workDir})
