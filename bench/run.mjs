@@ -6,6 +6,7 @@ import {availableParallelism, tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {measure} from './cpu-meter.mjs'
 import {benchFonts} from './fonts.mjs'
+import {benchStartup} from './startup.mjs'
 
 const dist = new URL('../dist/src/lib/', import.meta.url)
 const load = (path) => import(new URL(path, dist).href)
@@ -92,6 +93,7 @@ try {
   const best = Math.max(...Object.values(endToEnd))
   console.log(`\nbest end to end: ${best.toFixed(1)} frames/s = ${(best / captureFps).toFixed(2)}x capture-only, ${(best / encodeFps).toFixed(2)}x encode-only (same run)`)
   console.log(`against the best known peer on this machine (~${PEER_FPS} frames/s for 1080p30 standard): ${(best / PEER_FPS).toFixed(2)}x (target 1.8x)`)
+  await benchStartup()
 } finally {
   rmSync(work, {recursive: true, force: true})
 }
