@@ -9,6 +9,8 @@ import type {RenderCancelRecord} from './render-records.js'
 import {BucketObjects} from './s3-objects.js'
 import {renderCancelKey, scratchPrefix} from './storage-keys.js'
 import {TASK_ERROR_PREFIX} from './task-errors.js'
+import {renderPayload} from '../notify/index.js'
+import {notifyRenderWebhook} from './render-webhook.js'
 
 export interface CancelRenderOptions extends AwsClientOptions {
   /** A renderId (needs `stateMachineArn` or ENGINE_SFN_ARN) or an executionArn. */
@@ -26,7 +28,8 @@ export interface CancelledRender extends RenderCancelRecord {
 
 /**
  * Stops a running render: its execution is stopped with a CANCELLED error (which progress shows),
- * `renders/<renderId>/cancelled.json` records it, and the render's scratch is deleted.
+ * its webhook is called with `render.failed` (error CANCELLED), `renders/<renderId>/cancelled.json`
+ * records it, and the render's scratch is deleted.
  *
  * A stopped execution runs no Catch, so this does the failure path's cleanup itself. Lambda
  * invocations already running are not stopped by AWS: a chunk in flight may still write a few
@@ -55,6 +58,9 @@ export async function cancelRender(options: CancelRenderOptions): Promise<Cancel
   }
 
   const bucket = new BucketObjects(options.s3 ?? createS3Client(options), input.bucketName)
+  // A stopped execution runs no failure path, so the render's webhook (kept in its scratch) is
+  // called from here, once, before the scratch goes.
+  if (stopped) await notifyRenderWebhook(bucket, input.renderId, renderPayload({id: input.renderId, error: cancelledError(input.renderId)}))
   try {
     const scratch = await bucket.listKeys(scratchPrefix(input.renderId))
     await bucket.deleteKeys(scratch)

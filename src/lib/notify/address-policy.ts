@@ -1,6 +1,6 @@
 import {lookup as dnsLookup, type LookupAddress, type LookupAllOptions, type LookupOneOptions} from 'node:dns'
 import {isIP} from 'node:net'
-import ipaddr from 'ipaddr.js'
+import {isPublicAddress} from '../sandbox/address-policy.js'
 
 /**
  * Which addresses a webhook may reach. The CLI's user picked the URL themselves, so anything goes;
@@ -14,12 +14,6 @@ export interface AddressPolicy {
 }
 
 export const OPEN_POLICY: AddressPolicy = {allowPrivate: true}
-
-/** Only public unicast addresses count as public; loopback, private, link-local, CGNAT, reserved and the rest do not. */
-export function isPublicAddress(address: string): boolean {
-  if (!ipaddr.isValid(address)) return false
-  return ipaddr.process(address).range() === 'unicast'
-}
 
 export function bareHost(hostname: string): string {
   return hostname.replace(/^\[|\]$/g, '').toLowerCase()

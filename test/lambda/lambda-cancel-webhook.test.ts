@@ -1,0 +1,47 @@
+import {setTimeout as sleep} from 'node:timers/promises'
+import {join} from 'node:path'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {getRenderProgress} from '../../src/lib/lambda/index.js'
+import {startReceiver} from '../notify/receiver.js'
+import {runCli} from '../support/run-cli.js'
+import {LAMBDA_FIXTURES, startStackCli, type RunningStack} from './support.js'
+
+const SECRET = 'cancel-hook-secret'
+
+describe('lambda cancel and the render webhook', () => {
+  let stack: RunningStack
+
+  beforeAll(async () => {
+    stack = await startStackCli()
+  })
+  afterAll(async () => {
+    await stack?.stop()
+  })
+
+  it('a cancelled render calls its webhook once with render.failed and CANCELLED', async () => {
+    const receiver = await startReceiver(SECRET)
+    try {
+      const env = {...stack.env, ENGINE_WEBHOOK_SECRET: SECRET}
+      const started = await runCli(['lambda', 'render', join(LAMBDA_FIXTURES, 'project'), '--chunk-size', '30', '--keyframe-interval', '1', '--webhook', receiver.url, '--json'], {env})
+      expect(started.code, started.stderr).toBe(0)
+      const {renderId} = JSON.parse(started.stdout) as {renderId: string}
+      const options = {render: renderId, endpoint: stack.env.ENGINE_AWS_ENDPOINT, stateMachineArn: stack.env.ENGINE_SFN_ARN}
+      // Bounded: the plan step takes a second or two here.
+      for (let tries = 0; (await getRenderProgress(options)).stage === 'planning' && tries < 100; tries++) await sleep(200)
+
+      const cancelled = await runCli(['lambda', 'cancel', renderId], {env})
+      expect(cancelled.code, cancelled.stderr).toBe(0)
+      const [call] = await receiver.waitForCalls(1)
+      expect(call).toMatchObject({type: 'render.failed', signatureValid: true})
+      expect(call.body).toMatchObject({id: renderId, status: 'failed', output: null, error: {code: 'CANCELLED'}})
+      expect((await getRenderProgress(options)).webhook).toMatchObject({type: 'render.failed', delivered: true})
+
+      // A second cancel only cleans up again: no second call.
+      expect((await runCli(['lambda', 'cancel', renderId], {env})).code).toBe(0)
+      await sleep(300)
+      expect(receiver.calls).toHaveLength(1)
+    } finally {
+      await receiver.close()
+    }
+  })
+})
