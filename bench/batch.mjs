@@ -74,7 +74,10 @@ export async function benchBatch({rows = 8, concurrencies = [1, 2], log = consol
         const options = resolveRenderOptions({fps: 30, quality: 'draft', batchConcurrency: concurrency, output: join(work, `c${concurrency}-${warm}`, '{index}.mp4')})
         const pool = warm ? new BrowserPool() : undefined
         const render = (request) => renderComposition({...request, pool})
-        const run = await measure(() => renderBatch({composition, batchFile, options, render, cwd: work}).finally(() => pool?.close()))
+        // Where a row's time goes: the stage timings of each row's done event.
+        const stages = []
+        const onEvent = (event) => event.type === 'done' && stages.push(event.timings)
+        const run = await measure(() => renderBatch({composition, batchFile, options, render, cwd: work, onEvent}).finally(() => pool?.close()))
         const {counts} = run.result
         if (counts.completed !== rows) throw new Error(`batch at concurrency ${concurrency}: ${JSON.stringify(counts)}`)
         const result = {concurrency, warm, rows, seconds: run.seconds, rowsPerMinute: (rows * 60) / run.seconds, cpu: run.utilisation}
@@ -82,6 +85,8 @@ export async function benchBatch({rows = 8, concurrencies = [1, 2], log = consol
         log(
           `--batch-concurrency ${concurrency}, ${warm ? 'warm browsers' : 'browser per row'}: ${rows} rows in ${run.seconds.toFixed(1)} s = ${result.rowsPerMinute.toFixed(1)} rows/min, CPU ${(run.utilisation * 100).toFixed(0)}%`,
         )
+        const mean = (key) => Math.round(stages.reduce((sum, timings) => sum + timings[key], 0) / Math.max(stages.length, 1))
+        log(`  per row: compile ${mean('compileMs')} ms, capture ${mean('captureMs')} ms, assemble ${mean('assembleMs')} ms, total ${mean('totalMs')} ms (mean)`)
       }
       const [cold, warm] = results.slice(-2)
       log(`  warm / per-row launch: ${(warm.rowsPerMinute / cold.rowsPerMinute).toFixed(2)}x; warm / separate invocations: ${(warm.rowsPerMinute / baseline).toFixed(2)}x`)
