@@ -9,6 +9,8 @@ const DEPLOY_ACTIONS = [
   'iam:GetRole', 'iam:CreateRole', 'iam:PutRolePolicy', 'iam:UpdateAssumeRolePolicy', 'iam:PassRole',
   's3:CreateBucket', 's3:PutBucketPublicAccessBlock', 's3:PutLifecycleConfiguration', 's3:GetObject', 's3:PutObject',
   'lambda:GetFunction', 'lambda:CreateFunction', 'lambda:UpdateFunctionCode', 'lambda:UpdateFunctionConfiguration', 'lambda:PutFunctionConcurrency', 'lambda:DeleteFunctionConcurrency',
+  // engine lambda quotas (read-quotas.ts); its lambda:GetAccountSettings is account-wide (Resource "*") and left out.
+  'lambda:GetFunctionConfiguration', 'lambda:GetFunctionConcurrency',
   'states:DescribeStateMachine', 'states:CreateStateMachine', 'states:UpdateStateMachine', 'cloudwatch:PutMetricAlarm',
 ]
 // sites create|ls|rm, render, render-batch, progress, renders ls, cancel; uploads in parts.

@@ -69,9 +69,20 @@ export function deployerPolicy(scope: PolicyScope): ScopedPolicyDocument {
       {
         Sid: 'RenderFunction',
         Effect: 'Allow',
-        Action: ['lambda:GetFunction', 'lambda:CreateFunction', 'lambda:UpdateFunctionCode', 'lambda:UpdateFunctionConfiguration', 'lambda:PutFunctionConcurrency', 'lambda:DeleteFunctionConcurrency'],
+        Action: [
+          'lambda:GetFunction',
+          'lambda:CreateFunction',
+          'lambda:UpdateFunctionCode',
+          'lambda:UpdateFunctionConfiguration',
+          'lambda:PutFunctionConcurrency',
+          'lambda:DeleteFunctionConcurrency',
+          // engine lambda quotas
+          'lambda:GetFunctionConfiguration',
+          'lambda:GetFunctionConcurrency',
+        ],
         Resource: arn.function,
       },
+
       {Sid: 'RenderWorkflow', Effect: 'Allow', Action: ['states:DescribeStateMachine', 'states:CreateStateMachine', 'states:UpdateStateMachine'], Resource: arn.stateMachine},
       {Sid: 'StackAlarms', Effect: 'Allow', Action: ['cloudwatch:PutMetricAlarm'], Resource: arn.alarms},
       ...caller.Statement,
