@@ -1,3 +1,4 @@
+import type {Pluggable} from '@smithy/types'
 import {listInstalledPlugins} from '../../config/installed-plugins.js'
 import {mkdtemp, rm} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
@@ -32,7 +33,12 @@ export interface DeployStackOptions extends AwsClientOptions {
   /** The function bundle (zip); default: built now with `buildLambdaBundle`. */
   codeZip?: string
   onStep?: (message: string) => void
+  /** Middleware added to every AWS client deploy uses (request logging; a stand-in for the cloud in tests). */
+  plugins?: readonly ClientPlugin[]
 }
+
+/** Middleware for any of the AWS clients: each client has its own input and output types. */
+type ClientPlugin = Pluggable<any, any>
 
 const WAIT = {maxWaitTime: 300}
 /** New IAM roles take a few seconds to become assumable by Lambda and Step Functions. */
@@ -47,8 +53,12 @@ const PROPAGATION_DELAY_MS = 3000
 export async function deployStack(options: DeployStackOptions): Promise<StackResources> {
   const step = options.onStep ?? (() => {})
   const config = clientConfig(options)
-  const iam = new IAMClient(config)
-  const lambda = new LambdaClient(config)
+  const withPlugins = <C extends {middlewareStack: {use(plugin: ClientPlugin): void}}>(client: C): C => {
+    for (const plugin of options.plugins ?? []) client.middlewareStack.use(plugin)
+    return client
+  }
+  const iam = withPlugins(new IAMClient(config))
+  const lambda = withPlugins(new LambdaClient(config))
   try {
     const region = await lambda.config.region()
     const name = options.name ?? DEFAULT_STACK_NAME
@@ -69,7 +79,7 @@ export async function deployStack(options: DeployStackOptions): Promise<StackRes
     await iam.send(new PutRolePolicyCommand(policyOf(resources.stateMachineRole)))
 
     step(`bucket ${resources.bucket.Bucket}`)
-    const s3 = createS3Client(options)
+    const s3 = withPlugins(createS3Client(options))
     await s3
       .send(
         new CreateBucketCommand({
@@ -89,7 +99,7 @@ export async function deployStack(options: DeployStackOptions): Promise<StackRes
     await ensureFunction(lambda, resources, functionRoleArn, code)
 
     step(`state machine ${resources.stateMachine.name}`)
-    const sfn = createSfnClient(options)
+    const sfn = withPlugins(createSfnClient(options))
     const definition = JSON.stringify(resources.stateMachine.definition)
     const exists = await sfn.send(new DescribeStateMachineCommand({stateMachineArn: resources.stateMachine.arn})).then(
       () => true,
@@ -102,7 +112,7 @@ export async function deployStack(options: DeployStackOptions): Promise<StackRes
     else await afterPropagation(() => sfn.send(new CreateStateMachineCommand({name: resources.stateMachine.name, type: 'STANDARD', definition, roleArn: stateMachineRoleArn})))
 
     step(`alarms ${resources.alarms.map((alarm) => alarm.AlarmName).join(', ')}`)
-    const cloudwatch = new CloudWatchClient(config)
+    const cloudwatch = withPlugins(new CloudWatchClient(config))
     for (const alarm of resources.alarms) await cloudwatch.send(new PutMetricAlarmCommand(alarm))
 
     const record: StackRecord = {
