@@ -5,7 +5,7 @@ import {createS3Client, createSfnClient, STATE_MACHINE_ENV, type AwsClientOption
 import {awsFailure} from './aws-errors.js'
 import {estimateCost, type CostEstimate} from './estimate-cost.js'
 import type {ChunkItem, RenderInput} from './render-input.js'
-import type {ChunkManifest, RenderRecord, RenderResultRecord} from './render-records.js'
+import type {ChunkManifest, InvocationCost, RenderRecord, RenderResultRecord} from './render-records.js'
 import {outputUrl, type OutputUrl, type OutputUrlOptions} from './output-url.js'
 import {BucketObjects} from './s3-objects.js'
 import type {ChunkProgressRecord} from './actions/chunk-progress.js'
@@ -86,10 +86,19 @@ export async function getRenderProgress(options: ProgressOptions): Promise<Rende
     throw awsFailure(error, `reading the records of render ${input.renderId}`, {bucketName: input.bucketName, endpoint: options.endpoint})
   })
 
-  const running = events === undefined ? await readRunningChunks(bucket, input.renderId).catch((error: unknown) => {
-    throw awsFailure(error, `reading the chunk records of render ${input.renderId}`, {bucketName: input.bucketName, endpoint: options.endpoint})
-  }) : undefined
-  const finishedChunks = running ? new Set(running.map((manifest) => manifest.index)) : new Set(events!.filter((event) => event.type === 'MapIterationSucceeded').map((event) => event.mapIterationSucceededEventDetails?.index))
+  // Once assemble has written the result it deletes the scratch (chunk manifests included) before
+  // the execution reports SUCCEEDED: from then on the result says every chunk is done.
+  const running =
+    events === undefined
+      ? result
+        ? (record?.chunks ?? []).map((chunk, index) => ({index: chunk.index, invocation: result.chunks[index]}))
+        : await readRunningChunks(bucket, input.renderId).catch((error: unknown) => {
+            throw awsFailure(error, `reading the chunk records of render ${input.renderId}`, {bucketName: input.bucketName, endpoint: options.endpoint})
+          })
+      : undefined
+  const finishedChunks = running
+    ? new Set(running.map((manifest) => manifest.index))
+    : new Set(events!.filter((event) => event.type === 'MapIterationSucceeded').map((event) => event.mapIterationSucceededEventDetails?.index))
   const succeeded = status === 'SUCCEEDED'
   const runningFrames =
     status === 'RUNNING' && record
@@ -131,8 +140,11 @@ export async function getRenderProgress(options: ProgressOptions): Promise<Rende
   }
 }
 
+/** A finished chunk, and what its invocation cost when known. */
+type FinishedChunk = Pick<ChunkManifest, 'index'> & {invocation?: InvocationCost}
+
 /** The manifests of the chunks that have finished, each written once its segments are stored. */
-async function readRunningChunks(bucket: BucketObjects, renderId: string): Promise<ChunkManifest[]> {
+async function readRunningChunks(bucket: BucketObjects, renderId: string): Promise<FinishedChunk[]> {
   const keys = (await bucket.listKeys(chunksPrefix(renderId))).filter((key) => /chunk-\d+\.json$/.test(key))
   const manifests = await Promise.all(keys.map((key) => bucket.getJson<ChunkManifest>(key)))
   return manifests.filter((manifest): manifest is ChunkManifest => manifest !== undefined)
@@ -148,8 +160,8 @@ function stageFromRecords(record: RenderRecord | undefined, finishedChunks: numb
  * The cost so far of a running render, from the invocations its records describe (the plan and
  * the finished chunks) and the states those took: the exact figure comes from the history at the end.
  */
-function estimateRunningCost(record: RenderRecord | undefined, finished: readonly ChunkManifest[]): CostEstimate {
-  const invocations = [...(record ? [record.plan] : []), ...finished.map((manifest) => manifest.invocation)]
+function estimateRunningCost(record: RenderRecord | undefined, finished: readonly FinishedChunk[]): CostEstimate {
+  const invocations = [...(record ? [record.plan] : []), ...finished.flatMap((chunk) => (chunk.invocation ? [chunk.invocation] : []))]
   return estimateCost(invocations, (record ? 2 : 1) + finished.length)
 }
 
