@@ -88,16 +88,16 @@ export async function getRenderProgress(options: ProgressOptions): Promise<Rende
 
   // Once assemble has written the result it deletes the scratch (chunk manifests included) before
   // the execution reports SUCCEEDED: from then on the result says every chunk is done.
-  const running =
+  const finished =
     events === undefined
       ? result
         ? (record?.chunks ?? []).map((chunk, index) => ({index: chunk.index, invocation: result.chunks[index]}))
-        : await readRunningChunks(bucket, input.renderId).catch((error: unknown) => {
+        : await readFinishedChunks(bucket, input.renderId).catch((error: unknown) => {
             throw awsFailure(error, `reading the chunk records of render ${input.renderId}`, {bucketName: input.bucketName, endpoint: options.endpoint})
           })
       : undefined
-  const finishedChunks = running
-    ? new Set(running.map((manifest) => manifest.index))
+  const finishedChunks = finished
+    ? new Set(finished.map((chunk) => chunk.index))
     : new Set(events!.filter((event) => event.type === 'MapIterationSucceeded').map((event) => event.mapIterationSucceededEventDetails?.index))
   const succeeded = status === 'SUCCEEDED'
   const runningFrames =
@@ -134,7 +134,7 @@ export async function getRenderProgress(options: ProgressOptions): Promise<Rende
     elapsedSeconds: Math.round(((stoppedAt ?? new Date()).getTime() - startedAt.getTime()) / 100) / 10,
     cost: events
       ? estimateCost(invocationDurations(events).map((durationMs) => ({durationMs, memoryMb})), events.filter((event) => event.type?.endsWith('StateEntered')).length)
-      : estimateRunningCost(record, running ?? []),
+      : estimateRunningCost(record, finished ?? []),
     warnings: [...(record?.warnings ?? []), ...(result?.warnings ?? [])],
     ...(webhook && {webhook}),
   }
@@ -144,7 +144,7 @@ export async function getRenderProgress(options: ProgressOptions): Promise<Rende
 type FinishedChunk = Pick<ChunkManifest, 'index'> & {invocation?: InvocationCost}
 
 /** The manifests of the chunks that have finished, each written once its segments are stored. */
-async function readRunningChunks(bucket: BucketObjects, renderId: string): Promise<FinishedChunk[]> {
+async function readFinishedChunks(bucket: BucketObjects, renderId: string): Promise<FinishedChunk[]> {
   const keys = (await bucket.listKeys(chunksPrefix(renderId))).filter((key) => /chunk-\d+\.json$/.test(key))
   const manifests = await Promise.all(keys.map((key) => bucket.getJson<ChunkManifest>(key)))
   return manifests.filter((manifest): manifest is ChunkManifest => manifest !== undefined)
