@@ -1,10 +1,11 @@
 import {execFile} from 'node:child_process'
-import {copyFile, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile} from 'node:fs/promises'
+import {mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {promisify} from 'node:util'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {REPO_ROOT, runCli} from '../support/run-cli.js'
+import {shadowFontConfig} from '../support/shadow-font-config.js'
 
 const FIXTURES = join(REPO_ROOT, 'test', 'fixtures', 'fonts')
 const run = promisify(execFile)
@@ -62,26 +63,7 @@ describe('fonts in renders', SLOW, () => {
   })
 
   it('is not changed by a host font that shares its name with a bundled family', async () => {
-    const directory = join(scratch, 'host-fonts')
-    await mkdir(directory, {recursive: true})
-    const shadow = join(directory, 'shadow.ttf')
-    await copyFile('/usr/share/fonts/truetype/dejavu/DejaVuSerif-Bold.ttf', shadow)
-    const config = join(directory, 'fonts.conf')
-    await writeFile(
-      config,
-      `<?xml version="1.0"?>
-<!DOCTYPE fontconfig SYSTEM "urn:fontconfig:fonts.dtd">
-<fontconfig>
-  <include ignore_missing="yes">/etc/fonts/fonts.conf</include>
-  <dir>${directory}</dir>
-  <cachedir>${join(directory, 'cache')}</cachedir>
-  <match target="scan">
-    <test name="file"><string>${shadow}</string></test>
-    <edit name="family" mode="assign_replace"><string>Inter</string></edit>
-  </match>
-</fontconfig>
-`,
-    )
+    const {config, shadow} = await shadowFontConfig(join(scratch, 'host-fonts'), {source: '/usr/share/fonts/truetype/dejavu/DejaVuSerif-Bold.ttf', family: 'Inter'})
     const hostEnv = {FONTCONFIG_FILE: config}
     const {stdout} = await run('fc-match', ['-f', '%{file}', 'Inter:bold'], {env: {...process.env, ...hostEnv}})
     expect(stdout, 'the host now has a font named Inter').toBe(shadow)
