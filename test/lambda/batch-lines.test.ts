@@ -28,9 +28,11 @@ describe('render-batch lines', () => {
   })
 
   it('warns when max-concurrent x maxParallelChunks exceeds the reserved concurrency, suggesting floor(reserved / chunks)', () => {
-    expect(concurrencyWarning(50, undefined, 1000)).toBeUndefined()
-    expect(concurrencyWarning(50, 16, 800)).toBeUndefined()
-    expect(concurrencyWarning(50, 16, 100)).toMatch(/--max-concurrent 50 x 16 parallel chunks = 800 functions at once, above the reserved concurrency of 100: .*--max-concurrent 6/)
-    expect(concurrencyWarning(50, 16, undefined)).toBeUndefined()
+    expect(concurrencyWarning(50, undefined, {reservedConcurrency: 1000})).toBeUndefined()
+    expect(concurrencyWarning(50, 16, {reservedConcurrency: 800})).toBeUndefined()
+    expect(concurrencyWarning(50, 16, {reservedConcurrency: 100, unreservedConcurrency: 5000})).toMatch(/--max-concurrent 50 x 16 parallel chunks = 800 functions at once, above the reserved concurrency of 100: .*--max-concurrent 6/)
+    // Nothing reserved: the account's pool bounds it.
+    expect(concurrencyWarning(2, 16, {unreservedConcurrency: 10})).toMatch(/32 functions at once, above the account's unreserved concurrency of 10: .*--max-concurrent 1, .*quota/)
+    expect(concurrencyWarning(50, 16, {})).toBeUndefined()
   })
 })

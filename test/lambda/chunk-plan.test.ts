@@ -1,5 +1,5 @@
 import {describe, expect, it} from 'vitest'
-import {DEFAULT_CHUNK_SIZE, DEFAULT_MAX_PARALLEL_CHUNKS, planChunks, throttledChunksWarning} from '../../src/lib/lambda/chunk-plan.js'
+import {DEFAULT_CHUNK_SIZE, DEFAULT_MAX_PARALLEL_CHUNKS, chunksAtOnce, planChunks, throttledChunksWarning} from '../../src/lib/lambda/chunk-plan.js'
 import type {FrameRange} from '../../src/lib/plan/render-plan.js'
 import {gridSegments} from '../../src/lib/plan/segment-grid.js'
 
@@ -105,16 +105,22 @@ describe('chunk planning', () => {
     expect(() => planChunks(90, S30, {targetChunkFrames: -3})).toThrow(/config\.targetChunkFrames/)
   })
 
-  it('warns when more chunks run at once than the reserved concurrency allows', () => {
+  it('warns when more chunks run at once than the reserved concurrency, or else the account, allows', () => {
     // 40 chunks, 16 at once, 8 reserved: throttled.
-    expect(throttledChunksWarning(planChunks(9600, S30), 8)).toMatchObject({
+    expect(throttledChunksWarning(chunksAtOnce(planChunks(9600, S30)), {reservedConcurrency: 8, unreservedConcurrency: 990})).toMatchObject({
       code: 'chunks-throttled',
       message: expect.stringMatching(/16 chunks run at once .* reserved concurrency is 8: .*--max-parallel-chunks 8 .*--concurrency 16 or more/),
     })
     // Only 3 chunks: never more than 3 at once.
-    expect(throttledChunksWarning(planChunks(720, S30), 8)).toBeUndefined()
-    expect(throttledChunksWarning(planChunks(9600, S30, {maxParallelChunks: 8}), 8)).toBeUndefined()
-    // The shared pool: nothing reserved, nothing to compare with.
-    expect(throttledChunksWarning(planChunks(9600, S30), undefined)).toBeUndefined()
+    expect(throttledChunksWarning(chunksAtOnce(planChunks(720, S30)), {reservedConcurrency: 8})).toBeUndefined()
+    expect(throttledChunksWarning(chunksAtOnce(planChunks(9600, S30, {maxParallelChunks: 8})), {reservedConcurrency: 8})).toBeUndefined()
+    // The shared pool of a new account (10): throttled, and the fix is a quota increase.
+    expect(throttledChunksWarning(chunksAtOnce(planChunks(9600, S30)), {unreservedConcurrency: 10})).toMatchObject({
+      code: 'chunks-throttled',
+      message: expect.stringMatching(/16 chunks run at once but the account runs at most 10 functions at once .*--max-parallel-chunks 10 .*"Concurrent executions" quota/),
+    })
+    expect(throttledChunksWarning(chunksAtOnce(planChunks(9600, S30)), {unreservedConcurrency: 1000})).toBeUndefined()
+    // Neither known (an older stack record): nothing to compare with.
+    expect(throttledChunksWarning(chunksAtOnce(planChunks(9600, S30)), {})).toBeUndefined()
   })
 })

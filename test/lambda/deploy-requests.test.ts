@@ -40,6 +40,9 @@ function standInCloud(calls: Call[]): Pluggable<any, any> {
         throw awsError('NotFound')
       case 'DescribeStateMachineCommand':
         throw awsError('StateMachineDoesNotExist')
+      case 'GetAccountSettingsCommand':
+        // A new account: 10 functions at once.
+        return {AccountLimit: {ConcurrentExecutions: 10, UnreservedConcurrentExecutions: 10}}
       case 'CreateStateMachineCommand':
         return {stateMachineArn: `arn:aws:states:eu-west-1:${ACCOUNT}:stateMachine:engine-render`}
       default:
@@ -82,7 +85,8 @@ describe('engine lambda deploy: every AWS request, as the SDK builds it', () => 
 
   it('creates roles, bucket, code, function, state machine, alarms and the stack record, in that order', async () => {
     const calls: Call[] = []
-    await deployStack({region: 'eu-west-1', codeZip: zip, memoryMb: 4096, reservedConcurrency: 8, plugins: [standInCloud(calls)], env: {}})
+    const warnings: {code: string; message: string}[] = []
+    await deployStack({region: 'eu-west-1', codeZip: zip, memoryMb: 4096, reservedConcurrency: 8, plugins: [standInCloud(calls)], env: {}, onWarning: (w) => warnings.push(w)})
     const sequence = calls.map((call) => call.command.replace(/Command$/, ''))
     expect(sequence.slice(0, 8)).toEqual(['GetRole', 'CreateRole', 'PutRolePolicy', 'GetRole', 'CreateRole', 'PutRolePolicy', 'CreateBucket', 'PutPublicAccessBlock'])
     for (const later of ['PutBucketLifecycleConfiguration', 'HeadObject', 'PutObject', 'GetFunction', 'CreateFunction', 'PutFunctionConcurrency', 'DescribeStateMachine', 'CreateStateMachine', 'PutMetricAlarm']) {
@@ -123,6 +127,35 @@ describe('engine lambda deploy: every AWS request, as the SDK builds it', () => 
     // The stack record is the last object written, and says what the function renders.
     const record = calls.filter((call) => call.command === 'PutObjectCommand').at(-1)!
     expect(record.input.Key).toBe('engine-stack.json')
-    expect(JSON.parse(String(record.input.Body))).toMatchObject({functionName: 'engine-render', memoryMb: 4096, reservedConcurrency: 8, kind: 'aws'})
+    expect(JSON.parse(String(record.input.Body))).toMatchObject({functionName: 'engine-render', memoryMb: 4096, reservedConcurrency: 8, unreservedConcurrency: 10, kind: 'aws'})
+    // 8 reserved against the 16 chunks a default render runs at once.
+    expect(warnings).toEqual([{code: 'chunks-throttled', message: expect.stringMatching(/default --max-parallel-chunks 16: 16 chunks run at once but the function's reserved concurrency is 8/)}])
+  })
+
+  it('without reserved concurrency, the pool of a new account (10) is recorded and warned about; a deployer who may not read it still deploys', async () => {
+    const calls: Call[] = []
+    const warnings: {code: string; message: string}[] = []
+    await deployStack({region: 'eu-west-1', codeZip: zip, plugins: [standInCloud(calls)], env: {}, onWarning: (w) => warnings.push(w)})
+    expect(warnings.map((w) => w.message)).toEqual([expect.stringMatching(/the account runs at most 10 functions at once .*"Concurrent executions" quota/)])
+    const stackRecord = (list: Call[]) => JSON.parse(String(list.filter((call) => call.command === 'PutObjectCommand').at(-1)!.input.Body)) as Record<string, unknown>
+    expect(stackRecord(calls)).toMatchObject({unreservedConcurrency: 10})
+
+    const denied: Call[] = []
+    const cloud = standInCloud(denied)
+    const refuseAccountSettings: Pluggable<any, any> = {
+      applyToStack(stack) {
+        stack.add(
+          (next, context) => async (args) => {
+            if (context.commandName === 'GetAccountSettingsCommand') throw awsError('AccessDeniedException')
+            return next(args)
+          },
+          {step: 'initialize', name: 'refuseAccountSettings'},
+        )
+      },
+    }
+    const quiet: unknown[] = []
+    await deployStack({region: 'eu-west-1', codeZip: zip, plugins: [refuseAccountSettings, cloud], env: {}, onWarning: (w) => quiet.push(w)})
+    expect(quiet).toEqual([])
+    expect(stackRecord(denied)).not.toHaveProperty('unreservedConcurrency')
   })
 })

@@ -10,12 +10,15 @@ const actions = (policy: PolicyDocument) => policy.Statement.flatMap((statement)
 const resourcesOf = (policy: PolicyDocument) => policy.Statement.flatMap((statement) => [statement.Resource ?? []].flat())
 
 describe('what `engine lambda deploy` creates', () => {
-  it('a private bucket whose render scratch expires, and nothing else', () => {
+  it('a private bucket whose render scratch expires and whose unfinished uploads are aborted, and nothing else', () => {
     expect(resources.bucket.Bucket).toBe(BUCKET)
     expect(resources.bucket.PublicAccessBlockConfiguration).toEqual({BlockPublicAcls: true, IgnorePublicAcls: true, BlockPublicPolicy: true, RestrictPublicBuckets: true})
     const rules = resources.bucket.LifecycleConfiguration.Rules
-    expect(rules).toHaveLength(1)
+    expect(rules).toHaveLength(2)
     expect(rules[0]).toMatchObject({Status: 'Enabled', Filter: {Prefix: 'scratch/'}, Expiration: {Days: 3}})
+    // Bucket-wide: outputs and sites are uploaded in parts as well as scratch.
+    expect(rules[1]).toEqual({ID: 'abort-incomplete-uploads', Status: 'Enabled', Filter: {Prefix: ''}, AbortIncompleteMultipartUpload: {DaysAfterInitiation: 1}})
+    expect(rules[1]).not.toHaveProperty('Expiration')
   })
 
   it('the function: Node 22 on x86_64, 10240 MB by default, 15 minutes, 10 GB of /tmp, reserved concurrency as asked', () => {

@@ -42,6 +42,7 @@ export default class LambdaDeploy extends BaseCommand {
       endpoint: flags.endpoint,
       codeZip: flags.code,
       onStep: (message) => process.stderr.write(`deploying ${message}\n`),
+      onWarning: (warning) => process.stderr.write(`warning [${warning.code}]: ${warning.message}\n`),
     })
     const {RenderBucketName, RenderStateMachineArn} = resources.outputs
     this.log(`RenderBucketName: ${RenderBucketName}`)

@@ -58,7 +58,7 @@ export default class LambdaRenderBatch extends BaseCommand {
 
     if (!dryRun) {
       const stack = await readStackRecord(new BucketObjects(createS3Client(aws), bucketName))
-      const warning = concurrencyWarning(flags['max-concurrent'], config.maxParallelChunks, stack?.reservedConcurrency)
+      const warning = concurrencyWarning(flags['max-concurrent'], config.maxParallelChunks, stack ?? {})
       if (warning) process.stderr.write(`warning: ${warning}\n`)
     }
     const entries = await startRenderBatch({

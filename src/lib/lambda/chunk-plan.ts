@@ -82,18 +82,35 @@ function assertPositiveInteger(value: number, field: string): void {
   }
 }
 
+/** What bounds the functions running at once, as the stack record knows it. */
+export interface ConcurrencyLimits {
+  /** The function's reserved concurrency. */
+  reservedConcurrency?: number
+  /** The account's pool for functions without reserved concurrency, read at deploy. */
+  unreservedConcurrency?: number
+}
+
+/** Functions a render runs at once. */
+export function chunksAtOnce(plan: ChunkPlan): number {
+  return Math.min(plan.chunks.length, plan.maxParallelChunks)
+}
+
 /**
- * A render runs min(chunks, maxParallelChunks) functions at once. Above the function's reserved
- * concurrency, Lambda throttles the extra invocations: the Map state retries them until a slot
- * frees (THROTTLE_RETRY: up to 36 minutes), so the render takes longer.
+ * `atOnce` functions run at once (see chunksAtOnce). Above the function's reserved
+ * concurrency, or without one above the account's unreserved pool (10 on a new account), Lambda
+ * throttles the extra invocations: the Map state retries them until a slot frees
+ * (THROTTLE_RETRY: up to 36 minutes), so the render takes longer.
  */
-export function throttledChunksWarning(plan: ChunkPlan, reservedConcurrency: number | undefined): {code: 'chunks-throttled'; message: string} | undefined {
-  const atOnce = Math.min(plan.chunks.length, plan.maxParallelChunks)
-  if (reservedConcurrency === undefined || atOnce <= reservedConcurrency) return undefined
+export function throttledChunksWarning(atOnce: number, limits: ConcurrencyLimits): {code: 'chunks-throttled'; message: string} | undefined {
+  const reserved = limits.reservedConcurrency !== undefined
+  const limit = limits.reservedConcurrency ?? limits.unreservedConcurrency
+  if (limit === undefined || atOnce <= limit) return undefined
+  const what = reserved ? `the function's reserved concurrency is ${limit}` : `the account runs at most ${limit} functions at once (its unreserved concurrency)`
+  const raise = reserved ? `deploy with --concurrency ${atOnce} or more` : 'ask AWS for a higher "Concurrent executions" quota (Service Quotas, AWS Lambda)'
   return {
     code: 'chunks-throttled',
     message:
-      `${atOnce} chunks run at once but the function's reserved concurrency is ${reservedConcurrency}: invocations above it are throttled and wait for a free slot, ` +
-      `so the render takes longer (and fails if a chunk waits over 36 minutes); use --max-parallel-chunks ${reservedConcurrency} (or fewer, larger chunks), or deploy with --concurrency ${atOnce} or more`,
+      `${atOnce} chunks run at once but ${what}: invocations above it are throttled and wait for a free slot, ` +
+      `so the render takes longer (and fails if a chunk waits over 36 minutes); use --max-parallel-chunks ${limit} (or fewer, larger chunks), or ${raise}`,
   }
 }

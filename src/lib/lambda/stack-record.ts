@@ -12,6 +12,8 @@ export interface StackRecord {
   memoryMb: number
   /** Reserved concurrency of the function; absent when it draws from the account's shared pool. */
   reservedConcurrency?: number
+  /** The account's concurrency left for unreserved functions when deployed; absent when it could not be read. */
+  unreservedConcurrency?: number
   deployedAt: string
   /** `local` for `engine lambda local`. */
   kind: 'aws' | 'local'

@@ -11,7 +11,7 @@ import {formatFps, frameTime} from '../../plan/fps.js'
 import {renderedFrames} from '../../plan/frame-range.js'
 import {outputSize, planRender} from '../../plan/plan-render.js'
 import {resolveRenderOptions} from '../../render/resolve-options.js'
-import {planChunks, throttledChunksWarning} from '../chunk-plan.js'
+import {chunksAtOnce, planChunks, throttledChunksWarning} from '../chunk-plan.js'
 import {fetchSite} from '../fetch-site.js'
 import type {PlanEvent, PlanOutput, RenderConfig} from '../render-input.js'
 import type {RenderPlan} from '../../plan/render-plan.js'
@@ -56,7 +56,7 @@ export async function planAction({render}: PlanEvent, context: ActionContext): P
   assertWithinWorkflowBudget(chunks.length, Buffer.byteLength(JSON.stringify({...render, plan: output}), 'utf8'))
 
   const [media, stack] = await Promise.all([mixAudioOnce(plan, bucket, render.renderId), readStackRecord(bucket)])
-  const throttled = throttledChunksWarning({...chunkPlan, maxParallelChunks: parallel.maxParallelChunks}, stack?.reservedConcurrency)
+  const throttled = throttledChunksWarning(chunksAtOnce({...chunkPlan, maxParallelChunks: parallel.maxParallelChunks}), stack ?? {})
 
   const stored: StoredPlan = {
     renderId: render.renderId,

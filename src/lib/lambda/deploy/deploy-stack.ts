@@ -8,6 +8,7 @@ import {CreateRoleCommand, GetRoleCommand, IAMClient, PutRolePolicyCommand, Upda
 import {
   CreateFunctionCommand,
   DeleteFunctionConcurrencyCommand,
+  GetAccountSettingsCommand,
   GetFunctionCommand,
   LambdaClient,
   PutFunctionConcurrencyCommand,
@@ -20,6 +21,7 @@ import {CreateBucketCommand, PutBucketLifecycleConfigurationCommand, PutPublicAc
 import {CreateStateMachineCommand, DescribeStateMachineCommand, UpdateStateMachineCommand} from '@aws-sdk/client-sfn'
 import {clientConfig, createS3Client, createSfnClient, type AwsClientOptions} from '../aws-clients.js'
 import {awsFailure} from '../aws-errors.js'
+import {DEFAULT_MAX_PARALLEL_CHUNKS, throttledChunksWarning} from '../chunk-plan.js'
 import {buildLambdaBundle, DEFAULT_BUNDLE_NAME, sha256File} from '../bundle/build-lambda-bundle.js'
 import {BucketObjects} from '../s3-objects.js'
 import {STACK_RECORD_KEY, type StackRecord} from '../stack-record.js'
@@ -33,6 +35,8 @@ export interface DeployStackOptions extends AwsClientOptions {
   /** The function bundle (zip); default: built now with `buildLambdaBundle`. */
   codeZip?: string
   onStep?: (message: string) => void
+  /** Told when the account cannot run a default render's chunks at once. */
+  onWarning?: (warning: {code: string; message: string}) => void
   /** Middleware added to every AWS client deploy uses (request logging; a stand-in for the cloud in tests). */
   plugins?: readonly ClientPlugin[]
 }
@@ -115,12 +119,17 @@ export async function deployStack(options: DeployStackOptions): Promise<StackRes
     const cloudwatch = withPlugins(new CloudWatchClient(config))
     for (const alarm of resources.alarms) await cloudwatch.send(new PutMetricAlarmCommand(alarm))
 
+    const unreservedConcurrency = await readUnreservedConcurrency(lambda)
+    const limits = {reservedConcurrency: resources.function.ReservedConcurrentExecutions, unreservedConcurrency}
+    const warning = throttledChunksWarning(DEFAULT_MAX_PARALLEL_CHUNKS, limits)
+    if (warning) options.onWarning?.({code: warning.code, message: `renders with the default --max-parallel-chunks ${DEFAULT_MAX_PARALLEL_CHUNKS}: ${warning.message}`})
+
     const record: StackRecord = {
       functionName: resources.function.FunctionName,
       stateMachineArn: resources.stateMachine.arn,
       region,
       memoryMb: resources.function.MemorySize,
-      reservedConcurrency: resources.function.ReservedConcurrentExecutions,
+      ...limits,
       deployedAt: new Date().toISOString(),
       kind: 'aws',
       formats: code.formats,
@@ -130,6 +139,16 @@ export async function deployStack(options: DeployStackOptions): Promise<StackRes
   } catch (error) {
     throw awsFailure(error, 'deploying the serverless stack', {bucketName: options.bucketName, endpoint: options.endpoint})
   }
+}
+
+/**
+ * The account's pool for functions without reserved concurrency (10 on a new account), recorded so
+ * that each render can warn before its chunks are throttled. Only informs warnings: a deployer
+ * without lambda:GetAccountSettings still deploys.
+ */
+async function readUnreservedConcurrency(lambda: LambdaClient): Promise<number | undefined> {
+  const settings = await lambda.send(new GetAccountSettingsCommand({})).catch(() => undefined)
+  return settings?.AccountLimit?.UnreservedConcurrentExecutions
 }
 
 async function ensureRole(iam: IAMClient, roleName: string, trustDocument: PolicyDocument): Promise<string> {

@@ -82,6 +82,9 @@ export function deployerPolicy(scope: PolicyScope): ScopedPolicyDocument {
         ],
         Resource: arn.function,
       },
+      // Deploy and `engine lambda quotas` read how many functions the account runs at once. AWS
+      // allows this read-only action only on "*": it names no resource.
+      {Sid: 'AccountLimits', Effect: 'Allow', Action: ['lambda:GetAccountSettings'], Resource: '*'},
 
       {Sid: 'RenderWorkflow', Effect: 'Allow', Action: ['states:DescribeStateMachine', 'states:CreateStateMachine', 'states:UpdateStateMachine'], Resource: arn.stateMachine},
       {Sid: 'StackAlarms', Effect: 'Allow', Action: ['cloudwatch:PutMetricAlarm'], Resource: arn.alarms},

@@ -59,7 +59,7 @@ export interface StackResources {
     Bucket: string
     PublicAccessBlockConfiguration: {BlockPublicAcls: true; IgnorePublicAcls: true; BlockPublicPolicy: true; RestrictPublicBuckets: true}
     LifecycleConfiguration: {
-      Rules: {ID: string; Status: 'Enabled'; Filter: {Prefix: string}; Expiration: {Days: number}; AbortIncompleteMultipartUpload: {DaysAfterInitiation: number}}[]
+      Rules: {ID: string; Status: 'Enabled'; Filter: {Prefix: string}; Expiration?: {Days: number}; AbortIncompleteMultipartUpload?: {DaysAfterInitiation: number}}[]
     }
   }
   functionRole: RoleDefinition
@@ -129,8 +129,10 @@ export function stackResources(settings: StackSettings): StackResources {
             Status: 'Enabled',
             Filter: {Prefix: SCRATCH_PREFIX},
             Expiration: {Days: SCRATCH_EXPIRATION_DAYS},
-            AbortIncompleteMultipartUpload: {DaysAfterInitiation: 1},
           },
+          // Outputs, sites and bundles go up in parts too; a function killed mid-upload leaves
+          // parts that are billed but never listed, wherever in the bucket they were headed.
+          {ID: 'abort-incomplete-uploads', Status: 'Enabled', Filter: {Prefix: ''}, AbortIncompleteMultipartUpload: {DaysAfterInitiation: 1}},
         ],
       },
     },
