@@ -3,24 +3,26 @@ import {parseFps} from '../../src/lib/plan/fps.js'
 import {DEFAULT_KEYFRAME_INTERVAL_SECONDS, gridSegments, segmentFrames} from '../../src/lib/plan/segment-grid.js'
 
 describe('the segment grid', () => {
-  it('is two seconds of frames by default, rounded to whole frames', () => {
-    expect(DEFAULT_KEYFRAME_INTERVAL_SECONDS).toBe(2)
+  it('is at most four seconds of frames by default, rounded to whole frames', () => {
+    expect(DEFAULT_KEYFRAME_INTERVAL_SECONDS).toBe(4)
     const long = 100_000
-    expect(segmentFrames(parseFps(30), long)).toBe(60)
-    expect(segmentFrames(parseFps(25), long)).toBe(50)
-    expect(segmentFrames(parseFps('30000/1001'), long)).toBe(60)
-    expect(segmentFrames(parseFps(240), long)).toBe(480)
+    expect(segmentFrames(parseFps(30), long)).toBe(120)
+    expect(segmentFrames(parseFps(25), long)).toBe(100)
+    expect(segmentFrames(parseFps('30000/1001'), long)).toBe(120)
+    expect(segmentFrames(parseFps(240), long)).toBe(960)
   })
 
-  it('is shorter by default for renders under 8 s, to give 4 segments, but never under half a second', () => {
-    // 12 s at 30 fps: six 2 s segments (more would cost ffmpeg starts and keyframes).
-    expect(segmentFrames(parseFps(30), 360)).toBe(60)
+  it('is a quarter of a render under 16 s by default, to give 4 segments, but never under half a second', () => {
+    // 16 s at 30 fps: four of 4 s; 12 s: four of 3 s (not three of 4 s, one worker of two idle a third of the time).
+    expect(segmentFrames(parseFps(30), 480)).toBe(120)
+    expect(segmentFrames(parseFps(30), 360)).toBe(90)
     // 8 s: four of 2 s; 6 s: four of 45 frames; 3 s: four of 23.
     expect(segmentFrames(parseFps(30), 240)).toBe(60)
     expect(segmentFrames(parseFps(30), 180)).toBe(45)
     expect(segmentFrames(parseFps(30), 90)).toBe(23)
-    // 2 s: 0.5 s segments (4 of them).
+    // 2 s: 0.5 s segments (4 of them); below, still 0.5 s.
     expect(segmentFrames(parseFps(30), 60)).toBe(15)
+    expect(segmentFrames(parseFps(30), 30)).toBe(15)
     expect(segmentFrames(parseFps(1), 3)).toBe(1)
   })
 

@@ -2,17 +2,17 @@ import {fpsValue, type Fps} from './fps.js'
 import type {FrameRange} from './render-plan.js'
 
 /**
- * Seconds between keyframes, and so the length of one encoded segment, unless the render says
- * otherwise (`keyframeInterval`): two seconds is the usual streaming GOP, short enough for seeking,
- * long enough that the extra keyframes cost little.
+ * The longest default segment, and so the keyframe interval of a long render, unless the render
+ * says otherwise (`keyframeInterval`). Every segment is an ffmpeg start, a keyframe and an encoder
+ * pipeline that fills and drains; with two workers on two cores, a 12 s 1080p render on 2 s
+ * segments (6) ran at 0.85-0.90x the speed of one segment per worker, on 3 s segments (4) at
+ * 0.98-1.0x (npm run bench and paired runs). 4 s keeps seeking easy and the files small.
  */
-export const DEFAULT_KEYFRAME_INTERVAL_SECONDS = 2
+export const DEFAULT_KEYFRAME_INTERVAL_SECONDS = 4
 /**
- * Without an explicit interval, a render shorter than 4 x 2 s gets shorter segments so that there
- * are this many to share among workers (a 4 s render would otherwise be 2 segments, leaving a third
- * worker idle), but never shorter than MIN_DEFAULT_KEYFRAME_INTERVAL_SECONDS. Not more: every
- * segment is an ffmpeg start and a keyframe, and with 16 a 12 s 1080p render was 11-21 % slower and
- * 1.5x larger than with 2 s segments (npm run bench).
+ * Without an explicit interval a render gets at least this many segments to share among workers
+ * (a 12 s render: four of 3 s rather than three of 4 s, which would leave one of two workers idle
+ * for a third of the time), down to MIN_DEFAULT_KEYFRAME_INTERVAL_SECONDS.
  */
 export const MIN_DEFAULT_SEGMENTS = 4
 export const MIN_DEFAULT_KEYFRAME_INTERVAL_SECONDS = 0.5
@@ -22,8 +22,8 @@ export const MAX_KEYFRAME_INTERVAL_SECONDS = 60
 /**
  * Frames per segment, from the frame rate and the render's length only (never from how the work
  * is shared out): `keyframeIntervalSeconds` in whole frames when given (30 fps, 0.5 s -> 15);
- * otherwise 2 s of frames (30 fps -> 60; 29.97 -> 60), shortened for renders under 8 s to give
- * 4 segments, down to 0.5 s. At least one frame.
+ * otherwise a quarter of the render, between 0.5 s and 4 s of frames (30 fps: 120 from 16 s on,
+ * 90 for 12 s, 15 for 2 s). At least one frame.
  */
 export function segmentFrames(fps: Fps, totalFrames: number, keyframeIntervalSeconds?: number): number {
   const frames = (seconds: number) => Math.max(1, Math.round(seconds * fpsValue(fps)))
