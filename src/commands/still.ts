@@ -3,6 +3,7 @@ import {extname, relative} from 'node:path'
 import {BaseCommand} from '../cli/base-command.js'
 import {assertNoFailedRows, batchJsonLines, batchLines} from '../cli/batch-progress.js'
 import {renderFlags, renderFlagsToOptions} from '../cli/render-flags.js'
+import {parseTimeFlag} from '../cli/time-flag.js'
 import {renderBatch} from '../lib/batch/render-batch.js'
 import {BrowserPool} from '../lib/browser/browser-pool.js'
 import {loadConfig} from '../lib/config/load-config.js'
@@ -37,7 +38,7 @@ export default class Still extends BaseCommand {
     const {args, flags} = await this.parse(Still)
     const {frame, time, quality, variables: variablesText, resume, output, ...renderFlagValues} = flags
     const still = parseStillSettings(
-      {frame, time: time === undefined ? undefined : parseTime(time), quality},
+      {frame, time: time === undefined ? undefined : parseTimeFlag(time), quality},
       (key) => `--${key}`,
     )
     const config = await loadConfig()
@@ -100,14 +101,6 @@ export default class Still extends BaseCommand {
       process.off('SIGTERM', cancel)
     }
   }
-}
-
-function parseTime(text: string): number {
-  const value = Number(text)
-  if (text.trim() === '' || !Number.isFinite(value) || value < 0) {
-    throw new EngineError('INVALID_FLAG', `--time: "${text}" is not a time; give seconds from 0, such as 1.5`, {time: text})
-  }
-  return value
 }
 
 /** `renders/<name>-{index}.png` beside where a single still would go. */

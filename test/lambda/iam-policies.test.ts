@@ -13,10 +13,11 @@ const DEPLOY_ACTIONS = [
   'lambda:GetFunctionConfiguration', 'lambda:GetFunctionConcurrency', 'lambda:GetAccountSettings',
   'states:DescribeStateMachine', 'states:CreateStateMachine', 'states:UpdateStateMachine', 'cloudwatch:PutMetricAlarm',
 ]
-// sites create|ls|rm, render, render-batch, progress, renders ls, cancel; uploads in parts.
+// sites create|ls|rm, render, render-batch, still, progress, renders ls, cancel; uploads in parts.
 const CALLER_ACTIONS = [
   's3:ListBucket', 's3:GetObject', 's3:PutObject', 's3:DeleteObject', 's3:AbortMultipartUpload',
   'states:StartExecution', 'states:DescribeExecution', 'states:GetExecutionHistory', 'states:StopExecution',
+  'lambda:InvokeFunction',
 ]
 
 async function policy(kind: string, ...flags: string[]): Promise<ScopedPolicyDocument> {
@@ -62,12 +63,14 @@ describe('engine lambda policies', () => {
     expect(JSON.stringify(document)).toContain('arn:aws:s3:::engine-render-123456789012-eu-west-1/*')
   })
 
-  it('role: only the bucket and the workflow of the named stack, nothing of IAM, Lambda or deploy', async () => {
+  it('role: only the bucket, the workflow and invoking the function of the named stack, nothing of IAM or deploy', async () => {
     const document = await policy('role', '--name', 'videos', '--bucket-name', 'my-renders')
     assertIamShape(document)
     const actions = document.Statement.flatMap((statement) => statement.Action)
     for (const action of CALLER_ACTIONS) expect(actions).toContain(action)
-    expect(actions.some((action) => /^(iam|lambda|cloudwatch):/.test(action))).toBe(false)
+    expect(actions.some((action) => /^(iam|cloudwatch):/.test(action))).toBe(false)
+    expect(actions.filter((action) => action.startsWith('lambda:'))).toEqual(['lambda:InvokeFunction'])
+    expect(document.Statement.find((statement) => statement.Sid === 'RenderStills')?.Resource).toBe(`arn:aws:lambda:eu-west-1:${ACCOUNT}:function:videos`)
     expect(document.Statement.find((statement) => statement.Sid === 'StartRenders')?.Resource).toBe(`arn:aws:states:eu-west-1:${ACCOUNT}:stateMachine:videos`)
     expect(document.Statement.find((statement) => statement.Sid === 'SitesAndOutputs')?.Resource).toBe('arn:aws:s3:::my-renders/*')
   })

@@ -11,7 +11,7 @@ import type {RenderFailureRecord, RenderResultRecord} from '../../src/lib/lambda
 import {DETERMINISTIC_PROFILE} from '../../src/lib/profile/render-profile.js'
 import {resolveRenderOptions} from '../../src/lib/render/resolve-options.js'
 import {renderComposition} from '../../src/lib/render/render-composition.js'
-import {decodedFrameHashes, ffprobe, probeVideoStream} from '../support/media.js'
+import {decodedFrameHashes, ffprobe, near, pixelAt, probeVideoStream} from '../support/media.js'
 import {REPO_ROOT, runCli} from '../support/run-cli.js'
 import {LAMBDA_FIXTURES, startStackCli, type RunningStack} from './support.js'
 
@@ -157,6 +157,18 @@ describe('engine lambda bundle', () => {
       await stack.bucket.downloadFile('out/plugin.mkv', output)
       expect((await ffprobe(output, ['-show_format'])).format).toMatchObject({format_name: 'matroska,webm'})
       expect(await probeVideoStream(output)).toMatchObject({codec_name: 'h264', nb_read_frames: '90'})
+    })
+
+    it('lambda still runs from the bundle: its Chromium draws the frame a local render shows', {timeout: 200_000}, async () => {
+      const image = join(scratch, 'bundled-still.png')
+      const result = await lambda(['still', join(LAMBDA_FIXTURES, 'project'), '--frame', '75', '--variables', '{"accent":"#ff00ff"}', '-o', image])
+      expect(result.code, result.stderr).toBe(0)
+      expect(result.stdout).toMatch(/: frame 75 \(2\.500 s\), 320x180 png/)
+      // Blue band; the magenta box five sixths of the way across (x = 242-271).
+      expect(near(await pixelAt(image, 0, 160, 70), {r: 0, g: 0, b: 255})).toBe(true)
+      expect(near(await pixelAt(image, 0, 256, 165), {r: 255, g: 0, b: 255})).toBe(true)
+      // PNG keeps the page's transparency where nothing is drawn.
+      expect(near(await pixelAt(image, 0, 100, 165), {a: 0})).toBe(true)
     })
 
     it('a failing render leaves its failure record and no scratch', {timeout: 200_000}, async () => {

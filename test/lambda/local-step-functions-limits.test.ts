@@ -1,4 +1,5 @@
 import {describe, expect, it} from 'vitest'
+import {LocalFunction} from '../../src/lib/lambda/local/local-function.js'
 import {LocalStepFunctions} from '../../src/lib/lambda/local/local-step-functions.js'
 import {renderStateMachineDefinition} from '../../src/lib/lambda/state-machine-definition.js'
 import {MAP_MAX_CONCURRENCY, MAX_HISTORY_EVENTS} from '../../src/lib/lambda/workflow-limits.js'
@@ -21,8 +22,7 @@ function stack(options: {chunks: number; maxParallelChunks: number; concurrency:
     stateMachineArn: STATE_MACHINE_ARN,
     functionArn: FUNCTION_ARN,
     definition: renderStateMachineDefinition(FUNCTION_ARN),
-    concurrency: options.concurrency,
-    invoke: async (event) => {
+    function: new LocalFunction(options.concurrency, async (event) => {
       const {action} = event as Event
       if (action === 'plan') {
         const chunks = Array.from({length: options.chunks}, (_, index) => ({index, start: index, end: index + 1}))
@@ -35,7 +35,7 @@ function stack(options: {chunks: number; maxParallelChunks: number; concurrency:
         running--
       }
       return {}
-    },
+    }),
   })
   const run = async () => {
     const {executionArn} = sfn.startExecution({stateMachineArn: STATE_MACHINE_ARN, input: JSON.stringify({renderId: 'r1', bucketName: 'bucket'})})

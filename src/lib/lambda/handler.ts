@@ -6,6 +6,7 @@ import type {ActionContext} from './actions/action-context.js'
 import {notifyFailureAction} from './actions/notify-failure-action.js'
 import {planAction} from './actions/plan-action.js'
 import {renderChunkAction} from './actions/render-chunk-action.js'
+import {stillAction} from './actions/still-action.js'
 import {createS3Client} from './aws-clients.js'
 import {handlerEventSchema} from './render-input.js'
 import {toTaskError} from './task-errors.js'
@@ -23,8 +24,8 @@ export interface LambdaContext {
 let s3: S3Client | undefined
 
 /**
- * The one function of the stack, dispatching on `action`: `plan`, `renderChunk`, `assemble`, and
- * `notifyFailure` (the workflow's Catch).
+ * The one function of the stack, dispatching on `action`: `plan`, `renderChunk`, `assemble`,
+ * `notifyFailure` (the workflow's Catch), and `still` (invoked directly, no workflow).
  * Failures leave as a TaskError whose name tells the state machine whether to retry.
  */
 export async function handler(event: unknown, context: LambdaContext = {}): Promise<unknown> {
@@ -48,6 +49,8 @@ export async function handler(event: unknown, context: LambdaContext = {}): Prom
         return await renderChunkAction(request, actionContext)
       case 'assemble':
         return await assembleAction(request, actionContext)
+      case 'still':
+        return await stillAction(request, actionContext)
       case 'notifyFailure':
         return await notifyFailureAction(request, actionContext)
     }

@@ -1,6 +1,7 @@
 import {z} from 'zod'
 import {QUALITIES} from '../plan/render-plan.js'
 import {framesSchema, keyframeIntervalSchema, MAX_SCALE, MIN_SCALE, STILL_FORMATS} from '../plan/render-options.js'
+import {stillSettingsSchema} from '../still/still-settings.js'
 import {storageKeySchema} from './storage-key.js'
 
 const positiveInt = z.number().int().min(1)
@@ -65,6 +66,22 @@ export const renderInputSchema = z.object({
 
 export type RenderInput = z.infer<typeof renderInputSchema>
 
+/**
+ * One still (`engine lambda still`): the frame and image settings of `engine still`, the render
+ * settings that apply to one frame, and where the image goes. Invoked directly, no workflow.
+ */
+export const stillInputSchema = z
+  .object({
+    bucketName: z.string().min(3),
+    siteId: z.string().min(1),
+    entry: z.string().min(1),
+    outputKey: storageKeySchema,
+    config: renderConfigSchema.pick({fps: true, variables: true, scale: true, strictFonts: true}).extend(stillSettingsSchema.shape).strict(),
+  })
+  .strict()
+
+export type StillInput = z.infer<typeof stillInputSchema>
+
 const chunkSchema = z.object({index: z.number().int().min(0), start: z.number().int().min(0), end: z.number().int().min(1)})
 export type ChunkItem = z.infer<typeof chunkSchema>
 
@@ -72,6 +89,7 @@ export type ChunkItem = z.infer<typeof chunkSchema>
 export const handlerEventSchema = z.discriminatedUnion('action', [
   z.object({action: z.literal('plan'), render: renderInputSchema}),
   z.object({action: z.literal('renderChunk'), renderId: renderIdSchema, bucketName: z.string().min(3), chunk: chunkSchema}),
+  z.object({action: z.literal('still'), still: stillInputSchema}),
   z.object({action: z.literal('assemble'), renderId: renderIdSchema, bucketName: z.string().min(3)}),
   z.object({
     action: z.literal('notifyFailure'),
@@ -86,6 +104,7 @@ export type HandlerEvent = z.infer<typeof handlerEventSchema>
 export type PlanEvent = Extract<HandlerEvent, {action: 'plan'}>
 export type RenderChunkEvent = Extract<HandlerEvent, {action: 'renderChunk'}>
 export type AssembleEvent = Extract<HandlerEvent, {action: 'assemble'}>
+export type StillEvent = Extract<HandlerEvent, {action: 'still'}>
 export type NotifyFailureEvent = Extract<HandlerEvent, {action: 'notifyFailure'}>
 
 /** What `plan` returns into the workflow state (`$.plan`). */

@@ -38,6 +38,8 @@ export interface StillRequest {
   onEvent?: RenderEventListener
   /** The project the page may read (default: the composition's project; the server's --root). */
   projectDir?: string
+  /** Font packages the composition's families resolve from first (a serverless site's). */
+  fontPackages?: readonly string[]
 }
 
 export interface StillResult {
@@ -65,7 +67,12 @@ export async function renderStill(request: StillRequest): Promise<StillResult> {
   const output = options.output ? resolve(options.output) : defaultStillPath(request.composition, settings.format ?? 'png')
   const format = settings.format ?? stillFormatOf(output, '--output')
 
-  const compiled = await compileComposition(request.composition, {variables: request.variables, strictVariables: options.strictVariables, projectDir: request.projectDir})
+  const compiled = await compileComposition(request.composition, {
+    variables: request.variables,
+    strictVariables: options.strictVariables,
+    projectDir: request.projectDir,
+    fontPackages: request.fontPackages,
+  })
   if (options.strictVariables) assertNoStrictErrors(compiled.findings)
   for (const finding of compiled.findings) emit({type: 'warning', code: finding.code, message: finding.message})
   const warn = (warning: {code: string; message: string}) => emit({type: 'warning', ...warning})

@@ -34,8 +34,8 @@ function arns(scope: PolicyScope) {
 
 /**
  * What a caller of a deployed stack needs (an application's role, or `lambda sites create|ls|rm`,
- * `render`, `render-batch`, `progress`, `renders ls`, `cancel`): the stack's bucket, starting its
- * workflow and reading or stopping its executions. Nothing else.
+ * `render`, `render-batch`, `still`, `progress`, `renders ls`, `cancel`): the stack's bucket, starting
+ * its workflow, reading or stopping its executions, and invoking its function for stills. Nothing else.
  */
 export function renderCallerPolicy(scope: PolicyScope): ScopedPolicyDocument {
   const arn = arns(scope)
@@ -47,6 +47,8 @@ export function renderCallerPolicy(scope: PolicyScope): ScopedPolicyDocument {
       {Sid: 'SitesAndOutputs', Effect: 'Allow', Action: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject', 's3:AbortMultipartUpload'], Resource: arn.objects},
       {Sid: 'StartRenders', Effect: 'Allow', Action: ['states:StartExecution'], Resource: arn.stateMachine},
       {Sid: 'FollowRenders', Effect: 'Allow', Action: ['states:DescribeExecution', 'states:GetExecutionHistory', 'states:StopExecution'], Resource: arn.executions},
+      // engine lambda still: one direct invocation of the render function.
+      {Sid: 'RenderStills', Effect: 'Allow', Action: ['lambda:InvokeFunction'], Resource: arn.function},
     ],
   }
 }

@@ -13,6 +13,8 @@ import {STACK_RECORD_KEY, type StackRecord} from '../stack-record.js'
 import {renderStateMachineDefinition} from '../state-machine-definition.js'
 import {BundleFunction} from './bundle-function.js'
 import {invokeInChild} from './invoke-in-child.js'
+import {LocalFunction} from './local-function.js'
+import {isLambdaInvokeRequest, LocalLambdaApi} from './lambda-invoke-api.js'
 import {LocalStepFunctions} from './local-step-functions.js'
 import {sendInvalidKey, unsafeKeyProblem} from './refuse-unsafe-keys.js'
 import {handleSfnRequest, isSfnRequest} from './sfn-json-api.js'
@@ -53,7 +55,8 @@ export interface LocalStack {
 /**
  * The serverless stack on one machine, on one loopback endpoint: s3rver answers the S3 API, and
  * requests that name a Step Functions operation go to a local Step Functions that executes the
- * same state-machine definition and runs the same handler, one child process per invocation.
+ * same state-machine definition and runs the same handler, one child process per invocation, and
+ * Lambda Invoke requests for the function run it directly.
  */
 export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
   const bucketName = options.bucketName ?? DEFAULT_LOCAL_BUCKET
@@ -74,19 +77,20 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   const bundled = options.bundle
     ? await BundleFunction.prepare({bundle: options.bundle, directory: functionDirectory, functionName: LOCAL_FUNCTION_NAME, region: LOCAL_REGION, memoryMb, endpoint: () => endpoint})
     : undefined
-  const stepFunctions = new LocalStepFunctions({
-    stateMachineArn,
-    functionArn,
-    definition: renderStateMachineDefinition(functionArn),
-    concurrency,
-    invoke: (event, onChild) =>
-      bundled
-        ? bundled.invoke(event, onChild)
-        : invokeInChild(event, {env: {...process.env, [AWS_ENDPOINT_ENV]: endpoint, [LOCAL_MEMORY_ENV]: String(memoryMb)}, onChild}),
-  })
+  const renderFunction = new LocalFunction(concurrency, (event, onChild) =>
+    bundled
+      ? bundled.invoke(event, onChild)
+      : invokeInChild(event, {env: {...process.env, [AWS_ENDPOINT_ENV]: endpoint, [LOCAL_MEMORY_ENV]: String(memoryMb)}, onChild}),
+  )
+  const stepFunctions = new LocalStepFunctions({stateMachineArn, functionArn, definition: renderStateMachineDefinition(functionArn), function: renderFunction})
+  const lambdaApi = new LocalLambdaApi(LOCAL_FUNCTION_NAME, renderFunction)
   const server = createServer((request, response) => {
     if (isSfnRequest(request)) {
       void handleSfnRequest(stepFunctions, request, response)
+      return
+    }
+    if (isLambdaInvokeRequest(request)) {
+      void lambdaApi.handle(request, response)
       return
     }
     const problem = unsafeKeyProblem(request)

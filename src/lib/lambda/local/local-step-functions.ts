@@ -4,7 +4,7 @@ import {MAX_EXECUTION_INPUT_BYTES} from '../validate-config.js'
 import {MAP_TASK_STATE, TASK_STATES, type StateMachineDefinition, type TaskStateName} from '../state-machine-definition.js'
 import {MAP_MAX_CONCURRENCY, MAX_HISTORY_EVENTS, MAX_STATE_DATA_BYTES} from '../workflow-limits.js'
 import {Slots} from './slots.js'
-import {FunctionError} from './invoke-in-child.js'
+import type {LocalFunction} from './local-function.js'
 
 /** An error answered in the Step Functions JSON protocol (`__type`). */
 export class SfnApiError extends Error {
@@ -15,8 +15,6 @@ export class SfnApiError extends Error {
     super(message)
   }
 }
-
-export type Invoke = (event: unknown, onChild: (child: ChildProcess) => void) => Promise<unknown>
 
 interface RecordedEvent {
   timestamp: number
@@ -48,12 +46,8 @@ export interface LocalStepFunctionsOptions {
   stateMachineArn: string
   functionArn: string
   definition: StateMachineDefinition
-  invoke: Invoke
-  /**
-   * Invocations running at once across executions, like a function's reserved concurrency; one
-   * more fails with Lambda.TooManyRequestsException, as on AWS, for the state machine to retry.
-   */
-  concurrency: number
+  /** The function every Task invokes; an invocation it throttles is retried by the state machine. */
+  function: LocalFunction
 }
 
 /**
@@ -64,7 +58,6 @@ export interface LocalStepFunctionsOptions {
 export class LocalStepFunctions {
   private readonly executions = new Map<string, LocalExecution>()
   private readonly machine: StateMachine
-  private running = 0
 
   constructor(private readonly options: LocalStepFunctionsOptions) {
     this.machine = new StateMachine(options.definition as unknown as AslDefinition, {validationOptions: {checkArn: true, checkPaths: true}})
@@ -215,27 +208,24 @@ export class LocalStepFunctions {
     const inputText = JSON.stringify(input)
     this.checkStateData(execution, inputText, 'input')
     record('LambdaFunctionScheduled', {lambdaFunctionScheduledEventDetails: {resource: this.options.functionArn, input: inputText}})
-    if (this.running >= this.options.concurrency) {
-      const throttled = new FunctionError('Lambda.TooManyRequestsException', `Rate Exceeded. (reserved concurrency ${this.options.concurrency})`)
-      record('LambdaFunctionStartFailed', {lambdaFunctionStartFailedEventDetails: {error: throttled.name, cause: throttled.message}})
-      throw throttled
-    }
-    this.running++
-    const started = record('LambdaFunctionStarted')
+    let started: RecordedEvent | undefined
     try {
-      const output = await this.options.invoke(input, (child) => {
-        execution.children.add(child)
-        child.once('exit', () => execution.children.delete(child))
+      const output = await this.options.function.invoke(input, {
+        onStarted: () => (started = record('LambdaFunctionStarted')),
+        onChild: (child) => {
+          execution.children.add(child)
+          child.once('exit', () => execution.children.delete(child))
+        },
       })
       const outputText = JSON.stringify(output)
       this.checkStateData(execution, outputText, 'output')
       record('LambdaFunctionSucceeded', {lambdaFunctionSucceededEventDetails: {output: outputText}}, started)
       return output as never
     } catch (error) {
-      record('LambdaFunctionFailed', {lambdaFunctionFailedEventDetails: {error: (error as Error).name, cause: (error as Error).message}}, started)
+      const {name, message} = error as Error
+      if (started) record('LambdaFunctionFailed', {lambdaFunctionFailedEventDetails: {error: name, cause: message}}, started)
+      else record('LambdaFunctionStartFailed', {lambdaFunctionStartFailedEventDetails: {error: name, cause: message}})
       throw error
-    } finally {
-      this.running--
     }
   }
 
