@@ -49,7 +49,7 @@ export const lambdaEncodeFlags = {
   format: Flags.string({char: 'f', description: 'output format (default mp4); the deployed function must have it'}),
   quality: Flags.string({description: 'encoder preset and capture quality (default standard)', options: [...QUALITIES]}),
   crf: Flags.integer({description: 'constant rate factor 0-51, overrides the preset'}),
-  'keyframe-interval': Flags.string({description: 'seconds between keyframes (0.1-60, default 2); chunks are whole runs of such segments'}),
+  'keyframe-interval': Flags.string({description: 'seconds between keyframes (0.1-60; default a quarter of the render, 0.5-4 s); chunks are whole runs of such segments'}),
   scale: Flags.string({description: 'device scale factor 0.1-16: output width·F x height·F, drawn at that density (crisp text, not an upscale)'}),
   frames: Flags.string({description: 'render only frames A-B of the composition (0-based, inclusive): A-B, A- (to the end) or N (one frame); chunks are planned inside the range'}),
   poster: Flags.string({description: 'also store the frame on screen at this time (seconds) beside the output as <output>.poster.jpg, from the chunk that captures it'}),

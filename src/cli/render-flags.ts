@@ -15,7 +15,7 @@ export const renderFlags = {
   crf: Flags.integer({description: 'constant rate factor 0-51, overrides the preset; not with --video-bitrate'}),
   'video-bitrate': Flags.string({description: 'target bitrate such as 8M or 2500k; not with --crf'}),
   'keyframe-interval': Flags.string({
-    description: 'seconds between keyframes (0.1-60, default 2); also the length of the segments workers and chunks share out',
+    description: 'seconds between keyframes (0.1-60; default a quarter of the render, 0.5-4 s); also the length of the segments workers and chunks share out',
   }),
   'video-frame-format': Flags.string({description: 'format for extracted source-video frames (default auto)', options: [...VIDEO_FRAME_FORMATS]}),
   workers: Flags.string({description: `parallel capture workers, 1-${MAX_WORKERS} or auto (cores - 2, at least 1)`}),
