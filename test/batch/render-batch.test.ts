@@ -140,6 +140,31 @@ describe('renderBatch with a stand-in render function', () => {
     expect(three.summary.counts.completed).toBe(6)
   })
 
+  it('pipelines rows: the next row captures while the one before assembles, one assembling row per worker', async () => {
+    const order: string[] = []
+    let releaseAda!: () => void
+    // Ada's assembly ends once Bo has started (2 s at most, so that a batch without pipelining fails the order below instead of hanging).
+    const adaMayFinish = new Promise<void>((resolve) => {
+      releaseAda = resolve
+      setTimeout(resolve, 2000)
+    })
+    const fake = fakeRender({
+      onStart: (request) => {
+        order.push(`start ${String(request.variables?.title)}`)
+        if (request.variables?.title === 'Bo') releaseAda()
+      },
+      assemble: async (request) => {
+        const title = String(request.variables?.title)
+        order.push(`assemble ${title}`)
+        if (title === 'Ada') await adaMayFinish
+        order.push(`assembled ${title}`)
+      },
+    })
+    const {manifest} = await batch([{title: 'Ada'}, {title: 'Bo'}, {title: 'Cy'}], {fake})
+    expect(order).toEqual(['start Ada', 'assemble Ada', 'start Bo', 'assembled Ada', 'assemble Bo', 'assembled Bo', 'start Cy', 'assemble Cy', 'assembled Cy'])
+    expect(manifest.rows.map((row) => row.status)).toEqual(['completed', 'completed', 'completed'])
+  })
+
   it('keeps the manifest true while rows run: the running row is on disk before its render starts', async () => {
     const seen: string[][] = []
     const fake = fakeRender({

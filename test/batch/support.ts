@@ -44,7 +44,14 @@ export interface FakeRender {
  * emits a progress event, fails with PAGE_ERROR when the row sets `explode`, as the card fixture's script does, and stops
  * with CANCELLED when the signal fires.
  */
-export function fakeRender(options: {delayMs?: number; onStart?: (request: RenderRequest) => void | Promise<void>} = {}): FakeRender {
+export function fakeRender(
+  options: {
+    delayMs?: number
+    onStart?: (request: RenderRequest) => void | Promise<void>
+    /** After the frames: the row reports its assemble stage, as a real render does, and runs this. */
+    assemble?: (request: RenderRequest) => void | Promise<void>
+  } = {},
+): FakeRender {
   const calls: RenderRequest[] = []
   let inFlight = 0
   let peak = 0
@@ -65,6 +72,10 @@ export function fakeRender(options: {delayMs?: number; onStart?: (request: Rende
       })
       request.onEvent?.({type: 'progress', stage: 'capture', frame: 5, totalFrames: 5, framesPerSecond: 10, etaSeconds: 0})
       if (request.variables?.explode) throw new EngineError('PAGE_ERROR', `row exploded: ${String(request.variables.title)}`)
+      if (options.assemble) {
+        request.onEvent?.({type: 'stage', stage: 'assemble'})
+        await options.assemble(request)
+      }
       const output = request.options.output!
       await mkdir(dirname(output), {recursive: true})
       await writeFile(output, JSON.stringify(request.variables))

@@ -97,7 +97,8 @@ export async function runBatch(options: RunBatchOptions): Promise<BatchSummary> 
     return {type: 'row', row: job.index, status, output: job.output, renderMs, durationSeconds, error, skippedReason}
   }
 
-  const runRow = async (job: BatchJob): Promise<void> => {
+  /** `onCaptured` is told once the row's frames are all captured (its browsers are free again). */
+  const runRow = async (job: BatchJob, onCaptured: () => void): Promise<void> => {
     const startedAt = new Date().toISOString()
     await store.setRow(job.index, {status: 'running', startedAt})
     emit(rowEvent(job))
@@ -109,6 +110,7 @@ export async function runBatch(options: RunBatchOptions): Promise<BatchSummary> 
         variables: job.overrides,
         signal,
         onEvent: (event) => {
+          if (event.type === 'stage' && event.stage === 'assemble') onCaptured()
           if (event.type !== 'error') emit({...event, row: job.index})
         },
       })
@@ -134,21 +136,34 @@ export async function runBatch(options: RunBatchOptions): Promise<BatchSummary> 
     notifyRow(job)
   }
 
+  // Rows are pipelined: once a row's frames are captured, its worker starts the next row while the
+  // first one assembles and muxes (ffmpeg only, no browser), so the capture of a short row never
+  // waits for the assembly of the one before. At most one row per worker is assembling.
   const worker = async (): Promise<void> => {
-    for (let job = queue.shift(); job; job = queue.shift()) {
-      if (signal?.aborted) halt ??= 'the batch was interrupted'
-      if (halt !== undefined) {
-        queue.unshift(job)
-        return
+    let assembling: Promise<void> = Promise.resolve()
+    try {
+      for (let job = queue.shift(); job; job = queue.shift()) {
+        if (signal?.aborted) halt ??= 'the batch was interrupted'
+        if (halt !== undefined) {
+          queue.unshift(job)
+          return
+        }
+        let captured!: () => void
+        const capturedOrEnded = new Promise<void>((resolve) => (captured = resolve))
+        const row = runRow(job, captured).catch((error: unknown) => {
+          halt ??= 'the batch manifest could not be written'
+          throw error
+        })
+        row.then(captured, captured)
+        await capturedOrEnded
+        await assembling
+        assembling = row
       }
-      try {
-        await runRow(job)
-      } catch (error) {
-        halt ??= 'the batch manifest could not be written'
-        throw error
-      }
+    } finally {
+      await assembling
     }
   }
+
   const workers = Array.from({length: Math.max(1, Math.min(options.concurrency, queue.length))}, () => worker())
   // A worker only rejects when the manifest cannot be written; the others finish their rows first.
   const outcomes = await Promise.allSettled(workers)
