@@ -165,6 +165,16 @@ describe('renderBatch with a stand-in render function', () => {
     expect(manifest.rows.map((row) => row.status)).toEqual(['completed', 'completed', 'completed'])
   })
 
+  it('compiles the template once: every row gets the same compiled template and its own values', async () => {
+    const {fake} = await batch([{title: 'Ada'}, {title: 'Bo'}, {title: 'Cy'}])
+    const templates = new Set(fake.calls.map((call) => call.template))
+    expect(templates.size).toBe(1)
+    const [template] = templates
+    expect(template?.file).toBe(CARD)
+    expect(template?.variables).not.toMatchObject({title: expect.stringMatching(/Ada|Bo|Cy/)})
+    expect(fake.calls.map((call) => call.variables?.title)).toEqual(['Ada', 'Bo', 'Cy'])
+  })
+
   it('keeps the manifest true while rows run: the running row is on disk before its render starts', async () => {
     const seen: string[][] = []
     const fake = fakeRender({

@@ -1,6 +1,7 @@
 import {availableParallelism, freemem, loadavg} from 'node:os'
 import {resolve} from 'node:path'
 import {batchLayout} from './batch-concurrency.js'
+import {applyVariables} from '../compose/apply-variables.js'
 import {compileComposition} from '../compose/compile-composition.js'
 import {getFormat} from '../encode/format-registry.js'
 import {servedCoverage} from '../fonts/row-text-coverage.js'
@@ -49,7 +50,9 @@ export async function renderBatch(request: BatchRequest): Promise<BatchSummary> 
   const batch = await readBatchFile(resolve(cwd, request.batchFile))
   const compositionPath = resolve(cwd, request.composition)
   // Compile and plan once: whatever fails here would fail every row, so it fails the batch now.
-  const compiled = await compileComposition(compositionPath, {variables: baseVariables, strictVariables: options.strictVariables})
+  // Rows reuse the template and apply their own values (applyVariables), never compiling again.
+  const template = await compileComposition(compositionPath, {strictVariables: options.strictVariables})
+  const compiled = applyVariables(template, baseVariables, options.strictVariables)
   const format = getFormat(options.format)
   planRender(compiled, options, format)
 
@@ -90,6 +93,7 @@ export async function renderBatch(request: BatchRequest): Promise<BatchSummary> 
     jobs,
     store: new ManifestStore(manifestPath, manifest),
     render: request.render,
+    template,
     concurrency: layout.rows,
     failFast: options.batchFailFast,
     signal: request.signal,

@@ -2,6 +2,7 @@ import {randomUUID} from 'node:crypto'
 import {dirname, relative, resolve} from 'node:path'
 import {isEngineError, toEngineError} from '../errors/engine-error.js'
 import type {ResolvedRenderOptions} from '../plan/render-options.js'
+import type {CompiledComposition} from '../compose/compile-composition.js'
 import type {RenderRequest, RenderResult} from '../render/render-composition.js'
 import type {StatusCounts} from './batch-manifest.js'
 import type {BatchEvent, BatchEventListener} from './batch-events.js'
@@ -24,6 +25,8 @@ export interface RunBatchOptions {
   /** Holds the manifest; rows already completed in it are not rendered again. */
   store: ManifestStore
   render: RenderRow
+  /** The composition compiled once, without top-level values; each row applies its own. */
+  template?: CompiledComposition
   concurrency: number
   failFast: boolean
   signal?: AbortSignal
@@ -108,6 +111,7 @@ export async function runBatch(options: RunBatchOptions): Promise<BatchSummary> 
         composition: options.composition,
         options: {...options.options, output: job.output},
         variables: job.overrides,
+        template: options.template,
         signal,
         onEvent: (event) => {
           if (event.type === 'stage' && event.stage === 'assemble') onCaptured()

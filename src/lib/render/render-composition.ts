@@ -2,7 +2,8 @@ import {mkdtemp, rm} from 'node:fs/promises'
 import {availableParallelism, tmpdir} from 'node:os'
 import {join, resolve} from 'node:path'
 import type {BrowserPool} from '../browser/browser-pool.js'
-import {compileComposition} from '../compose/compile-composition.js'
+import {applyVariables} from '../compose/apply-variables.js'
+import {compileComposition, type CompiledComposition} from '../compose/compile-composition.js'
 import {outputExtension} from '../encode/format-plugin.js'
 import {getFormat} from '../encode/format-registry.js'
 import {selectGpuEncoder} from '../encode/gpu/select-gpu-encoder.js'
@@ -54,6 +55,11 @@ export interface RenderRequest {
   limits?: RenderLimits
   /** The project the page may read (default: the composition's project; the server's --root). */
   projectDir?: string
+  /**
+   * The composition already compiled without top-level values (a batch compiles its template
+   * once): `variables` are applied to it instead of compiling the file again.
+   */
+  template?: CompiledComposition
 }
 
 export interface RenderResult {
@@ -91,11 +97,13 @@ async function render(request: RenderRequest, emit: (event: RenderEvent) => void
   const {options, signal} = request
   const started = performance.now()
   emit({type: 'stage', stage: 'compile'})
-  const compiled = await compileComposition(request.composition, {
-    variables: request.variables,
-    strictVariables: options.strictVariables,
-    projectDir: request.projectDir,
-  })
+  const compiled = request.template
+    ? applyVariables(request.template, request.variables, options.strictVariables)
+    : await compileComposition(request.composition, {
+        variables: request.variables,
+        strictVariables: options.strictVariables,
+        projectDir: request.projectDir,
+      })
   if (options.strictVariables) assertNoStrictErrors(compiled.findings)
   for (const finding of compiled.findings) emit({type: 'warning', code: finding.code, message: finding.message})
   const warn = (warning: {code: string; message: string}) => emit({type: 'warning', ...warning})

@@ -3,7 +3,8 @@ import {tmpdir} from 'node:os'
 import {extname, join, resolve} from 'node:path'
 import type {BrowserPool} from '../browser/browser-pool.js'
 import {openCaptureWorker} from '../capture/index.js'
-import {compileComposition} from '../compose/compile-composition.js'
+import {applyVariables} from '../compose/apply-variables.js'
+import {compileComposition, type CompiledComposition} from '../compose/compile-composition.js'
 import {reportCompileFonts, reportPageFonts} from '../fonts/font-findings.js'
 import {getFormat} from '../encode/format-registry.js'
 import {resolveFfmpeg} from '../encode/resolve-ffmpeg.js'
@@ -40,6 +41,8 @@ export interface StillRequest {
   projectDir?: string
   /** Font packages the composition's families resolve from first (a serverless site's). */
   fontPackages?: readonly string[]
+  /** The composition compiled once without top-level values (batch rows): `variables` are applied to it. */
+  template?: CompiledComposition
 }
 
 export interface StillResult {
@@ -67,12 +70,14 @@ export async function renderStill(request: StillRequest): Promise<StillResult> {
   const output = options.output ? resolve(options.output) : defaultStillPath(request.composition, settings.format ?? 'png')
   const format = settings.format ?? stillFormatOf(output, '--output')
 
-  const compiled = await compileComposition(request.composition, {
-    variables: request.variables,
-    strictVariables: options.strictVariables,
-    projectDir: request.projectDir,
-    fontPackages: request.fontPackages,
-  })
+  const compiled = request.template
+    ? applyVariables(request.template, request.variables, options.strictVariables)
+    : await compileComposition(request.composition, {
+        variables: request.variables,
+        strictVariables: options.strictVariables,
+        projectDir: request.projectDir,
+        fontPackages: request.fontPackages,
+      })
   if (options.strictVariables) assertNoStrictErrors(compiled.findings)
   for (const finding of compiled.findings) emit({type: 'warning', code: finding.code, message: finding.message})
   const warn = (warning: {code: string; message: string}) => emit({type: 'warning', ...warning})
