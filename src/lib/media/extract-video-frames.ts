@@ -6,6 +6,7 @@ import {engineAssetUrl} from '../sandbox/page-origin.js'
 import {EngineError} from '../errors/engine-error.js'
 import {runFfmpeg} from '../encode/run-ffmpeg.js'
 import {mediaCacheDir} from './media-cache-dir.js'
+import {FileMemo} from './file-memo.js'
 import type {ProbedVideo} from './probe-media.js'
 import type {RuntimeVideoFrames} from '../runtime/runtime-media.js'
 
@@ -41,10 +42,15 @@ export function frameExtension(format: VideoFrameFormat, video: ProbedVideo): 'j
   return format
 }
 
-async function hashFile(path: string): Promise<string> {
-  const hash = createHash('sha256')
-  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer)
-  return hash.digest('hex')
+/** Content hashes of source videos, read once per process while the file is unchanged. */
+const contentHashes = new FileMemo<string>()
+
+function hashFile(path: string): Promise<string> {
+  return contentHashes.get(path, async () => {
+    const hash = createHash('sha256')
+    for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer)
+    return hash.digest('hex')
+  })
 }
 
 /** The decoder that keeps a VP8/VP9 alpha side stream (ffmpeg's native ones drop it). */

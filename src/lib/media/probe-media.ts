@@ -1,6 +1,7 @@
 import {execFile} from 'node:child_process'
 import {promisify} from 'node:util'
 import {EngineError} from '../errors/engine-error.js'
+import {FileMemo} from './file-memo.js'
 
 const exec = promisify(execFile)
 const PROBE_TIMEOUT_MS = 30_000
@@ -46,15 +47,20 @@ function rate(text: string | undefined): number {
   return den ? num / den : 0
 }
 
+/** ffprobe's report per source file, shared by the renders of this process (batch rows, server). */
+const probes = new FileMemo<{streams?: FfprobeStream[]; format?: {duration?: string}}>()
+
 /** Streams and length of a media file, via ffprobe. */
 export async function probeMedia(ffprobePath: string, path: string, element: string): Promise<ProbedMedia> {
   let json: {streams?: FfprobeStream[]; format?: {duration?: string}}
   try {
-    const {stdout} = await exec(ffprobePath, ['-v', 'error', '-of', 'json', '-show_streams', '-show_format', path], {
-      timeout: PROBE_TIMEOUT_MS,
-      maxBuffer: 16 * 1024 * 1024,
+    json = await probes.get(path, async () => {
+      const {stdout} = await exec(ffprobePath, ['-v', 'error', '-of', 'json', '-show_streams', '-show_format', path], {
+        timeout: PROBE_TIMEOUT_MS,
+        maxBuffer: 16 * 1024 * 1024,
+      })
+      return JSON.parse(stdout)
     })
-    json = JSON.parse(stdout)
   } catch (error) {
     const stderr = String((error as {stderr?: string}).stderr ?? (error as Error).message).trim()
     throw new EngineError('MEDIA_FAILED', `${element}: ${path} is not a media file ffprobe can read: ${stderr}`, {element, path})
