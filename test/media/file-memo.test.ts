@@ -42,7 +42,7 @@ describe('FileMemo: one probe and one hash per unchanged source file', () => {
     await expect(memo.get(file, flaky)).rejects.toThrow('ffprobe failed')
     expect(await memo.get(file, flaky)).toBe('ok')
     let missing = 0
-    const count = async () => ++missing
+    const count = async () => String(++missing)
     await memo.get(join(dir, 'absent.mp4'), count)
     await memo.get(join(dir, 'absent.mp4'), count)
     expect(missing).toBe(2)
