@@ -134,21 +134,26 @@ describe('engine render --batch', () => {
     }
     expect(await exited).toBe('SIGKILL')
     const killed = (await readManifest(join(dir, 'out/manifest.json')))!
-    expect(killed.rows.map((row) => row.status)).toEqual(['completed', 'completed', expect.stringMatching(/^(running|pending)$/), 'pending'])
+    // Rows are pipelined: the rows after row 1 may be pending, running or (rarely, under load) done.
+    expect(killed.rows.map((row) => row.status).slice(0, 2)).toEqual(['completed', 'completed'])
+    for (const row of killed.rows.slice(2)) expect(row.status).toMatch(/^(running|pending|completed)$/)
+    const done = killed.rows.filter((row) => row.status === 'completed').map((row) => row.index)
+    const notDone = killed.rows.filter((row) => row.status !== 'completed').map((row) => row.index)
+    expect(notDone).toContain(3)
     expect(killed.finishedAt).toBeUndefined()
-    const mtimes = async () => Promise.all([0, 1].map(async (index) => (await stat(join(dir, `out/${index}.mp4`))).mtimeMs))
+    const mtimes = async () => Promise.all(done.map(async (index) => (await stat(join(dir, `out/${index}.mp4`))).mtimeMs))
     const before = await mtimes()
 
     const resumed = spawnSync(process.execPath, [...args, '--resume'], {cwd: dir, encoding: 'utf8'})
     expect(resumed.status).toBe(0)
     const events = jsonEvents(resumed.stdout)
-    expect(events[0]).toMatchObject({type: 'batch-start', rows: 4, toRender: 2})
-    expect(events.filter((event) => event.type === 'row' && event.status === 'running').map((event) => (event as {row: number}).row)).toEqual([2, 3])
+    expect(events[0]).toMatchObject({type: 'batch-start', rows: 4, toRender: notDone.length})
+    expect(events.filter((event) => event.type === 'row' && event.status === 'running').map((event) => (event as {row: number}).row)).toEqual(notDone)
     const manifest = (await readManifest(join(dir, 'out/manifest.json')))!
     expect(manifest.rows.map((row) => row.status)).toEqual(['completed', 'completed', 'completed', 'completed'])
-    expect(manifest.rows.slice(0, 2)).toEqual(killed.rows.slice(0, 2))
+    expect(manifest.rows.filter((row) => done.includes(row.index))).toEqual(killed.rows.filter((row) => done.includes(row.index)))
     expect(await mtimes()).toEqual(before)
-    for (const index of [2, 3]) expect(probe(join(dir, `out/${index}.mp4`)).frames).toBe(5)
+    for (const index of notDone) expect(probe(join(dir, `out/${index}.mp4`)).frames).toBe(5)
   })
 
   it('prints only the manifest path with --quiet, and refuses --resume without --batch', async () => {

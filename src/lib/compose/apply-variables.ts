@@ -1,6 +1,6 @@
 import {resolveVariables} from '../variables/resolve-variables.js'
 import {validateVariableValues} from '../variables/validate-values.js'
-import type {CompiledComposition} from './compile-composition.js'
+import {compileComposition, type CompiledComposition, type CompileOptions} from './compile-composition.js'
 
 /**
  * A compiled template with another top-level layer of values: the same result as compiling the
@@ -16,4 +16,10 @@ export function applyVariables(template: CompiledComposition, variables: Record<
     variables: resolveVariables(template.declarations, variables),
     findings: [...cliFindings, ...template.findings],
   }
+}
+
+/** The render's compiled composition: `template` with the values applied when there is one, else the file compiled now. */
+export function compileOrApply(path: string, options: CompileOptions & {template?: CompiledComposition}): Promise<CompiledComposition> {
+  const {template, ...compile} = options
+  return template ? Promise.resolve(applyVariables(template, compile.variables, compile.strictVariables)) : compileComposition(path, compile)
 }

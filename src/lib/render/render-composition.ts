@@ -2,8 +2,8 @@ import {mkdtemp, rm} from 'node:fs/promises'
 import {availableParallelism, tmpdir} from 'node:os'
 import {join, resolve} from 'node:path'
 import type {BrowserPool} from '../browser/browser-pool.js'
-import {applyVariables} from '../compose/apply-variables.js'
-import {compileComposition, type CompiledComposition} from '../compose/compile-composition.js'
+import {compileOrApply} from '../compose/apply-variables.js'
+import type {CompiledComposition} from '../compose/compile-composition.js'
 import {outputExtension} from '../encode/format-plugin.js'
 import {getFormat} from '../encode/format-registry.js'
 import {selectGpuEncoder} from '../encode/gpu/select-gpu-encoder.js'
@@ -97,13 +97,12 @@ async function render(request: RenderRequest, emit: (event: RenderEvent) => void
   const {options, signal} = request
   const started = performance.now()
   emit({type: 'stage', stage: 'compile'})
-  const compiled = request.template
-    ? applyVariables(request.template, request.variables, options.strictVariables)
-    : await compileComposition(request.composition, {
-        variables: request.variables,
-        strictVariables: options.strictVariables,
-        projectDir: request.projectDir,
-      })
+  const compiled = await compileOrApply(request.composition, {
+    template: request.template,
+    variables: request.variables,
+    strictVariables: options.strictVariables,
+    projectDir: request.projectDir,
+  })
   if (options.strictVariables) assertNoStrictErrors(compiled.findings)
   for (const finding of compiled.findings) emit({type: 'warning', code: finding.code, message: finding.message})
   const warn = (warning: {code: string; message: string}) => emit({type: 'warning', ...warning})

@@ -3,8 +3,8 @@ import {tmpdir} from 'node:os'
 import {extname, join, resolve} from 'node:path'
 import type {BrowserPool} from '../browser/browser-pool.js'
 import {openCaptureWorker} from '../capture/index.js'
-import {applyVariables} from '../compose/apply-variables.js'
-import {compileComposition, type CompiledComposition} from '../compose/compile-composition.js'
+import {compileOrApply} from '../compose/apply-variables.js'
+import type {CompiledComposition} from '../compose/compile-composition.js'
 import {reportCompileFonts, reportPageFonts} from '../fonts/font-findings.js'
 import {getFormat} from '../encode/format-registry.js'
 import {resolveFfmpeg} from '../encode/resolve-ffmpeg.js'
@@ -70,14 +70,13 @@ export async function renderStill(request: StillRequest): Promise<StillResult> {
   const output = options.output ? resolve(options.output) : defaultStillPath(request.composition, settings.format ?? 'png')
   const format = settings.format ?? stillFormatOf(output, '--output')
 
-  const compiled = request.template
-    ? applyVariables(request.template, request.variables, options.strictVariables)
-    : await compileComposition(request.composition, {
-        variables: request.variables,
-        strictVariables: options.strictVariables,
-        projectDir: request.projectDir,
-        fontPackages: request.fontPackages,
-      })
+  const compiled = await compileOrApply(request.composition, {
+    template: request.template,
+    variables: request.variables,
+    strictVariables: options.strictVariables,
+    projectDir: request.projectDir,
+    fontPackages: request.fontPackages,
+  })
   if (options.strictVariables) assertNoStrictErrors(compiled.findings)
   for (const finding of compiled.findings) emit({type: 'warning', code: finding.code, message: finding.message})
   const warn = (warning: {code: string; message: string}) => emit({type: 'warning', ...warning})
