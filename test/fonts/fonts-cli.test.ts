@@ -1,71 +1,21 @@
-import {execFile} from 'node:child_process'
-import {createHash} from 'node:crypto'
-import {mkdtemp, readFile, readdir, rm, writeFile} from 'node:fs/promises'
-import {createServer, type Server} from 'node:http'
-import type {AddressInfo} from 'node:net'
+import {mkdtemp, rm, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
-import {promisify} from 'node:util'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {REPO_ROOT, runCli} from '../support/run-cli.js'
+import {startNpmRegistry, type NpmRegistry} from './support/npm-registry.js'
 
 const FIXTURES = join(REPO_ROOT, 'test', 'fixtures', 'fonts')
-const run = promisify(execFile)
 
 let scratch: string
 let env: NodeJS.ProcessEnv
-let registry: Server
-let requests = 0
-
-/**
- * A one-package npm registry on loopback: `@fontsource/anton` (packed from the bundled copy) and
- * 404 for everything else, so `engine fonts add` runs the real npm against it.
- */
-async function startRegistry(tarball: Buffer): Promise<string> {
-  registry = createServer((request, response) => {
-    requests++
-    const base = `http://127.0.0.1:${(registry.address() as AddressInfo).port}`
-    const path = decodeURIComponent(request.url ?? '')
-    if (path === '/@fontsource/anton') {
-      const manifest = JSON.parse(tarballManifest) as {version: string}
-      response.setHeader('content-type', 'application/json')
-      response.end(
-        JSON.stringify({
-          name: '@fontsource/anton',
-          'dist-tags': {latest: manifest.version},
-          versions: {
-            [manifest.version]: {
-              ...manifest,
-              dist: {
-                tarball: `${base}/anton.tgz`,
-                shasum: createHash('sha1').update(tarball).digest('hex'),
-                integrity: `sha512-${createHash('sha512').update(tarball).digest('base64')}`,
-              },
-            },
-          },
-        }),
-      )
-    } else if (path === '/anton.tgz') {
-      response.end(tarball)
-    } else {
-      response.statusCode = 404
-      response.setHeader('content-type', 'application/json')
-      response.end('{"error":"Not found"}')
-    }
-  })
-  await new Promise<void>((resolve) => registry.listen(0, '127.0.0.1', resolve))
-  return `http://127.0.0.1:${(registry.address() as AddressInfo).port}/`
-}
-let tarballManifest = ''
+let registry: NpmRegistry
 
 beforeAll(async () => {
   scratch = await mkdtemp(join(tmpdir(), 'engine-fonts-cli-'))
-  const pkg = join(REPO_ROOT, 'node_modules', '@fontsource', 'anton')
-  tarballManifest = await readFile(join(pkg, 'package.json'), 'utf8')
-  await run('npm', ['pack', pkg, '--pack-destination', scratch, '--loglevel=error'], {cwd: scratch})
-  const tarball = (await readdir(scratch)).find((name) => name.endsWith('.tgz'))!
-  const url = await startRegistry(await readFile(join(scratch, tarball)))
-  env = {ENGINE_CACHE_DIR: join(scratch, 'cache'), npm_config_registry: url, npm_config_cache: join(scratch, 'npm-cache'), npm_config_prefer_online: 'true'}
+  // A one-package registry: `@fontsource/anton`, packed from the bundled copy.
+  registry = await startNpmRegistry([join(REPO_ROOT, 'node_modules', '@fontsource', 'anton')], scratch)
+  env = {ENGINE_CACHE_DIR: join(scratch, 'cache'), npm_config_registry: registry.url, npm_config_cache: join(scratch, 'npm-cache'), npm_config_prefer_online: 'true'}
 })
 afterAll(async () => {
   registry?.close()
@@ -118,10 +68,10 @@ describe('engine fonts', () => {
   })
 
   it('add installs the Fontsource package through npm into the font cache, where renders find it first', async () => {
-    const before = requests
+    const before = registry.requests()
     const result = await runCli(['fonts', 'add', 'Anton', '--json'], {env})
     expect(result.code, result.stderr).toBe(0)
-    expect(requests).toBeGreaterThan(before)
+    expect(registry.requests()).toBeGreaterThan(before)
     expect(json<{families: unknown[]}>(result.stdout).families).toEqual([expect.objectContaining({family: 'Anton', packageName: '@fontsource/anton'})])
     const list = json<{families: {family: string; source: string}[]}>((await runCli(['fonts', 'list', '--json'], {env})).stdout)
     expect(list.families.find((family) => family.family === 'Anton')?.source).toBe('cache')

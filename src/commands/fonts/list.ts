@@ -1,6 +1,7 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
 import {listFonts} from '../../lib/fonts/list-fonts.js'
+import {weightsText} from '../../lib/fonts/font-catalog.js'
 
 export default class FontsList extends BaseCommand {
   static override summary = 'List the font families renders use without the network: bundled and cached, with their weights'
@@ -16,7 +17,7 @@ export default class FontsList extends BaseCommand {
     }
     for (const family of list.families) {
       const italic = family.styles.includes('italic') ? ' (+ italic)' : ''
-      this.log(`${family.family.padEnd(20)} ${family.source.padEnd(7)} ${family.weights.join(' ')}${italic}; ${family.subsets.join(' ')}  ${family.packageName}@${family.version}`)
+      this.log(`${family.family.padEnd(20)} ${family.source.padEnd(7)} ${weightsText(family)}${italic}; ${family.subsets.join(' ')}  ${family.packageName}@${family.version}`)
     }
     this.log('')
     for (const [generic, face] of Object.entries(list.generics)) this.log(`${generic.padEnd(14)} -> ${face}`)

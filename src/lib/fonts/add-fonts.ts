@@ -4,7 +4,7 @@ import {join} from 'node:path'
 import {z} from 'zod'
 import {EngineError} from '../errors/engine-error.js'
 import {installedFontsDirectory} from './font-cache-dir.js'
-import {familySlug, readFontPackage, type CatalogFamily} from './font-catalog.js'
+import {familySlug, FONTSOURCE_SCOPE, FONTSOURCE_VARIABLE_SCOPE, readFontPackage, type CatalogFamily} from './font-catalog.js'
 
 const INSTALL_TIMEOUT_MS = 5 * 60_000
 const familyName = z
@@ -15,10 +15,12 @@ const familyName = z
   .regex(/^[\p{L}\p{N} '&.-]+$/u, 'may hold only letters, digits, spaces and \' & . -')
 
 /**
- * `engine fonts add`: installs `@fontsource/<slug>` for each family through npm into the font
- * cache, where every later render finds it (before the bundled set). Needs the npm registry once.
+ * `engine fonts add`: installs `@fontsource/<slug>` (with `variable`, `@fontsource-variable/<slug>`)
+ * for each family through npm into the font cache, where every later render finds it (before the
+ * bundled set; a variable package before a static one). Needs the npm registry once.
  */
-export async function addFonts(families: readonly string[], options: {env?: NodeJS.ProcessEnv; npm?: string} = {}): Promise<CatalogFamily[]> {
+export async function addFonts(families: readonly string[], options: {env?: NodeJS.ProcessEnv; npm?: string; variable?: boolean} = {}): Promise<CatalogFamily[]> {
+  const scope = options.variable ? FONTSOURCE_VARIABLE_SCOPE : FONTSOURCE_SCOPE
   const env = options.env ?? process.env
   if (families.length === 0) throw new EngineError('INVALID_FLAG', 'engine fonts add: name at least one family, for example `engine fonts add "Inter"`')
   const packages = families.map((family) => {
@@ -26,7 +28,7 @@ export async function addFonts(families: readonly string[], options: {env?: Node
     if (!parsed.success) {
       throw new EngineError('INVALID_FLAG', `family ${JSON.stringify(family)} ${parsed.error.issues[0].message}; give a family name such as "Playfair Display"`, {family})
     }
-    return {family: parsed.data, packageName: `@fontsource/${familySlug(parsed.data)}`}
+    return {family: parsed.data, packageName: `${scope}/${familySlug(parsed.data)}`}
   })
   const directory = installedFontsDirectory(env)
   await mkdir(directory, {recursive: true})
@@ -37,7 +39,8 @@ export async function addFonts(families: readonly string[], options: {env?: Node
     ['install', '--no-audit', '--no-fund', '--ignore-scripts', '--save', '--loglevel=error', ...packages.map((pkg) => pkg.packageName)],
     directory,
     env,
-    packages.map((pkg) => pkg.family),
+    packages,
+    options.variable === true,
   )
   const installed: CatalogFamily[] = []
   for (const {family, packageName} of packages) {
@@ -48,7 +51,8 @@ export async function addFonts(families: readonly string[], options: {env?: Node
   return installed
 }
 
-function runNpm(npm: string, args: string[], cwd: string, env: NodeJS.ProcessEnv, families: string[]): Promise<void> {
+function runNpm(npm: string, args: string[], cwd: string, env: NodeJS.ProcessEnv, packages: {family: string; packageName: string}[], variable: boolean): Promise<void> {
+  const families = packages.map((pkg) => pkg.family)
   return new Promise((resolve, reject) => {
     const child = spawn(npm, args, {cwd, env: {...process.env, ...env}, stdio: ['ignore', 'pipe', 'pipe']})
     let output = ''
@@ -68,7 +72,8 @@ function runNpm(npm: string, args: string[], cwd: string, env: NodeJS.ProcessEnv
         new EngineError(
           'FONT_FAILED',
           notFound
-            ? `no Fontsource package for ${families.map((family) => `"${family}"`).join(', ')} in the npm registry (looked for ${families.map((family) => `@fontsource/${familySlug(family)}`).join(', ')}); check the family's spelling as Google Fonts or Fontsource writes it`
+            ? `no Fontsource package for ${families.map((family) => `"${family}"`).join(', ')} in the npm registry (looked for ${packages.map((pkg) => pkg.packageName).join(', ')}); check the family's spelling as Google Fonts or Fontsource writes it` +
+              (variable ? ', or drop --variable: not every family has a variable font' : '')
             : `npm install failed${signal ? ` (${signal})` : ` (exit ${code})`} while adding ${families.join(', ')}:\n${detail}\nThe npm registry must be reachable once; after that renders need no network.`,
           {families, code, output: detail},
         ),

@@ -71,7 +71,8 @@ export async function bundledFontFiles(): Promise<string[]> {
  * metadata.json and unicode.json, and its woff2 files of the served subsets.
  */
 export async function fontPackageFiles(directory: string): Promise<string[]> {
-  const subsetPattern = new RegExp(`-(?:${SERVED_SUBSETS.join('|')})-\\d+-(?:normal|italic)\\.woff2$`)
+  // Static faces name their weight (`-400-`); a variable package's one file per style, its axis (`-wght-`).
+  const subsetPattern = new RegExp(`-(?:${SERVED_SUBSETS.join('|')})-(?:\\d+|wght)-(?:normal|italic)\\.woff2$`)
   const fonts = (await readdir(join(directory, 'files'))).filter((name) => subsetPattern.test(name)).map((name) => join(directory, 'files', name))
   return [...['package.json', 'metadata.json', 'unicode.json'].map((name) => join(directory, name)), ...fonts.sort()]
 }

@@ -27,6 +27,11 @@ export interface CatalogFamily {
   styles: FontStyle[]
   /** Served subsets the package has, in SERVED_SUBSETS order. */
   subsets: FontSubset[]
+  /**
+   * A `@fontsource-variable` package: one file per style and subset draws every weight from min to
+   * max (its `wght` axis), so a weight such as 450 is drawn as designed, not rounded to 400 or 500.
+   */
+  variableWeight?: {min: number; max: number; default: number}
 }
 
 /** Families by lower-cased name; a family in the cache shadows the bundled one. */
@@ -40,17 +45,37 @@ const fontsourceMetadata = z.object({
   subsets: z.array(z.string()),
   weights: z.array(z.number().int().min(1).max(1000)).min(1),
   styles: z.array(z.string()),
+  // `false` in static packages; the axes of the variable font otherwise (read by weightAxisOf).
+  variable: z.unknown().optional(),
 })
+const weightAxis = z.object({wght: z.object({min: z.coerce.number(), max: z.coerce.number(), default: z.coerce.number()})})
+
+/** The `wght` axis a variable package's metadata declares, if any. */
+function weightAxisOf(variable: unknown): {min: number; max: number; default: number} | undefined {
+  const parsed = weightAxis.safeParse(variable)
+  return parsed.success ? parsed.data.wght : undefined
+}
 const unicodeTable = z.record(z.string(), z.string())
 const packageJson = z.object({name: z.string(), version: z.string()})
 
-/** File of one face of one subset inside a Fontsource package. */
+/** Fontsource's two npm scopes: static weights, and variable fonts (`engine fonts add --variable`). */
+export const FONTSOURCE_SCOPE = '@fontsource'
+export const FONTSOURCE_VARIABLE_SCOPE = '@fontsource-variable'
+
+/** File of one face of one subset inside a Fontsource package (a variable one has one file for all weights). */
 export function fontFilePath(entry: CatalogFamily, subset: string, weight: number, style: FontStyle): string {
-  return join(entry.directory, 'files', `${slugOf(entry)}-${subset}-${weight}-${style}.woff2`)
+  const axis = entry.variableWeight ? 'wght' : String(weight)
+  return join(entry.directory, 'files', `${slugOf(entry)}-${subset}-${axis}-${style}.woff2`)
 }
 
+/** `@fontsource/ibm-plex-sans` and `@fontsource-variable/ibm-plex-sans` → `ibm-plex-sans`. */
 export function slugOf(entry: Pick<CatalogFamily, 'packageName'>): string {
-  return entry.packageName.slice('@fontsource/'.length)
+  return entry.packageName.slice(entry.packageName.indexOf('/') + 1)
+}
+
+/** `100 200 … 900`, or `100-900 (variable)` for a variable family, as the font commands print them. */
+export function weightsText(entry: Pick<CatalogFamily, 'weights' | 'variableWeight'>): string {
+  return entry.variableWeight ? `${entry.variableWeight.min}-${entry.variableWeight.max} (variable)` : entry.weights.join(' ')
 }
 
 /** Turns a family name into its Fontsource package slug: `IBM Plex Sans` → `ibm-plex-sans`. */
@@ -82,17 +107,36 @@ export async function readFontPackage(directory: string, source: FontSource): Pr
     }
     const styles = (['normal', 'italic'] as const).filter((style) => metadata.styles.includes(style))
     if (subsets.length === 0 || styles.length === 0) return undefined
-    return {family: metadata.family, packageName: name, version, source, directory, weights: [...metadata.weights].sort((a, b) => a - b), styles, subsets}
+    const wght = name.startsWith(`${FONTSOURCE_VARIABLE_SCOPE}/`) ? weightAxisOf(metadata.variable) : undefined
+    if (name.startsWith(`${FONTSOURCE_VARIABLE_SCOPE}/`) && !wght) return undefined
+    return {
+      family: metadata.family,
+      packageName: name,
+      version,
+      source,
+      directory,
+      weights: [...metadata.weights].sort((a, b) => a - b),
+      styles,
+      subsets,
+      ...(wght && {variableWeight: wght}),
+    }
   } catch {
     return undefined
   }
 }
 
-/** Fontsource packages installed by `engine fonts add` (newest install wins within the cache). */
+/**
+ * Fontsource packages installed by `engine fonts add`: the static ones, then the variable ones, so
+ * that a family added both ways is drawn from its variable font.
+ */
 async function cachedPackageDirectories(env: NodeJS.ProcessEnv): Promise<string[]> {
-  const scope = join(installedFontsDirectory(env), 'node_modules', '@fontsource')
-  const names = await readdir(scope).catch(() => [] as string[])
-  return names.sort().map((name) => join(scope, name))
+  const directories: string[] = []
+  for (const scopeName of [FONTSOURCE_SCOPE, FONTSOURCE_VARIABLE_SCOPE]) {
+    const scope = join(installedFontsDirectory(env), 'node_modules', scopeName)
+    const names = await readdir(scope).catch(() => [] as string[])
+    directories.push(...names.sort().map((name) => join(scope, name)))
+  }
+  return directories
 }
 
 const bundledCatalog: {promise?: Promise<CatalogFamily[]>} = {}

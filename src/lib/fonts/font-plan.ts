@@ -3,7 +3,10 @@ import type {FontStyle} from './font-catalog.js'
 /** One face of one subset the engine serves to the page (a FontFace the runtime adds). */
 export interface ServedFontFace {
   family: string
+  /** The face's weight; for a variable face, its default (the range is `weightRange`). */
   weight: number
+  /** A variable face's `font-weight` range, `100 900`: one file draws every weight in it. */
+  weightRange?: string
   style: FontStyle
   unicodeRange: string
   /** `engineAssetUrl('fonts', '<sha256>.woff2')` */

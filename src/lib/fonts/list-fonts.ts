@@ -10,6 +10,8 @@ export interface ListedFamily {
   packageName: string
   version: string
   weights: number[]
+  /** A variable family's weight range (its `wght` axis). */
+  variableWeight?: {min: number; max: number; default: number}
   styles: FontStyle[]
   subsets: string[]
 }
@@ -30,6 +32,7 @@ export async function listFonts(env: NodeJS.ProcessEnv = process.env): Promise<F
       packageName: entry.packageName,
       version: entry.version,
       weights: entry.weights,
+      ...(entry.variableWeight && {variableWeight: entry.variableWeight}),
       styles: entry.styles,
       subsets: entry.subsets.map((subset) => subset.name),
     }))

@@ -63,10 +63,14 @@ function missingFamilyMessage(family: FamilyResolution): string {
   )
 }
 
-/** Every weight, style and served subset of a family: CSS picks among them as it would on the web. */
+/**
+ * Every weight, style and served subset of a family: CSS picks among them as it would on the web.
+ * A variable family has one face per style and subset, covering its whole weight range.
+ */
 async function servedFaces(entry: CatalogFamily, env: NodeJS.ProcessEnv): Promise<ServedFontFace[]> {
   const faces: Promise<ServedFontFace>[] = []
-  for (const weight of entry.weights) {
+  const variable = entry.variableWeight
+  for (const weight of variable ? [variable.default] : entry.weights) {
     for (const style of entry.styles) {
       for (const subset of entry.subsets) {
         const path = fontFilePath(entry, subset.name, weight, style)
@@ -74,6 +78,7 @@ async function servedFaces(entry: CatalogFamily, env: NodeJS.ProcessEnv): Promis
           cacheFontFile(path, env).then((name) => ({
             family: entry.family,
             weight,
+            ...(variable && {weightRange: `${variable.min} ${variable.max}`}),
             style,
             unicodeRange: subset.unicodeRange,
             url: engineAssetUrl('fonts', name),

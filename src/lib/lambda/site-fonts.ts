@@ -2,7 +2,7 @@ import {readdir} from 'node:fs/promises'
 import {join, relative, sep} from 'node:path'
 import {compileComposition} from '../compose/compile-composition.js'
 import {fontPackageFiles} from '../fonts/bundled-fonts.js'
-import {slugOf} from '../fonts/font-catalog.js'
+import {slugOf, type CatalogFamily} from '../fonts/font-catalog.js'
 import {hashFile, type SiteFile} from './site-files.js'
 
 /** Where a site keeps the Fontsource packages its composition uses, one folder per package. */
@@ -18,7 +18,7 @@ export async function siteFontFiles(projectDir: string, entry: string): Promise<
   // A composition that does not compile carries no fonts: the render's plan step reports it.
   const compiled = await compileComposition(join(projectDir, entry), {projectDir}).catch(() => undefined)
   if (!compiled) return []
-  const packages = new Map(compiled.fonts.families.flatMap((family) => (family.entry ? [[slugOf(family.entry), family.entry.directory] as const] : [])))
+  const packages = new Map(compiled.fonts.families.flatMap((family) => (family.entry ? [[siteFolderOf(family.entry), family.entry.directory] as const] : [])))
   const files: SiteFile[] = []
   for (const [slug, directory] of [...packages].sort(([a], [b]) => (a < b ? -1 : 1))) {
     for (const absolutePath of await fontPackageFiles(directory)) {
@@ -27,6 +27,11 @@ export async function siteFontFiles(projectDir: string, entry: string): Promise<
     }
   }
   return files
+}
+
+/** `<slug>` for a static Fontsource package, `<slug>-variable` for a variable one (both may be there). */
+function siteFolderOf(entry: CatalogFamily): string {
+  return entry.variableWeight ? `${slugOf(entry)}-variable` : slugOf(entry)
 }
 
 /** The Fontsource package directories a downloaded site carries (none for an older site). */

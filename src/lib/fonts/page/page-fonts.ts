@@ -57,7 +57,7 @@ export class PageFonts {
   install(): void {
     for (const face of this.config?.faces ?? []) {
       const fontFace = new this.win.FontFace(face.family, `url("${face.url}") format("woff2")`, {
-        weight: String(face.weight),
+        weight: face.weightRange ?? String(face.weight),
         style: face.style,
         unicodeRange: face.unicodeRange,
         display: 'block',
