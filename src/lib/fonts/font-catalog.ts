@@ -107,8 +107,10 @@ export async function readFontPackage(directory: string, source: FontSource): Pr
     }
     const styles = (['normal', 'italic'] as const).filter((style) => metadata.styles.includes(style))
     if (subsets.length === 0 || styles.length === 0) return undefined
-    const wght = name.startsWith(`${FONTSOURCE_VARIABLE_SCOPE}/`) ? weightAxisOf(metadata.variable) : undefined
-    if (name.startsWith(`${FONTSOURCE_VARIABLE_SCOPE}/`) && !wght) return undefined
+    // A variable package is only of use with its weight axis.
+    const isVariable = name.startsWith(`${FONTSOURCE_VARIABLE_SCOPE}/`)
+    const wght = isVariable ? weightAxisOf(metadata.variable) : undefined
+    if (isVariable && !wght) return undefined
     return {
       family: metadata.family,
       packageName: name,
