@@ -125,20 +125,21 @@ describe('engine render --batch', () => {
 
     const child = spawn(process.execPath, args, {cwd: dir, stdio: ['ignore', 'pipe', 'ignore']})
     const exited = new Promise((resolve) => child.on('exit', (_code, signal) => resolve(signal)))
+    let completed = 0
     for await (const line of createInterface({input: child.stdout})) {
       const event = JSON.parse(line) as BatchEvent
-      if (event.type === 'row' && event.row === 1 && event.status === 'completed') {
+      if (event.type === 'row' && event.status === 'completed' && ++completed === 2) {
         child.kill('SIGKILL')
         break
       }
     }
     expect(await exited).toBe('SIGKILL')
     const killed = (await readManifest(join(dir, 'out/manifest.json')))!
-    // Rows are pipelined: the rows after row 1 may be pending, running or (rarely, under load) done.
-    expect(killed.rows.map((row) => row.status).slice(0, 2)).toEqual(['completed', 'completed'])
-    for (const row of killed.rows.slice(2)) expect(row.status).toMatch(/^(running|pending|completed)$/)
+    // Rows are pipelined and may complete out of order: at least two are done, the last is not.
+    for (const row of killed.rows) expect(row.status).toMatch(/^(running|pending|completed)$/)
     const done = killed.rows.filter((row) => row.status === 'completed').map((row) => row.index)
     const notDone = killed.rows.filter((row) => row.status !== 'completed').map((row) => row.index)
+    expect(done.length).toBeGreaterThanOrEqual(2)
     expect(notDone).toContain(3)
     expect(killed.finishedAt).toBeUndefined()
     const mtimes = async () => Promise.all(done.map(async (index) => (await stat(join(dir, `out/${index}.mp4`))).mtimeMs))

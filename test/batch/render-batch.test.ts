@@ -140,7 +140,7 @@ describe('renderBatch with a stand-in render function', () => {
     expect(three.summary.counts.completed).toBe(6)
   })
 
-  it('pipelines rows: the next row captures while the one before assembles, one assembling row per worker', async () => {
+  it('pipelines rows: the next row captures while the one before assembles, at most two rows in flight per worker', async () => {
     const order: string[] = []
     let releaseAda!: () => void
     // Ada's assembly ends once Bo has started (2 s at most, so that a batch without pipelining fails the order below instead of hanging).

@@ -142,7 +142,8 @@ export async function runBatch(options: RunBatchOptions): Promise<BatchSummary> 
 
   // Rows are pipelined: once a row's frames are captured, its worker starts the next row while the
   // first one assembles and muxes (ffmpeg only, no browser), so the capture of a short row never
-  // waits for the assembly of the one before. At most one row per worker is assembling.
+  // waits for the assembly of the one before. A worker has at most two rows in flight: the row
+  // after those starts only once the older one has finished. Rows may finish out of order.
   const worker = async (): Promise<void> => {
     let assembling: Promise<void> = Promise.resolve()
     try {
