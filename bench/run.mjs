@@ -1,10 +1,14 @@
 // `npm run bench`: end-to-end, capture-only and encode-only throughput of the reference
 // composition at 1920x1080, 30 fps, standard quality, all measured in this run so that the
-// figures can be compared as ratios. Run after `npm run build` (the npm script does).
+// figures can be compared as ratios; then time to first frame, batch rows/min (bench/batch.mjs)
+// and where the browser's CPU goes per captured frame (bench/capture-profile.mjs). Run after
+// `npm run build` (the npm script does).
 import {mkdtempSync, rmSync} from 'node:fs'
 import {availableParallelism, tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {measure} from './cpu-meter.mjs'
+import {benchBatch} from './batch.mjs'
+import {benchCaptureProfile} from './capture-profile.mjs'
 import {benchFonts} from './fonts.mjs'
 import {benchStartup} from './startup.mjs'
 
@@ -94,6 +98,10 @@ try {
   console.log(`\nbest end to end: ${best.toFixed(1)} frames/s = ${(best / captureFps).toFixed(2)}x capture-only, ${(best / encodeFps).toFixed(2)}x encode-only (same run)`)
   console.log(`against the best known peer on this machine (~${PEER_FPS} frames/s for 1080p30 standard): ${(best / PEER_FPS).toFixed(2)}x (target 1.8x)`)
   await benchStartup()
+  console.log('')
+  await benchBatch()
+  console.log('')
+  await benchCaptureProfile()
 } finally {
   rmSync(work, {recursive: true, force: true})
 }

@@ -1,0 +1,98 @@
+// Where the CPU of a 1080p capture goes: traces one browser while it captures the reference
+// composition (seek, begin-frame, screenshot), then sums the CPU time of each thread's top-level
+// tasks, and the costliest kinds of work, per captured frame. `node bench/capture-profile.mjs`
+// after `npm run build`; also run by `npm run bench`.
+import {availableParallelism} from 'node:os'
+import {fileURLToPath, pathToFileURL} from 'node:url'
+
+const dist = new URL('../dist/src/lib/', import.meta.url)
+const load = (path) => import(new URL(path, dist).href)
+
+const CATEGORIES = ['toplevel', 'cc', 'viz', 'gpu', 'skia', 'blink', 'devtools.timeline', 'disabled-by-default-devtools.timeline', 'v8']
+const FRAMES = 120
+
+/** A pool stand-in that lends one browser and keeps it, so the trace covers every thread it runs. */
+function tracingPool(launchBrowser, FrameClock) {
+  const state = {}
+  return {
+    state,
+    async acquire(choice) {
+      state.browser ??= await launchBrowser(choice)
+      return {browser: state.browser, clock: (state.clock ??= new FrameClock()), release: async () => {}}
+    },
+  }
+}
+
+async function readTrace(session, stream) {
+  let text = ''
+  for (;;) {
+    const chunk = await session.send('IO.read', {handle: stream, size: 1 << 20})
+    text += chunk.base64Encoded ? Buffer.from(chunk.data, 'base64').toString('utf8') : chunk.data
+    if (chunk.eof) break
+  }
+  await session.send('IO.close', {handle: stream})
+  return JSON.parse(text).traceEvents ?? JSON.parse(text)
+}
+
+/** CPU ms of each thread's top-level tasks, and of the costliest event names below them. */
+function summarise(events, frames) {
+  const names = new Map()
+  for (const event of events) if (event.ph === 'M' && event.name === 'thread_name') names.set(`${event.pid}:${event.tid}`, event.args.name)
+  const threads = new Map()
+  const work = new Map()
+  for (const event of events) {
+    if (event.ph !== 'X') continue
+    const thread = names.get(`${event.pid}:${event.tid}`) ?? `tid ${event.tid}`
+    const cpu = (event.tdur ?? event.dur ?? 0) / 1000
+    if (event.cat === 'toplevel') threads.set(thread, (threads.get(thread) ?? 0) + cpu)
+    else {
+      const key = `${thread}: ${event.name}`
+      work.set(key, (work.get(key) ?? 0) + (event.dur ?? 0) / 1000)
+    }
+  }
+  const perFrame = (map) => [...map].map(([name, ms]) => [name, ms / frames]).sort((a, b) => b[1] - a[1])
+  return {threads: perFrame(threads), work: perFrame(work)}
+}
+
+export async function benchCaptureProfile({log = console.log} = {}) {
+  await load('builtin-plugins.js')
+  const {resolveRenderOptions} = await load('render/resolve-options.js')
+  const {compileComposition} = await load('compose/compile-composition.js')
+  const {planRender} = await load('plan/plan-render.js')
+  const {getFormat} = await load('encode/format-registry.js')
+  const {resolveBrowser} = await load('browser/resolve-browser.js')
+  const {launchBrowser, closeBrowser} = await load('browser/launch-browser.js')
+  const {FrameClock} = await load('browser/browser-pool.js')
+  const {openCaptureWorker} = await load('capture/capture-worker.js')
+
+  const composition = fileURLToPath(new URL('./compositions/chart.html', import.meta.url))
+  const {plan} = planRender(await compileComposition(composition), resolveRenderOptions({quality: 'standard'}), getFormat('mp4'))
+  const browser = await resolveBrowser()
+  const pool = tracingPool(launchBrowser, FrameClock)
+  const worker = await openCaptureWorker(plan, {browser, pool})
+  const session = await pool.state.browser.target().createCDPSession()
+  // Warm up first: the page's first frames are slower and not what a render spends per frame.
+  await worker.captureRange({start: 0, end: 10}, () => {})
+  await session.send('Tracing.start', {traceConfig: {includedCategories: CATEGORIES, enableSampling: false}, transferMode: 'ReturnAsStream'})
+  const started = performance.now()
+  let bytes = 0
+  await worker.captureRange({start: 10, end: 10 + FRAMES}, (_index, image) => void (bytes += image.length))
+  const seconds = (performance.now() - started) / 1000
+  const done = new Promise((resolve) => session.once('Tracing.tracingComplete', resolve))
+  await session.send('Tracing.end')
+  const {stream} = await done
+  const events = await readTrace(session, stream)
+  await worker.close()
+  await closeBrowser(pool.state.browser)
+
+  const {threads, work} = summarise(events, FRAMES)
+  const total = threads.reduce((sum, [, ms]) => sum + ms, 0)
+  log(`capture profile: ${FRAMES} frames of ${plan.width}x${plan.height} in ${seconds.toFixed(2)} s (${(FRAMES / seconds).toFixed(1)} frames/s), ${(bytes / FRAMES / 1024).toFixed(0)} KiB per JPEG, ${availableParallelism()} cores`)
+  log(`  browser CPU in top-level tasks: ${total.toFixed(1)} ms per frame`)
+  for (const [name, ms] of threads.slice(0, 8)) log(`    ${name.padEnd(40)} ${ms.toFixed(1).padStart(6)} ms/frame (${((ms / total) * 100).toFixed(0)} %)`)
+  log('  costliest work (wall time inside tasks, nested events overlap):')
+  for (const [name, ms] of work.filter(([name]) => !/: (RunTask|ThreadControllerImpl::RunTask)$/.test(name)).slice(0, 14)) log(`    ${name.slice(0, 70).padEnd(72)} ${ms.toFixed(1).padStart(6)} ms/frame`)
+  return {framesPerSecond: FRAMES / seconds, cpuMsPerFrame: total, threads}
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1]).href) await benchCaptureProfile()
