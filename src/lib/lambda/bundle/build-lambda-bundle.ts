@@ -1,5 +1,4 @@
-import {createHash} from 'node:crypto'
-import {createReadStream, existsSync} from 'node:fs'
+import {existsSync} from 'node:fs'
 import {mkdir, mkdtemp, rm, stat} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {dirname, join, resolve} from 'node:path'
@@ -8,6 +7,7 @@ import {engineVersion} from '../../container/container-image.js'
 import {listFormats} from '../../encode/format-registry.js'
 import {EngineError} from '../../errors/engine-error.js'
 import type {InstalledPlugin} from '../../config/installed-plugins.js'
+import {hashFile} from '../site-files.js'
 import {bundleHandler} from './bundle-handler.js'
 import {BUNDLE_HANDLER, BUNDLE_LAYOUT} from './bundle-layout.js'
 import {browserFiles, encoderFiles, fontFiles, type BinaryInfo, type BundleFile} from './bundle-parts.js'
@@ -120,7 +120,7 @@ export async function buildLambdaBundle(options: BuildBundleOptions): Promise<Bu
     await mkdir(dirname(output), {recursive: true})
     await writeZip(output, entries)
     const zipBytes = (await stat(output)).size
-    return {...manifest, path: output, zipBytes, sha256: await sha256File(output)}
+    return {...manifest, path: output, zipBytes, sha256: (await hashFile(output)).sha256}
   } finally {
     await rm(workDir, {recursive: true, force: true})
   }
@@ -135,10 +135,4 @@ function summarise(files: readonly BundleFile[]): BundlePart[] {
 
 export function mib(bytes: number): string {
   return `${(bytes / (1024 * 1024)).toFixed(1)} MiB`
-}
-
-export async function sha256File(path: string): Promise<string> {
-  const hash = createHash('sha256')
-  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer)
-  return hash.digest('hex')
 }

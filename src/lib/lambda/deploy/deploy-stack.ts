@@ -22,7 +22,8 @@ import {CreateStateMachineCommand, DescribeStateMachineCommand, UpdateStateMachi
 import {clientConfig, createS3Client, createSfnClient, type AwsClientOptions} from '../aws-clients.js'
 import {awsFailure} from '../aws-errors.js'
 import {DEFAULT_MAX_PARALLEL_CHUNKS, throttledChunksWarning} from '../chunk-plan.js'
-import {buildLambdaBundle, DEFAULT_BUNDLE_NAME, sha256File} from '../bundle/build-lambda-bundle.js'
+import {buildLambdaBundle, DEFAULT_BUNDLE_NAME} from '../bundle/build-lambda-bundle.js'
+import {hashFile} from '../site-files.js'
 import {BucketObjects} from '../s3-objects.js'
 import {STACK_RECORD_KEY, type StackRecord} from '../stack-record.js'
 import {DEFAULT_STACK_NAME, functionRoleName, stackResources, trustPolicy, type PolicyDocument, type RoleDefinition, type StackResources} from './stack-resources.js'
@@ -226,7 +227,7 @@ async function functionCode(bucket: BucketObjects, codeZip: string | undefined, 
       zipPath = bundle.path
       formats = bundle.formats
     }
-    const digest = await sha256File(zipPath)
+    const digest = (await hashFile(zipPath)).sha256
     const key = `deploy/function-${digest.slice(0, 16)}.zip`
     if (await bucket.exists(key)) step(`code ${key} (already uploaded)`)
     else {
