@@ -90,6 +90,15 @@ export interface ConcurrencyLimits {
   unreservedConcurrency?: number
 }
 
+/**
+ * The limit that bounds the stack's functions at once: the function's reserved concurrency, else
+ * the account's unreserved pool; undefined when the stack record knows neither.
+ */
+export function bindingConcurrency(limits: ConcurrencyLimits): {limit: number; reserved: boolean} | undefined {
+  if (limits.reservedConcurrency !== undefined) return {limit: limits.reservedConcurrency, reserved: true}
+  return limits.unreservedConcurrency === undefined ? undefined : {limit: limits.unreservedConcurrency, reserved: false}
+}
+
 /** Functions a render runs at once. */
 export function chunksAtOnce(plan: ChunkPlan): number {
   return Math.min(plan.chunks.length, plan.maxParallelChunks)
@@ -102,9 +111,9 @@ export function chunksAtOnce(plan: ChunkPlan): number {
  * (THROTTLE_RETRY: up to 36 minutes), so the render takes longer.
  */
 export function throttledChunksWarning(atOnce: number, limits: ConcurrencyLimits): {code: 'chunks-throttled'; message: string} | undefined {
-  const reserved = limits.reservedConcurrency !== undefined
-  const limit = limits.reservedConcurrency ?? limits.unreservedConcurrency
-  if (limit === undefined || atOnce <= limit) return undefined
+  const binding = bindingConcurrency(limits)
+  if (!binding || atOnce <= binding.limit) return undefined
+  const {limit, reserved} = binding
   const what = reserved ? `the function's reserved concurrency is ${limit}` : `the account runs at most ${limit} functions at once (its unreserved concurrency)`
   const raise = reserved ? `deploy with --concurrency ${atOnce} or more` : 'ask AWS for a higher "Concurrent executions" quota (Service Quotas, AWS Lambda)'
   return {

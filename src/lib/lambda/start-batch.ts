@@ -2,7 +2,7 @@ import type {SFNClient} from '@aws-sdk/client-sfn'
 import {toEngineError, type ErrorJson} from '../errors/engine-error.js'
 import type {AwsClientOptions} from './aws-clients.js'
 import type {BatchLine} from './batch-lines.js'
-import {DEFAULT_MAX_PARALLEL_CHUNKS, type ConcurrencyLimits} from './chunk-plan.js'
+import {bindingConcurrency, DEFAULT_MAX_PARALLEL_CHUNKS, type ConcurrencyLimits} from './chunk-plan.js'
 import type {RenderConfig, SiteHandle} from './render-input.js'
 import {renderInput, renderToLambda} from './render-to-lambda.js'
 import {validateConfig} from './validate-config.js'
@@ -90,13 +90,14 @@ export function batchCounts(entries: readonly BatchEntry[]): Record<BatchStatus,
  * Returns the warning to show when the batch could ask for more functions than that.
  */
 export function concurrencyWarning(maxConcurrent: number, maxParallelChunks: number | undefined, limits: ConcurrencyLimits): string | undefined {
-  const limit = limits.reservedConcurrency ?? limits.unreservedConcurrency
-  if (limit === undefined) return undefined
+  const binding = bindingConcurrency(limits)
+  if (!binding) return undefined
+  const {limit, reserved} = binding
   const parallel = maxParallelChunks ?? DEFAULT_MAX_PARALLEL_CHUNKS
   if (maxConcurrent * parallel <= limit) return undefined
   const suggested = Math.max(1, Math.floor(limit / parallel))
-  const what = limits.reservedConcurrency === undefined ? `the account's unreserved concurrency of ${limit}` : `the reserved concurrency of ${limit}`
-  const raise = limits.reservedConcurrency === undefined ? 'or ask AWS for a higher "Concurrent executions" quota' : 'or deploy with a higher --concurrency'
+  const what = reserved ? `the reserved concurrency of ${limit}` : `the account's unreserved concurrency of ${limit}`
+  const raise = reserved ? 'or deploy with a higher --concurrency' : 'or ask AWS for a higher "Concurrent executions" quota'
   return (
     `--max-concurrent ${maxConcurrent} x ${parallel} parallel chunks = ${maxConcurrent * parallel} functions at once, above ${what}: ` +
     `renders will be throttled; use --max-concurrent ${suggested}, lower --max-parallel-chunks, ${raise}`
