@@ -97,5 +97,7 @@ describe('engine lambda still: one direct invocation, no workflow', () => {
     expect(payload.errorType).toBe('Engine.INVALID_REQUEST')
     expect(payload.errorMessage).toMatch(/still\.siteId/)
     await expect(client.send(new InvokeCommand({FunctionName: 'someone-else', Payload: Buffer.from('{}')}))).rejects.toMatchObject({name: 'ResourceNotFoundException'})
+    // Over Lambda's 6 MB payload limit: refused with the answer, the connection kept for it.
+    await expect(client.send(new InvokeCommand({FunctionName: 'engine-render', Payload: Buffer.alloc(7 * 1024 * 1024, 32)}))).rejects.toMatchObject({name: 'RequestTooLargeException'})
   })
 })

@@ -1,4 +1,5 @@
 import type {IncomingMessage, ServerResponse} from 'node:http'
+import {readBody, sendJson} from './http-body.js'
 import {FunctionError} from './invoke-in-child.js'
 import type {LocalFunction} from './local-function.js'
 
@@ -33,7 +34,7 @@ export class LocalLambdaApi {
     if (invocationType !== 'RequestResponse') {
       return send(response, 400, {Type: 'User', message: `the local stack runs RequestResponse invocations only, not ${invocationType}`}, 'InvalidParameterValueException')
     }
-    const payload = await readPayload(request)
+    const payload = await readBody(request, MAX_PAYLOAD_BYTES)
     if (payload === undefined) return send(response, 413, {Type: 'User', message: `Request must be smaller than ${MAX_PAYLOAD_BYTES} bytes for the InvokeFunction operation`}, 'RequestTooLargeException')
     let event: unknown
     try {
@@ -55,29 +56,11 @@ export class LocalLambdaApi {
   }
 }
 
-/** The body, or undefined once it passes Lambda's payload limit (the rest is not read). */
-async function readPayload(request: IncomingMessage): Promise<Buffer | undefined> {
-  const chunks: Buffer[] = []
-  let size = 0
-  for await (const chunk of request) {
-    size += (chunk as Buffer).length
-    if (size > MAX_PAYLOAD_BYTES) {
-      request.destroy()
-      return undefined
-    }
-    chunks.push(chunk as Buffer)
-  }
-  return Buffer.concat(chunks)
-}
-
 function send(response: ServerResponse, status: number, body: unknown, errorType?: string, headers: Record<string, string> = {}): void {
-  const text = JSON.stringify(body)
-  response.writeHead(status, {
+  sendJson(response, status, body, {
     'content-type': 'application/json',
-    'content-length': Buffer.byteLength(text),
     'x-amz-executed-version': '$LATEST',
     ...(errorType && {'x-amzn-errortype': errorType}),
     ...headers,
   })
-  response.end(text)
 }

@@ -1,4 +1,5 @@
 import type {IncomingMessage, ServerResponse} from 'node:http'
+import {readBody, sendJson} from './http-body.js'
 import {LocalStepFunctions, SfnApiError} from './local-step-functions.js'
 
 const TARGET_PREFIX = 'AWSStepFunctions.'
@@ -41,24 +42,13 @@ export async function handleSfnRequest(api: LocalStepFunctions, request: Incomin
 }
 
 function send(response: ServerResponse, status: number, body: unknown, errorType?: string): void {
-  const text = JSON.stringify(body)
-  response.writeHead(status, {
-    'content-type': CONTENT_TYPE,
-    'content-length': Buffer.byteLength(text),
-    ...(errorType && {'x-amzn-errortype': errorType}),
-  })
-  response.end(text)
+  sendJson(response, status, body, {'content-type': CONTENT_TYPE, ...(errorType && {'x-amzn-errortype': errorType})})
 }
 
 async function readJson(request: IncomingMessage): Promise<unknown> {
-  const chunks: Buffer[] = []
-  let size = 0
-  for await (const chunk of request) {
-    size += (chunk as Buffer).length
-    if (size > MAX_BODY_BYTES) throw new SfnApiError('ValidationException', 'request body too large')
-    chunks.push(chunk as Buffer)
-  }
-  const text = Buffer.concat(chunks).toString('utf8')
+  const body = await readBody(request, MAX_BODY_BYTES)
+  if (!body) throw new SfnApiError('ValidationException', 'request body too large')
+  const text = body.toString('utf8')
   try {
     return text ? JSON.parse(text) : {}
   } catch {
