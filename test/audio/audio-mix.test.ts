@@ -2,6 +2,7 @@ import {mkdtemp, rm, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {overrideEnv} from '../support/override-env.js'
 import type {RenderOptionsInput} from '../../src/lib/plan/render-options.js'
 import {renderComposition} from '../../src/lib/render/render-composition.js'
 import {resolveRenderOptions} from '../../src/lib/render/resolve-options.js'
@@ -44,7 +45,7 @@ function page(body: string, duration: number): string {
 
 describe('the audio track', () => {
   let dir: string
-  const previousCache = process.env.ENGINE_CACHE_DIR
+  let restoreEnv: (() => void) | undefined
 
   /** Writes a 48 kHz WAV from one aevalsrc expression per channel. */
   async function wav(name: string, seconds: number, ...channels: string[]): Promise<void> {
@@ -54,7 +55,7 @@ describe('the audio track', () => {
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'engine-audio-test-'))
-    process.env.ENGINE_CACHE_DIR = join(dir, 'cache')
+    restoreEnv = overrideEnv({ENGINE_CACHE_DIR: join(dir, 'cache')})
     await wav('tone.wav', 0.3, tone(1000), tone(1000))
     await wav('tone-mono.wav', 0.3, tone(1000))
     // 500 Hz for the first half second, then 1000 Hz: which part plays shows where playback starts.
@@ -73,8 +74,7 @@ describe('the audio track', () => {
   })
 
   afterAll(async () => {
-    if (previousCache === undefined) delete process.env.ENGINE_CACHE_DIR
-    else process.env.ENGINE_CACHE_DIR = previousCache
+    restoreEnv?.()
     await rm(dir, {recursive: true, force: true})
   })
 

@@ -2,6 +2,7 @@ import {copyFile, mkdir, mkdtemp, rm} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {overrideEnv} from '../support/override-env.js'
 import {waitForRender} from '../../src/lib/lambda/index.js'
 import {resolveRenderOptions} from '../../src/lib/render/resolve-options.js'
 import {renderComposition} from '../../src/lib/render/render-composition.js'
@@ -12,19 +13,18 @@ import {startStackCli, type RunningStack} from '../lambda/support.js'
 describe('fonts through the serverless stack', {timeout: 300_000}, () => {
   let stack: RunningStack
   let project: string
-  const previousCache = process.env.ENGINE_CACHE_DIR
+  let restoreEnv: (() => void) | undefined
 
   beforeAll(async () => {
     project = await mkdtemp(join(tmpdir(), 'engine-lambda-fonts-'))
-    process.env.ENGINE_CACHE_DIR = join(project, '.cache')
+    restoreEnv = overrideEnv({ENGINE_CACHE_DIR: join(project, '.cache')})
     await mkdir(join(project, 'site'), {recursive: true})
     await copyFile(join(REPO_ROOT, 'test', 'fixtures', 'fonts', 'google.html'), join(project, 'site', 'index.html'))
     stack = await startStackCli()
   }, 120_000)
   afterAll(async () => {
     await stack?.stop()
-    if (previousCache === undefined) delete process.env.ENGINE_CACHE_DIR
-    else process.env.ENGINE_CACHE_DIR = previousCache
+    restoreEnv?.()
     await rm(project, {recursive: true, force: true})
   })
 

@@ -3,6 +3,7 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import type {Pluggable} from '@smithy/types'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {overrideEnv} from '../support/override-env.js'
 import {deployStack} from '../../src/lib/lambda/deploy/deploy-stack.js'
 
 const ACCOUNT = '123456789012'
@@ -67,19 +68,15 @@ describe('engine lambda deploy: every AWS request, as the SDK builds it', () => 
   let dir: string
   let zip: string
   // The SDK resolves an identity before the requests reach the stand-in; any key will do.
-  const saved = {id: process.env.AWS_ACCESS_KEY_ID, secret: process.env.AWS_SECRET_ACCESS_KEY}
+  let restoreEnv: (() => void) | undefined
   beforeAll(async () => {
-    process.env.AWS_ACCESS_KEY_ID = 'AKIASTANDIN'
-    process.env.AWS_SECRET_ACCESS_KEY = 'stand-in-secret'
+    restoreEnv = overrideEnv({AWS_ACCESS_KEY_ID: 'AKIASTANDIN', AWS_SECRET_ACCESS_KEY: 'stand-in-secret'})
     dir = await mkdtemp(join(tmpdir(), 'engine-deploy-requests-'))
     zip = join(dir, 'engine-lambda.zip')
     await writeFile(zip, 'PK stand-in bundle')
   })
   afterAll(async () => {
-    for (const [name, value] of [['AWS_ACCESS_KEY_ID', saved.id], ['AWS_SECRET_ACCESS_KEY', saved.secret]] as const) {
-      if (value === undefined) delete process.env[name]
-      else process.env[name] = value
-    }
+    restoreEnv?.()
     if (dir) await rm(dir, {recursive: true, force: true})
   })
 

@@ -2,6 +2,7 @@ import {mkdir, mkdtemp, rm, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {overrideEnv} from '../support/override-env.js'
 import {waitForRender} from '../../src/lib/lambda/index.js'
 import {resolveRenderOptions} from '../../src/lib/render/resolve-options.js'
 import {renderComposition} from '../../src/lib/render/render-composition.js'
@@ -29,11 +30,11 @@ async function streamDuration(file: string, stream: string): Promise<number> {
 describe('media through the serverless stack', () => {
   let stack: RunningStack
   let project: string
-  const previousCache = process.env.ENGINE_CACHE_DIR
+  let restoreEnv: (() => void) | undefined
 
   beforeAll(async () => {
     project = await mkdtemp(join(tmpdir(), 'engine-lambda-media-'))
-    process.env.ENGINE_CACHE_DIR = join(project, '.cache')
+    restoreEnv = overrideEnv({ENGINE_CACHE_DIR: join(project, '.cache')})
     await mkdir(join(project, 'site', 'media'), {recursive: true})
     await writeFile(join(project, 'site', 'index.html'), COMPOSITION)
     await Promise.all([
@@ -44,8 +45,7 @@ describe('media through the serverless stack', () => {
   })
   afterAll(async () => {
     await stack?.stop()
-    if (previousCache === undefined) delete process.env.ENGINE_CACHE_DIR
-    else process.env.ENGINE_CACHE_DIR = previousCache
+    restoreEnv?.()
     await rm(project, {recursive: true, force: true})
   })
 

@@ -2,6 +2,7 @@ import {mkdtemp, rm, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {overrideEnv} from '../support/override-env.js'
 import {resolveRenderOptions} from '../../src/lib/render/resolve-options.js'
 import {renderComposition} from '../../src/lib/render/render-composition.js'
 import {decode, ffmpeg} from './media-support.js'
@@ -145,11 +146,11 @@ function sample(frame: Buffer, tile: number, patch: number, vignette = 0): {rgb:
 describe('colour grading, measured in a render', () => {
   let dir: string
   let frame: Buffer
-  const previousCache = process.env.ENGINE_CACHE_DIR
+  let restoreEnv: (() => void) | undefined
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'engine-grading-measured-'))
-    process.env.ENGINE_CACHE_DIR = join(dir, 'cache')
+    restoreEnv = overrideEnv({ENGINE_CACHE_DIR: join(dir, 'cache')})
     // An RGB-exact source (PNG frames in a mov) so that only the grade changes the colours.
     const inputs = PATCHES.flatMap((hex) => ['-f', 'lavfi', '-i', `color=c=0x${hex}:size=${PATCH}x${PATCH}:rate=10:duration=0.2`])
     const filter = '[0][1][2][3]hstack=inputs=4[top];[4][5][6][7]hstack=inputs=4[bottom];[top][bottom]vstack'
@@ -184,8 +185,7 @@ describe('colour grading, measured in a render', () => {
   }, 300_000)
 
   afterAll(async () => {
-    if (previousCache === undefined) delete process.env.ENGINE_CACHE_DIR
-    else process.env.ENGINE_CACHE_DIR = previousCache
+    restoreEnv?.()
     await rm(dir, {recursive: true, force: true})
   })
 

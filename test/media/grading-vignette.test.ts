@@ -2,6 +2,7 @@ import {mkdtemp, rm, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {overrideEnv} from '../support/override-env.js'
 import {resolveColorGrading} from '../../src/lib/media/grading/resolve-color-grading.js'
 import {resolveRenderOptions} from '../../src/lib/render/resolve-options.js'
 import {renderComposition} from '../../src/lib/render/render-composition.js'
@@ -32,17 +33,16 @@ function blockMean(rgb: Buffer, x: number, y: number): number {
 
 describe('grading preset vignettes', () => {
   let dir: string
-  const previousCache = process.env.ENGINE_CACHE_DIR
+  let restoreEnv: (() => void) | undefined
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'engine-vignette-test-'))
-    process.env.ENGINE_CACHE_DIR = join(dir, 'cache')
+    restoreEnv = overrideEnv({ENGINE_CACHE_DIR: join(dir, 'cache')})
     await ffmpeg(['-f', 'lavfi', '-i', `color=c=0x808080:size=${WIDTH}x${HEIGHT}:rate=30:duration=1`, '-c:v', 'libx264', '-pix_fmt', 'yuv420p', '-crf', '0', join(dir, GREY)])
   })
 
   afterAll(async () => {
-    if (previousCache === undefined) delete process.env.ENGINE_CACHE_DIR
-    else process.env.ENGINE_CACHE_DIR = previousCache
+    restoreEnv?.()
     await rm(dir, {recursive: true, force: true})
   })
 

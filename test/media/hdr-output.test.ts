@@ -3,6 +3,7 @@ import {mkdtemp, rm, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {overrideEnv} from '../support/override-env.js'
 import {decideHdrOutput} from '../../src/lib/encode/hdr-output.js'
 import {resolveRenderOptions} from '../../src/lib/render/resolve-options.js'
 import {parseRenderOptions, type RenderOptionsInput} from '../../src/lib/plan/render-options.js'
@@ -51,17 +52,16 @@ async function lumaCode(file: string, x: number, y: number): Promise<number> {
 
 describe('HDR output', () => {
   let dir: string
-  const previousCache = process.env.ENGINE_CACHE_DIR
+  let restoreEnv: (() => void) | undefined
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'engine-hdr-test-'))
-    process.env.ENGINE_CACHE_DIR = join(dir, 'cache')
+    restoreEnv = overrideEnv({ENGINE_CACHE_DIR: join(dir, 'cache')})
     await Promise.all([hdrSource('smpte2084', join(dir, PQ_SOURCE)), hdrSource('arib-std-b67', join(dir, HLG_SOURCE))])
   })
 
   afterAll(async () => {
-    if (previousCache === undefined) delete process.env.ENGINE_CACHE_DIR
-    else process.env.ENGINE_CACHE_DIR = previousCache
+    restoreEnv?.()
     await rm(dir, {recursive: true, force: true})
   })
 

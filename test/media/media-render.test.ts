@@ -2,6 +2,7 @@ import {mkdtemp, readdir, rm, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {overrideEnv} from '../support/override-env.js'
 import {resolveRenderOptions} from '../../src/lib/render/resolve-options.js'
 import type {RenderOptionsInput} from '../../src/lib/plan/render-options.js'
 import {renderComposition} from '../../src/lib/render/render-composition.js'
@@ -27,19 +28,18 @@ function page(body: string, options: {variables?: string; script?: string; durat
 
 describe('media in compositions', () => {
   let dir: string
-  const previousCache = process.env.ENGINE_CACHE_DIR
+  let restoreEnv: (() => void) | undefined
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'engine-media-test-'))
-    process.env.ENGINE_CACHE_DIR = join(dir, 'cache')
+    restoreEnv = overrideEnv({ENGINE_CACHE_DIR: join(dir, 'cache')})
     await ffmpeg(['-f', 'lavfi', '-i', 'testsrc2=size=320x180:rate=30:duration=2', '-c:v', 'libx264', '-pix_fmt', 'yuv420p', '-crf', '12', join(dir, CLIP)])
     await ffmpeg(['-f', 'lavfi', '-i', 'testsrc2=size=320x180:rate=30:duration=0.5', '-c:v', 'libx264', '-pix_fmt', 'yuv420p', '-crf', '12', join(dir, SHORT)])
     await ffmpeg(['-f', 'lavfi', '-i', 'sine=frequency=1000:sample_rate=48000:duration=0.3', '-af', 'volume=0.5', join(dir, BEEP)])
   })
 
   afterAll(async () => {
-    if (previousCache === undefined) delete process.env.ENGINE_CACHE_DIR
-    else process.env.ENGINE_CACHE_DIR = previousCache
+    restoreEnv?.()
     await rm(dir, {recursive: true, force: true})
   })
 
