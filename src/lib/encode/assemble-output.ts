@@ -5,7 +5,8 @@ import {EngineError} from '../errors/engine-error.js'
 import {describeFrameRange, renderedFrames} from '../plan/frame-range.js'
 import type {FrameRange, RenderPlan} from '../plan/render-plan.js'
 import {assembleFrameDirectory} from './assemble-frame-directory.js'
-import {copySegmentsArgs} from './concat-input.js'
+import {muxAudioIntoFile, writeAudioSidecar} from './audio-track.js'
+import {copySegmentsArgs, type AssemblyAudio} from './concat-input.js'
 import type {AssemblyContext, ImageStreamFormat, SegmentRef, VideoSegmentFormat} from './format-plugin.js'
 import {getFormat} from './format-registry.js'
 import {partialPath} from './partial-path.js'
@@ -17,14 +18,18 @@ export interface AssembleOutputOptions {
   /** Worker outputs (files, or directories for frame-file formats) with their frame ranges. */
   segments: readonly SegmentRef[]
   outputPath: string
+  /** The render's mixed audio track (see mixAudioTrack), carried as the format carries audio. */
+  audioTrack?: string
   ffmpeg: {ffmpegPath: string; ffprobePath: string}
   signal?: AbortSignal
 }
 
 /**
- * Joins the workers' outputs into the final file without re-encoding (GIF: its one encode). The
- * result is written next to the output under a hidden temporary name, its frames are counted, and
- * only then is it renamed over the output: a failed render leaves nothing at the output path.
+ * Joins the workers' outputs into the final file without re-encoding the video (GIF: its one
+ * encode), with the audio track in the same pass: muxed into mp4/mov/webm, an `audio.aac` sidecar
+ * in a frame directory, nothing for formats without audio. The result is written next to the
+ * output under a hidden temporary name, its frames are counted, and only then is it renamed over
+ * the output: a failed render leaves nothing at the output path.
  */
 export async function assembleOutput(options: AssembleOutputOptions): Promise<void> {
   const plugin = getFormat(options.plan.format)
@@ -33,15 +38,23 @@ export async function assembleOutput(options: AssembleOutputOptions): Promise<vo
   assertSegmentsCover(options.segments, range, options.outputPath)
   if (plugin.worker === 'frame-files') {
     await assembleFrameDirectory({plugin, segments: options.segments, outputPath: options.outputPath, expectedFrames})
+    if (options.audioTrack && plugin.audio === 'sidecar') {
+      await writeAudioSidecar({directory: options.outputPath, trackPath: options.audioTrack, ffmpegPath: options.ffmpeg.ffmpegPath, signal: options.signal})
+    }
     return
   }
   await assertNotDirectory(options.outputPath, plugin.extension)
   await mkdir(dirname(options.outputPath), {recursive: true})
   const partial = partialPath(options.outputPath, plugin.extension)
   const scratchDir = await mkdtemp(join(tmpdir(), 'engine-assemble-'))
+  const audio = options.audioTrack && (plugin.audio === 'aac' || plugin.audio === 'opus') ? {kind: plugin.audio, trackPath: options.audioTrack} : undefined
   try {
-    await plugin.assemble(assemblyContext(plugin, options, partial, scratchDir))
+    const context = assemblyContext(plugin, options, partial, scratchDir, audio)
+    await plugin.assemble(context)
     if (options.signal?.aborted) throw new EngineError('CANCELLED', `assembling ${options.outputPath}: cancelled`)
+    if (audio && !context.audioCarried()) {
+      await muxAudioIntoFile({format: plugin, outputPath: partial, trackPath: audio.trackPath, ffmpegPath: options.ffmpeg.ffmpegPath, signal: options.signal})
+    }
     const frames = await probeFrameCount(options.ffmpeg.ffprobePath, partial)
     if (frames !== expectedFrames) {
       throw new EngineError('ENCODE_FAILED', `assembling ${options.outputPath}: the result has ${frames} frames, expected ${expectedFrames}`, {
@@ -74,13 +87,16 @@ function assertSegmentsCover(segments: readonly SegmentRef[], range: FrameRange,
   }
 }
 
+/** The plugin's view of the assembly, plus whether its `copySegments()` carried the audio. */
 function assemblyContext(
   plugin: VideoSegmentFormat | ImageStreamFormat,
   options: AssembleOutputOptions,
   outputPath: string,
   scratchDir: string,
-): AssemblyContext {
+  audio: AssemblyAudio | undefined,
+): AssemblyContext & {audioCarried(): boolean} {
   const what = `assembling ${options.outputPath} (${plugin.name})`
+  let carried = false
   return {
     plan: options.plan,
     segments: options.segments,
@@ -88,7 +104,11 @@ function assemblyContext(
     scratchDir,
     ffmpeg: (args, runOptions) =>
       runFfmpeg(options.ffmpeg.ffmpegPath, args, {what, signal: options.signal, stdinFiles: runOptions?.stdinFiles}),
-    copySegments: () => copySegmentsArgs(options.segments, options.plan.fps, join(scratchDir, 'segments.txt'), options.ffmpeg.ffmpegPath),
+    copySegments: () => {
+      carried = audio !== undefined
+      return copySegmentsArgs(options.segments, options.plan.fps, join(scratchDir, 'segments.txt'), options.ffmpeg.ffmpegPath, audio)
+    },
+    audioCarried: () => carried,
   }
 }
 

@@ -1,6 +1,7 @@
 import {writeFile} from 'node:fs/promises'
 import {resolve} from 'node:path'
 import type {Fps} from '../plan/fps.js'
+import {muxedAudioArgs} from './audio-track.js'
 import {BITEXACT_MUX} from './deterministic-args.js'
 import type {SegmentRef} from './format-plugin.js'
 import {ffmpegRate} from './frame-timing.js'
@@ -35,15 +36,23 @@ export function frameGridBitstreamFilter(fps: Fps): string {
   return `setts=pts=${snap('PTS')}:dts=${snap('DTS')}`
 }
 
+/** The render's mixed audio track and how the output encodes it. */
+export interface AssemblyAudio {
+  kind: 'aac' | 'opus'
+  trackPath: string
+}
+
 /**
  * Input plus stream-copy arguments for the video of all segments, joined on the exact frame grid
- * and muxed bitexact, so the same segments always give the same file. An ffmpeg without `setts`
- * (before 4.4) joins without the snap: the list already starts every file within half a
- * microsecond of its frame time, which the muxer's rounding to the stream's time base (1/15360 s
- * for MP4 at 30 fps, 1 ms for WebM) absorbs.
+ * and muxed bitexact, so the same segments always give the same file; with `audio`, the track is
+ * encoded into the same file in the same pass. An ffmpeg without `setts` (before 4.4) joins
+ * without the snap: the list already starts every file within half a microsecond of its frame
+ * time, which the muxer's rounding to the stream's time base (1/15360 s for MP4 at 30 fps, 1 ms
+ * for WebM) absorbs.
  */
-export async function copySegmentsArgs(segments: readonly SegmentRef[], fps: Fps, listPath: string, ffmpegPath: string): Promise<string[]> {
+export async function copySegmentsArgs(segments: readonly SegmentRef[], fps: Fps, listPath: string, ffmpegPath: string, audio?: AssemblyAudio): Promise<string[]> {
   const [, filters] = await Promise.all([writeFile(listPath, concatList(segments, fps)), listBitstreamFilters(ffmpegPath)])
   const snap = filters.has('setts') ? ['-bsf:v', frameGridBitstreamFilter(fps)] : []
-  return ['-f', 'concat', '-safe', '0', '-i', listPath, '-map', '0:v', '-c', 'copy', ...snap, ...BITEXACT_MUX]
+  const track = audio ? muxedAudioArgs(audio.kind, audio.trackPath, 1) : {input: [], output: []}
+  return ['-f', 'concat', '-safe', '0', '-i', listPath, ...track.input, '-map', '0:v', '-c:v', 'copy', ...snap, ...track.output, ...BITEXACT_MUX]
 }

@@ -3,7 +3,7 @@ import type {FrameRange, RenderPlan} from '../plan/render-plan.js'
 import type {GpuEncoder} from './gpu/gpu-encoders.js'
 import type {EncodeSettings} from './rate-control.js'
 
-/** How the output carries audio (audio itself arrives in a later stage). */
+/** How the output carries audio (the track itself is mixed by the engine and joined at assembly). */
 export type AudioKind = 'aac' | 'opus' | 'none' | 'sidecar'
 
 /**
@@ -47,7 +47,9 @@ export interface AssemblyContext {
   ffmpeg(args: string[], options?: {stdinFiles?: readonly string[]}): Promise<void>
   /**
    * Arguments that read every segment back to back and stream-copy the video with exact frame
-   * timestamps (concat demuxer); append muxer options and the output path.
+   * timestamps (concat demuxer), and encode the render's audio track (if any) into the same file
+   * as the format's `audio` says; append muxer options and the output path. A format that builds
+   * its own input instead gets the track muxed in a second pass.
    */
   copySegments(): Promise<string[]>
 }

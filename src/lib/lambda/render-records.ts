@@ -9,8 +9,10 @@ export interface StoredPlan {
   siteId: string
   entry: string
   outputKey: string
-  /** `baseUrl` is where `plan` saw the site; each chunk points it at its own copy. */
+  /** The finished plan (see finalizePlan); each chunk points its `projectDir` at its own copy of the site. */
   plan: RenderPlan
+  /** planHash of `plan`: each chunk checks it before rendering and records it; assemble joins only chunks that agree. */
+  planHash: string
   chunks: ChunkItem[]
   /**
    * Key of the render's mixed audio track (null when the composition is silent). Mixing happens
@@ -77,6 +79,8 @@ export interface ChunkManifest {
   finishedAt: string
   invocation: InvocationCost
   browser: ChunkBrowser
+  /** planHash of the plan this chunk rendered. */
+  planHash: string
   warnings: {code: string; message: string}[]
 }
 

@@ -9,8 +9,9 @@ import {mediaCacheDir} from './media-cache-dir.js'
 import {FileMemo} from './file-memo.js'
 import type {ProbedVideo} from './probe-media.js'
 import type {RuntimeVideoFrames} from '../runtime/runtime-media.js'
+import type {VideoFrameFormat} from '../plan/render-plan.js'
 
-export type VideoFrameFormat = 'auto' | 'jpg' | 'png'
+export type {VideoFrameFormat} from '../plan/render-plan.js'
 
 export interface ExtractVideoFramesOptions {
   ffmpegPath: string
@@ -124,4 +125,10 @@ async function readManifest(directory: string): Promise<{count: number; fps: num
  */
 export function framesDirectoryUrl(directory: string): string {
   return engineAssetUrl('media', `frames/${basename(directory)}/`)
+}
+
+/** Whether the frames a plan's page is told about (by their directory URL) are in this machine's frame cache. */
+export async function framesExtractedHere(directoryUrl: string, env?: NodeJS.ProcessEnv): Promise<boolean> {
+  const name = new URL(directoryUrl).pathname.split('/').filter(Boolean).at(-1)
+  return name !== undefined && (await readManifest(join(mediaCacheDir('frames', env), decodeURIComponent(name)))) !== undefined
 }

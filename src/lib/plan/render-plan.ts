@@ -9,6 +9,9 @@ export const QUALITIES: readonly Quality[] = ['draft', 'standard', 'high']
 /** HDR transfer function of an output or a source: PQ (SMPTE ST 2084) or HLG (ARIB STD-B67). */
 export type HdrTransfer = 'pq' | 'hlg'
 
+/** `--video-frame-format`: auto picks png for source videos with alpha, jpg for opaque ones. */
+export type VideoFrameFormat = 'auto' | 'jpg' | 'png'
+
 /** Image format a capture worker asks the browser for. */
 export type CaptureImageFormat = 'jpeg' | 'png'
 
@@ -21,7 +24,9 @@ export interface FrameRange {
 
 /**
  * Everything needed to render any range of frames of one composition, as plain serialisable
- * data. A local worker and a Lambda chunk both take (RenderPlan, FrameRange).
+ * data. planRender makes it from the compiled page and the options; finalizePlan completes it
+ * once (GPU encoder, media, HDR) and freezes it; a local worker and a Lambda chunk both take
+ * (finished plan, FrameRange) and nothing changes it after that.
  */
 export interface RenderPlan {
   /** Compiled HTML: sub-compositions inlined, scripts scoped. */
@@ -40,6 +45,8 @@ export interface RenderPlan {
   /** Where the inline scripts of `html` were written, so page errors name the author's file and line. */
   scriptLines?: ScriptLines[]
   runtime: RuntimeConfig
+  /** How source videos' frames are extracted (absent: auto); the media stage fills `runtime.media`. */
+  videoFrameFormat?: VideoFrameFormat
   /** CSS size of the page (the composition's data-width/data-height). */
   width: number
   height: number

@@ -6,12 +6,8 @@ import {compileOrApply} from '../compose/apply-variables.js'
 import type {CompiledComposition} from '../compose/compile-composition.js'
 import {outputExtension} from '../encode/format-plugin.js'
 import {getFormat} from '../encode/format-registry.js'
-import {selectGpuEncoder} from '../encode/gpu/select-gpu-encoder.js'
-import {assembleOutput} from '../encode/assemble-output.js'
-import {decideHdrOutput} from '../encode/hdr-output.js'
 import {resolveFfmpeg} from '../encode/resolve-ffmpeg.js'
 import {EngineError, toEngineError} from '../errors/engine-error.js'
-import {explainFullDisk} from '../errors/no-space.js'
 import {DEFAULT_POSTER_FORMAT, posterFrame, posterPath} from '../still/poster.js'
 import {writeImage} from '../still/write-image.js'
 import {reportCompileFonts, reportPageFonts} from '../fonts/font-findings.js'
@@ -24,20 +20,16 @@ import {resolveRenderBrowser} from '../profile/resolve-render-browser.js'
 import type {ResolvedRenderOptions} from '../plan/render-options.js'
 import type {RenderPlan} from '../plan/render-plan.js'
 import type {ReadyReport} from '../runtime/page-protocol.js'
-import {gridSegments} from '../plan/segment-grid.js'
-import {workerCount} from '../plan/worker-count.js'
 import {assertNoStrictErrors} from '../variables/strict-variables.js'
-import {attachAudioTrack} from '../media/attach-audio-track.js'
-import {mixAudioTrack} from '../media/mix-audio-track.js'
-import {clipsFrom} from '../media/clips-from.js'
-import {prepareMedia} from '../media/prepare-media.js'
 import {browserForPlan} from '../capture/plan-browser.js'
 import {planPageRequests} from '../capture/plan-page-requests.js'
-import {captureSegments} from './capture-segments.js'
+import {assembleRender, mixRenderAudio} from './assemble-render.js'
+import {finalizePlan} from './finalize-plan.js'
 import {defaultOutputPath, outputBytes} from './output-path.js'
 import {prepareOutputPath} from './prepare-output-path.js'
 import {ProgressMeter} from './progress-meter.js'
 import type {RenderEvent, RenderEventListener} from './render-events.js'
+import {rangeWorkers, renderRange} from './render-range.js'
 
 export interface RenderRequest {
   /** Path of the composition HTML file. */
@@ -109,8 +101,8 @@ async function render(request: RenderRequest, emit: (event: RenderEvent) => void
   reportCompileFonts(compiled.fonts.findings, options.strictFonts, warn)
 
   const format = getFormat(options.format)
-  const {plan, notices} = planRender(compiled, options, format)
-  if (request.limits) assertWithinLimits(plan, request.limits)
+  const {plan: planned, notices} = planRender(compiled, options, format)
+  if (request.limits) assertWithinLimits(planned, request.limits)
   for (const notice of notices) emit({type: 'warning', ...notice})
   if (format.alpha) {
     for (const finding of findBackgroundOnRoot(compiled.html)) emit({type: 'warning', code: 'background-with-alpha', message: finding.message})
@@ -119,31 +111,29 @@ async function render(request: RenderRequest, emit: (event: RenderEvent) => void
   await prepareOutputPath(output)
 
   const [ffmpeg, {browser: resolved, notices: browserNotices}] = await Promise.all([resolveFfmpeg(), resolveRenderBrowser(options)])
-  const browser = browserForPlan(resolved, plan)
+  const browser = browserForPlan(resolved, planned)
   for (const notice of browserNotices) emit({type: 'warning', ...notice})
-  if (plan.encode.gpu) plan.encode.gpuEncoder = (await selectGpuEncoder({ffmpegPath: ffmpeg.ffmpegPath})).name
   const poster =
     options.poster === undefined
       ? undefined
-      : {frame: posterFrame(options.poster, plan), path: posterPath(output, format, options.posterFormat ?? DEFAULT_POSTER_FORMAT), image: undefined as Buffer | undefined}
-  const range = renderedFrames(plan)
+      : {frame: posterFrame(options.poster, planned), path: posterPath(output, format, options.posterFormat ?? DEFAULT_POSTER_FORMAT), image: undefined as Buffer | undefined}
+  const range = renderedFrames(planned)
   const outputFrames = range.end - range.start
-  const durationSeconds = frameTime(outputFrames, plan.fps)
-  const segments = gridSegments(range, plan.segmentFrames)
-  const workers = workerCount(options.workers, request.cores ?? availableParallelism(), segments.length)
+  const durationSeconds = frameTime(outputFrames, planned.fps)
+  const workers = rangeWorkers(planned, range, options.workers, request.cores ?? availableParallelism())
   signal?.throwIfAborted()
   emit({
     type: 'start',
     composition: resolve(request.composition),
     output,
-    format: plan.format,
-    ...outputSize(plan, plan.scale ?? 1),
-    fps: formatFps(plan.fps),
+    format: planned.format,
+    ...outputSize(planned, planned.scale ?? 1),
+    fps: formatFps(planned.fps),
     totalFrames: outputFrames,
     firstFrame: range.start,
-    durationSeconds: plan.frameRange ? durationSeconds : compiled.durationSeconds,
+    durationSeconds: planned.frameRange ? durationSeconds : compiled.durationSeconds,
     workers,
-    quality: plan.encode.quality,
+    quality: planned.encode.quality,
     browser: {executablePath: browser.executablePath, source: browser.source, beginFrame: browser.beginFrame},
     ffmpeg: {path: ffmpeg.ffmpegPath, version: ffmpeg.version},
     variables: compiled.variables,
@@ -151,18 +141,14 @@ async function render(request: RenderRequest, emit: (event: RenderEvent) => void
   const compiledAt = performance.now()
 
   const workDir = await mkdtemp(join(tmpdir(), 'engine-render-'))
-  const requests = planPageRequests(plan, {signal, onNotice: ({code, message}) => warn({code, message})})
+  const requests = planPageRequests(planned, {signal, onNotice: ({code, message}) => warn({code, message})})
   try {
-    const media = await prepareMedia({plan, browser, pool: request.pool, ffmpeg, frameFormat: options.videoFrameFormat, workDir, requests, signal})
-    plan.runtime.media = media.runtime
-    for (const warning of media.warnings) emit({type: 'warning', ...warning})
-    const hdr = decideHdrOutput({hdr: options.hdr, sdr: options.sdr, format: plan.format, gpu: plan.encode.gpu, sources: media.hdrTransfer})
-    if (hdr.transfer) plan.encode.hdr = hdr.transfer
-    if (hdr.warning) emit({type: 'warning', ...hdr.warning})
+    const finished = await finalizePlan(planned, {browser, pool: request.pool, ffmpeg, requests, workDir, dynamicRange: {hdr: options.hdr, sdr: options.sdr}, signal})
+    const {plan} = finished
+    for (const warning of finished.warnings) emit({type: 'warning', ...warning})
     const audioTrack = join(workDir, 'audio.wav')
-    // The mix runs (once, offline) while the frames are captured; with --frames, only the range's sound.
-    const clips = clipsFrom(media.clips, frameTime(range.start, plan.fps))
-    const mixed = mixAudioTrack({clips, durationSeconds, outputPath: audioTrack, ffmpegPath: ffmpeg.ffmpegPath, signal})
+    // The mix runs (once, offline) while the frames are captured.
+    const mixed = mixRenderAudio(finished, audioTrack, ffmpeg.ffmpegPath, signal)
     mixed.catch(() => {})
     emit({type: 'stage', stage: 'capture'})
     const meter = new ProgressMeter(outputFrames, (frame, framesPerSecond, etaSeconds) =>
@@ -180,21 +166,10 @@ async function render(request: RenderRequest, emit: (event: RenderEvent) => void
       fontsChecked = true
       reportPageFonts(report.fonts, compiled.fonts.findings, options.strictFonts, warn)
     }
-    const encoded = await captureSegments({plan, segments, workers, browser, pool: request.pool, requests, ffmpeg, workDir, signal, onFrame, onReady}).catch(
-      async (error: unknown) => Promise.reject(await explainFullDisk(error, workDir)),
-    )
+    const segments = await renderRange(plan, range, {browser, pool: request.pool, requests, ffmpeg, workDir, workers, signal, onFrame, onReady})
     const capturedAt = performance.now()
     emit({type: 'stage', stage: 'assemble'})
-    await assembleOutput({plan, segments: encoded, outputPath: output, ffmpeg, signal}).catch(async (error: unknown) => Promise.reject(await explainFullDisk(error, output)))
-    if (await mixed) {
-      try {
-        await attachAudioTrack({format, outputPath: output, trackPath: audioTrack, ffmpegPath: ffmpeg.ffmpegPath, signal})
-      } catch (error) {
-        // A video that silently lost its sound is not a result: leave nothing at the output path.
-        if (outputExtension(format) !== undefined) await rm(output, {force: true})
-        throw error
-      }
-    }
+    await assembleRender(plan, segments, {outputPath: output, audioTrack: (await mixed) ? audioTrack : undefined, ffmpeg, signal})
     if (poster) {
       try {
         if (!poster.image) throw new EngineError('INTERNAL', `the poster frame ${poster.frame} was never captured`)
@@ -205,13 +180,13 @@ async function render(request: RenderRequest, emit: (event: RenderEvent) => void
         throw error
       }
     }
-    const finished = performance.now()
+    const finishedAt = performance.now()
 
     const timings = {
       compileMs: Math.round(compiledAt - started),
       captureMs: Math.round(capturedAt - compiledAt),
-      assembleMs: Math.round(finished - capturedAt),
-      totalMs: Math.round(finished - started),
+      assembleMs: Math.round(finishedAt - capturedAt),
+      totalMs: Math.round(finishedAt - started),
     }
     const bytes = await outputBytes(output)
     emit({type: 'stage', stage: 'done'})
@@ -221,7 +196,7 @@ async function render(request: RenderRequest, emit: (event: RenderEvent) => void
       bytes,
       totalFrames: outputFrames,
       durationSeconds,
-      framesPerSecond: Math.round((outputFrames / ((finished - compiledAt) / 1000)) * 10) / 10,
+      framesPerSecond: Math.round((outputFrames / ((finishedAt - compiledAt) / 1000)) * 10) / 10,
       hdr: plan.encode.hdr ?? null,
       poster: poster?.path ?? null,
       fetchedUrls: requests.fetchedUrls,

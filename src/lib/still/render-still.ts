@@ -9,7 +9,7 @@ import {reportCompileFonts, reportPageFonts} from '../fonts/font-findings.js'
 import {getFormat} from '../encode/format-registry.js'
 import {resolveFfmpeg} from '../encode/resolve-ffmpeg.js'
 import {EngineError, toEngineError} from '../errors/engine-error.js'
-import {prepareMedia} from '../media/prepare-media.js'
+import {finalizePlan} from '../render/finalize-plan.js'
 import {outputSize, planRender} from '../plan/plan-render.js'
 import type {RenderPlan} from '../plan/render-plan.js'
 import type {ResolvedRenderOptions} from '../plan/render-options.js'
@@ -103,13 +103,13 @@ export async function renderStill(request: StillRequest): Promise<StillResult> {
   const workDir = await mkdtemp(join(tmpdir(), 'engine-still-'))
   try {
     const requests = planPageRequests(stillPlan, {signal, onNotice: ({code, message}) => warn({code, message})})
-    const media = await prepareMedia({plan: stillPlan, browser, pool: request.pool, ffmpeg, frameFormat: options.videoFrameFormat, workDir, requests, signal})
-    stillPlan.runtime.media = media.runtime
+    // A still is an image: its media's dynamic range is the page's, SDR.
+    const {plan: finished} = await finalizePlan(stillPlan, {browser, pool: request.pool, ffmpeg, requests, workDir, dynamicRange: {hdr: false, sdr: true}, signal})
     signal?.throwIfAborted()
-    const image = await captureOneFrame(stillPlan, frame, {browser, pool: request.pool, requests, signal}, (report) =>
+    const image = await captureOneFrame(finished, frame, {browser, pool: request.pool, requests, signal}, (report) =>
       reportPageFonts(report.fonts, compiled.fonts.findings, options.strictFonts, warn),
     )
-    await writeImage({image, captured: stillPlan.capture.imageFormat, output, format, quality, ffmpegPath: ffmpeg.ffmpegPath, workDir, signal})
+    await writeImage({image, captured: finished.capture.imageFormat, output, format, quality, ffmpegPath: ffmpeg.ffmpegPath, workDir, signal})
     return {
       output,
       format,

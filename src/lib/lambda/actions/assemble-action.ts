@@ -1,7 +1,6 @@
 import {mkdtemp, readdir, rm, stat} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {basename, join} from 'node:path'
-import {assembleOutput} from '../../encode/assemble-output.js'
 import {contentType} from '../../sandbox/content-type.js'
 import {outputExtension, type SegmentRef} from '../../encode/format-plugin.js'
 import {getFormat} from '../../encode/format-registry.js'
@@ -9,7 +8,7 @@ import {resolveFfmpeg} from '../../encode/resolve-ffmpeg.js'
 import {EngineError} from '../../errors/engine-error.js'
 import {frameTime} from '../../plan/fps.js'
 import {renderedFrames} from '../../plan/frame-range.js'
-import {attachAudioTrack} from '../../media/attach-audio-track.js'
+import {assembleRender} from '../../render/assemble-render.js'
 import type {AssembleEvent} from '../render-input.js'
 import {renderPayload} from '../../notify/index.js'
 import type {ChunkManifest, RenderRecord, RenderResultRecord} from '../render-records.js'
@@ -22,8 +21,9 @@ import {readPlan} from './read-plan.js'
 const DOWNLOAD_CONCURRENCY = 8
 
 /**
- * Downloads every chunk's segments and joins them exactly as a local render joins its workers'
- * (stream copy for video, one encode for GIF, a move for frame files), uploads the output at
+ * Downloads every chunk's segments and the audio track and joins them with assembleRender, exactly
+ * as a local render joins its workers' (stream copy for video, one encode for GIF, a move for frame
+ * files, the track muxed in the same pass), uploads the output at
  * `outputKey`, records the result and deletes the render's scratch objects.
  */
 export async function assembleAction(event: AssembleEvent, context: ActionContext): Promise<{outputKey: string; bytes: number; totalFrames: number}> {
@@ -31,6 +31,14 @@ export async function assembleAction(event: AssembleEvent, context: ActionContex
   const bucket = new BucketObjects(context.s3, event.bucketName)
   const stored = await readPlan(bucket, renderId)
   const manifests = await Promise.all(stored.chunks.map((chunk) => readChunkManifest(bucket, renderId, chunk.index)))
+  for (const manifest of manifests) {
+    if (manifest.planHash !== stored.planHash) {
+      throw new EngineError('INTERNAL', `render "${renderId}": chunk ${manifest.index} rendered plan ${manifest.planHash}, not the render's ${stored.planHash}; start the render again`, {
+        renderId,
+        index: manifest.index,
+      })
+    }
+  }
   const format = getFormat(stored.plan.format)
   const workDir = await mkdtemp(join(tmpdir(), 'engine-assemble-'))
   try {
@@ -45,16 +53,13 @@ export async function assembleAction(event: AssembleEvent, context: ActionContex
         segments.push({path, range: {start: segment.start, end: segment.end}})
       }
     }
+    const audio = stored.audioKey ? {key: stored.audioKey, path: join(workDir, 'audio.wav')} : undefined
+    if (audio) downloads.push(audio)
     await downloadAll(bucket, downloads)
 
     const ffmpeg = await resolveFfmpeg()
     const outputPath = join(workDir, 'output' + (outputExtension(format) ?? ''))
-    await assembleOutput({plan: stored.plan, segments, outputPath, ffmpeg})
-    if (stored.audioKey) {
-      const trackPath = join(workDir, 'audio.wav')
-      await bucket.downloadFile(stored.audioKey, trackPath)
-      await attachAudioTrack({format, outputPath, trackPath, ffmpegPath: ffmpeg.ffmpegPath})
-    }
+    await assembleRender(stored.plan, segments, {outputPath, audioTrack: audio?.path, ffmpeg})
     const {bytes, outputKind} = await uploadOutput(bucket, outputPath, stored.outputKey)
     if (stored.poster) {
       const posterPath = join(workDir, basename(stored.poster.key))

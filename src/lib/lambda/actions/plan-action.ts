@@ -5,12 +5,13 @@ import {resolveBrowser} from '../../browser/resolve-browser.js'
 import {compileComposition} from '../../compose/compile-composition.js'
 import {getFormat} from '../../encode/format-registry.js'
 import {resolveFfmpeg} from '../../encode/resolve-ffmpeg.js'
-import {clipsFrom} from '../../media/clips-from.js'
-import {mixAudioTrack} from '../../media/mix-audio-track.js'
-import {formatFps, frameTime} from '../../plan/fps.js'
+import {formatFps} from '../../plan/fps.js'
 import {renderedFrames} from '../../plan/frame-range.js'
 import {outputSize, planRender} from '../../plan/plan-render.js'
 import {resolveRenderOptions} from '../../render/resolve-options.js'
+import {mixRenderAudio} from '../../render/assemble-render.js'
+import {finalizePlan, type FinishedPlan} from '../../render/finalize-plan.js'
+import {browserForPlan} from '../../capture/plan-browser.js'
 import {chunksAtOnce, planChunks, throttledChunksWarning} from '../chunk-plan.js'
 import {fetchSite} from '../fetch-site.js'
 import type {PlanEvent, PlanOutput, RenderConfig} from '../render-input.js'
@@ -22,7 +23,6 @@ import {audioTrackKey, planKey, renderRecordKey} from '../storage-keys.js'
 import {checkConfig} from '../validate-config.js'
 import {assertWithinWorkflowBudget, clampParallelChunks} from '../workflow-limits.js'
 import {elapsedMs, type ActionContext} from './action-context.js'
-import {prepareSiteMedia} from './render-media.js'
 import {siteFontPackages} from '../site-fonts.js'
 import {planPageRequests} from '../../capture/plan-page-requests.js'
 import {assertNoFontFallbacks} from '../../fonts/font-findings.js'
@@ -41,13 +41,12 @@ export async function planAction({render}: PlanEvent, context: ActionContext): P
   const compiled = await compileComposition(join(siteDir, render.entry), {variables: config.variables, projectDir: siteDir, fontPackages: await siteFontPackages(siteDir)})
   if (config.strictFonts) assertNoFontFallbacks(compiled.fonts.findings)
   const sized = {...compiled, width: config.width ?? compiled.width, height: config.height ?? compiled.height}
-  const options = resolveRenderOptions(renderOptionsOf(config))
-  const {plan, notices} = planRender(sized, options, getFormat(options.format))
   // A serverless render never reaches private addresses (they would be the cloud's own).
-  plan.network = {...plan.network, privateAddresses: false}
-  const poster = config.poster === undefined ? undefined : posterOf(config.poster, config.posterFormat ?? DEFAULT_POSTER_FORMAT, plan, render.outputKey)
-  const range = renderedFrames(plan)
-  const chunkPlan = planChunks(range, plan.segmentFrames, config)
+  const options = resolveRenderOptions({...renderOptionsOf(config), allowPrivateNetwork: false})
+  const {plan: planned, notices} = planRender(sized, options, getFormat(options.format))
+  const poster = config.poster === undefined ? undefined : posterOf(config.poster, config.posterFormat ?? DEFAULT_POSTER_FORMAT, planned, render.outputKey)
+  const range = renderedFrames(planned)
+  const chunkPlan = planChunks(range, planned.segmentFrames, config)
   const chunks = chunkPlan.chunks.map((chunk, index) => ({index, ...chunk}))
   const parallel = clampParallelChunks(chunkPlan.maxParallelChunks)
   const totalFrames = range.end - range.start
@@ -55,7 +54,8 @@ export async function planAction({render}: PlanEvent, context: ActionContext): P
   // The state after this step is the execution input with the plan's output at $.plan.
   assertWithinWorkflowBudget(chunks.length, Buffer.byteLength(JSON.stringify({...render, plan: output}), 'utf8'))
 
-  const [media, stack] = await Promise.all([mixAudioOnce(plan, bucket, render.renderId), readStackRecord(bucket)])
+  const [media, stack] = await Promise.all([finishOnce(planned, bucket, render.renderId), readStackRecord(bucket)])
+  const {plan} = media.finished
   const throttled = throttledChunksWarning(chunksAtOnce({...chunkPlan, maxParallelChunks: parallel.maxParallelChunks}), stack ?? {})
 
   const stored: StoredPlan = {
@@ -64,6 +64,7 @@ export async function planAction({render}: PlanEvent, context: ActionContext): P
     entry: render.entry,
     outputKey: render.outputKey,
     plan,
+    planHash: media.finished.hash,
     chunks,
     audioKey: media.audioKey,
     ...(poster && {poster}),
@@ -97,31 +98,28 @@ export async function planAction({render}: PlanEvent, context: ActionContext): P
 }
 
 /**
- * Probes the composition's media and mixes its audio, once per render, into the render's scratch;
- * assemble muxes it. HDR sources render SDR here: distributed renders write SDR only.
+ * Finishes the plan (media probed, frames extracted, clips timed) and mixes its audio, once per
+ * render, into the render's scratch; each chunk renders the finished plan and assemble muxes the
+ * track. HDR sources render SDR here: distributed renders write SDR only.
  */
-async function mixAudioOnce(plan: RenderPlan, bucket: BucketObjects, renderId: string): Promise<{audioKey: string | null; warnings: {code: string; message: string}[]}> {
+async function finishOnce(planned: RenderPlan, bucket: BucketObjects, renderId: string): Promise<{finished: FinishedPlan; audioKey: string | null; warnings: {code: string; message: string}[]}> {
   const workDir = await mkdtemp(join(tmpdir(), 'engine-plan-'))
   try {
     const [ffmpeg, browser] = await Promise.all([resolveFfmpeg(), resolveBrowser({browserGpu: false})])
     const warnings: {code: string; message: string}[] = []
-    const requests = planPageRequests(plan, {onNotice: ({code, message}) => warnings.push({code, message})})
-    const media = await prepareSiteMedia(plan, browser, ffmpeg, workDir, requests)
-    warnings.push(...media.warnings)
-    if (media.hdrTransfer) {
+    const requests = planPageRequests(planned, {onNotice: ({code, message}) => warnings.push({code, message})})
+    const finished = await finalizePlan(planned, {browser: browserForPlan(browser, planned), ffmpeg, requests, workDir, dynamicRange: {hdr: false, sdr: true}})
+    warnings.push(...finished.warnings)
+    if (finished.hdrSources) {
       warnings.push({
         code: 'hdr-sources-rendered-sdr',
-        message: `the composition has ${media.hdrTransfer.toUpperCase()} HDR sources but distributed renders are SDR: their frames are tone-mapped; render locally for HDR mp4`,
+        message: `the composition has ${finished.hdrSources.toUpperCase()} HDR sources but distributed renders are SDR: their frames are tone-mapped; render locally for HDR mp4`,
       })
     }
     const trackPath = join(workDir, 'audio.wav')
-    // As in a local render: a `frames` range gets the full track from its first frame on.
-    const range = renderedFrames(plan)
-    const clips = clipsFrom(media.clips, frameTime(range.start, plan.fps))
-    const durationSeconds = frameTime(range.end - range.start, plan.fps)
-    if (!(await mixAudioTrack({clips, durationSeconds, outputPath: trackPath, ffmpegPath: ffmpeg.ffmpegPath}))) return {audioKey: null, warnings}
+    if (!(await mixRenderAudio(finished, trackPath, ffmpeg.ffmpegPath))) return {finished, audioKey: null, warnings}
     await bucket.uploadFile(audioTrackKey(renderId), trackPath, 'audio/wav')
-    return {audioKey: audioTrackKey(renderId), warnings}
+    return {finished, audioKey: audioTrackKey(renderId), warnings}
   } finally {
     await rm(workDir, {recursive: true, force: true})
   }

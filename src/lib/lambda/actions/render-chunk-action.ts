@@ -6,11 +6,11 @@ import {promisify} from 'node:util'
 import type {BrowserChoice} from '../../browser/browser-choice.js'
 import {resolveBrowser} from '../../browser/resolve-browser.js'
 import {resolveFfmpeg} from '../../encode/resolve-ffmpeg.js'
-import {ensureFontFiles} from '../../fonts/ensure-font-files.js'
-import {gridSegments} from '../../plan/segment-grid.js'
-import {workerCount} from '../../plan/worker-count.js'
-import {captureSegments} from '../../render/capture-segments.js'
 import {stillExtension} from '../../still/still-settings.js'
+import {EngineError} from '../../errors/engine-error.js'
+import type {RenderPlan} from '../../plan/render-plan.js'
+import {planHash} from '../../render/finalize-plan.js'
+import {rangeWorkers, renderRange} from '../../render/render-range.js'
 import {assertNoFontFallbacks, pageFontFindings} from '../../fonts/font-findings.js'
 import type {ReadyReport} from '../../runtime/page-protocol.js'
 import {writeImage} from '../../still/write-image.js'
@@ -25,14 +25,13 @@ import {chunkManifestKey, chunkSegmentPrefix, posterScratchKey} from '../storage
 import {elapsedMs, type ActionContext} from './action-context.js'
 import {ChunkProgressReporter} from './chunk-progress.js'
 import {readPlan} from './read-plan.js'
-import {prepareSiteMedia} from './render-media.js'
 
 const execFileAsync = promisify(execFile)
 
 /**
- * Renders frames chunk.start..chunk.end-1 with the local engine: the same grid segments, capture
- * workers and segment encoders, so each segment is the file a local render makes for those frames
- * and all of them join by stream copy. Uploads the segments, then the chunk's manifest. A chunk
+ * Renders frames chunk.start..chunk.end-1 of the finished plan with renderRange, as a local render
+ * renders its range: the same grid segments, capture workers and segment encoders, so each segment
+ * is the file a local render makes for those frames and all of them join by stream copy. Uploads the segments, then the chunk's manifest. A chunk
  * spreads over the function's cores like a local render does; the segments of all chunks, in
  * order, cover the render exactly once.
  */
@@ -42,21 +41,20 @@ export async function renderChunkAction(event: RenderChunkEvent, context: Action
   const stored = await readPlan(bucket, renderId)
   const siteDir = await fetchSite(bucket, stored.siteId)
   // The page origin serves this function's copy of the site.
-  const plan = {...stored.plan, projectDir: siteDir}
+  const plan: RenderPlan = {...stored.plan, projectDir: siteDir}
+  if (planHash(plan) !== stored.planHash) {
+    throw new EngineError('INTERNAL', `render "${renderId}": the stored plan does not match its hash ${stored.planHash}; start the render again`, {renderId, chunk: chunk.index})
+  }
   const requests = planPageRequests(plan)
-  // The plan was compiled on another invocation: its font files come from the site's packages.
-  const [ffmpeg, resolved] = await Promise.all([resolveFfmpeg(), resolveBrowser({browserGpu: false}), ensureFontFiles(plan.runtime.fonts, process.env, await siteFontPackages(siteDir))])
+  // The plan was finished on another invocation: its font files come from the site's packages.
+  const [ffmpeg, resolved, fontPackages] = await Promise.all([resolveFfmpeg(), resolveBrowser({browserGpu: false}), siteFontPackages(siteDir)])
   const browser = browserForPlan(resolved, plan)
   const browserInfo = await describeBrowser(browser, chunk.index)
   const frames = chunk.end - chunk.start
-  // The chunk's segments are the very ones a local render encodes for these frames.
-  const segments = gridSegments(chunk, plan.segmentFrames)
 
   const workDir = await mkdtemp(join(tmpdir(), 'engine-chunk-'))
   try {
-    plan.runtime.media = (await prepareSiteMedia(plan, browser, ffmpeg, workDir, requests)).runtime
     const progress = ChunkProgressReporter.forChunk(bucket, renderId, chunk.index)
-    const workers = workerCount('auto', availableParallelism(), segments.length)
     let posterImage: Buffer | undefined
     const onFrame = (index: number, image: Buffer) => {
       progress.frameDone()
@@ -67,7 +65,8 @@ export async function renderChunkAction(event: RenderChunkEvent, context: Action
     const onReady = (report: ReadyReport) => {
       if (stored.strictFonts) assertNoFontFallbacks(pageFontFindings(report.fonts, []))
     }
-    const encoded = await captureSegments({plan, segments, workers, browser, requests, ffmpeg, workDir, onFrame, onReady}).finally(() => progress.settle())
+    const workers = rangeWorkers(plan, chunk, 'auto', availableParallelism())
+    const encoded = await renderRange(plan, chunk, {browser, requests, ffmpeg, workDir, workers, fontPackages, onFrame, onReady}).finally(() => progress.settle())
     if (stored.poster && posterImage) {
       const path = join(workDir, `poster${stillExtension(stored.poster.format)}`)
       await writeImage({image: posterImage, captured: plan.capture.imageFormat, output: path, format: stored.poster.format, quality: plan.capture.jpegQuality, ffmpegPath: ffmpeg.ffmpegPath, workDir})
@@ -92,6 +91,7 @@ export async function renderChunkAction(event: RenderChunkEvent, context: Action
       finishedAt: new Date().toISOString(),
       invocation: {durationMs: elapsedMs(context), memoryMb: context.memoryMb},
       browser: browserInfo.browser,
+      planHash: stored.planHash,
       warnings: browserInfo.warnings,
     }
     await bucket.putJson(chunkManifestKey(renderId, chunk.index), manifest)
