@@ -14,7 +14,10 @@ export async function ensureMediaFrames(options: Omit<PrepareMediaOptions, 'fram
   const media = options.plan.runtime.media ?? []
   const present = await Promise.all(media.map((entry) => (entry.frames ? framesExtractedHere(entry.frames.directoryUrl) : true)))
   if (present.every(Boolean)) return
-  const prepared = await prepareMedia({...options, frameFormat: options.plan.videoFrameFormat ?? 'auto'})
+  // The media stage sees the page as planRender left it: with runtime media, the page would show
+  // the (missing) extracted frames instead of listing its videos.
+  const unfinished = {...options.plan, runtime: {...options.plan.runtime, media: undefined}}
+  const prepared = await prepareMedia({...options, plan: unfinished, frameFormat: options.plan.videoFrameFormat ?? 'auto'})
   if (JSON.stringify(prepared.runtime) !== JSON.stringify(media)) {
     throw new EngineError('MEDIA_FAILED', 'the media sources here differ from those the render was planned with (another file, or another ffmpeg extracting their frames); render from the same project and engine everywhere', {
       planned: media,
