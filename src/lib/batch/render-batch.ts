@@ -51,7 +51,7 @@ export async function renderBatch(request: BatchRequest): Promise<BatchSummary> 
   const compositionPath = resolve(cwd, request.composition)
   // Compile and plan once: whatever fails here would fail every row, so it fails the batch now.
   // Rows reuse the template and apply their own values (applyVariables), never compiling again.
-  const template = await compileComposition(compositionPath, {strictVariables: options.strictVariables})
+  const template = await compileComposition(compositionPath, {strictVariables: options.strictVariables, downloadFonts: options.network !== false})
   const compiled = applyVariables(template, baseVariables, options.strictVariables)
   const format = getFormat(options.format)
   planRender(compiled, options, format)

@@ -34,6 +34,11 @@ export interface CompileOptions {
   projectDir?: string
   /** Fontsource package directories that come with the composition (a serverless site's fonts). */
   fontPackages?: readonly string[]
+  /**
+   * Download families a Google Fonts stylesheet asks for that are neither bundled nor cached, once,
+   * into the font cache (see downloadGoogleFamilies). Off by default: compiling touches no network.
+   */
+  downloadFonts?: boolean
 }
 
 export interface CompiledComposition {
@@ -128,7 +133,7 @@ export async function compileComposition(path: string, options: CompileOptions =
     const nested = await inlineHost(next, `i${++counter}`, context)
     pending.unshift(...nested)
   }
-  const fonts = await prepareFonts(parsed.$, {env: options.env, fontPackages: options.fontPackages})
+  const fonts = await prepareFonts(parsed.$, {env: options.env, fontPackages: options.fontPackages, downloadFonts: options.downloadFonts})
   const {html, lines: scriptLines} = context.markers.resolve(parsed.$.html())
   return {
     file,

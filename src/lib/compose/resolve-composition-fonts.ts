@@ -25,7 +25,7 @@ export interface FontResolution {
 
 /** `engine fonts resolve`: each family a composition asks for, the face it gets and where from. */
 export async function resolveCompositionFonts(path: string, env: NodeJS.ProcessEnv = process.env): Promise<FontResolution> {
-  const compiled = await compileComposition(path, {env})
+  const compiled = await compileComposition(path, {env, downloadFonts: true})
   const {fonts} = compiled
   return {
     composition: compiled.file,

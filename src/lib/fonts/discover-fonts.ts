@@ -25,6 +25,8 @@ export interface FontDiscovery {
   generics: Set<string>
   /** Google Fonts stylesheets that were removed, and those that could not be read (removed too). */
   googleUrls: string[]
+  /** Families (lower-cased) a Google Fonts stylesheet asks for: engine may download them once. */
+  googleFamilies: Set<string>
   unreadableUrls: string[]
 }
 
@@ -38,7 +40,7 @@ const GENERIC_WORD = /(?<![\w-])(sans-serif|serif|monospace|system-ui|ui-sans-se
  * declarations are replaced by their bundled faces. Mutates `$`.
  */
 export function discoverFonts($: CheerioAPI): FontDiscovery {
-  const discovery: FontDiscovery = {requests: new Map(), projectFamilies: new Set(), generics: new Set(), googleUrls: [], unreadableUrls: []}
+  const discovery: FontDiscovery = {requests: new Map(), projectFamilies: new Set(), generics: new Set(), googleUrls: [], googleFamilies: new Set(), unreadableUrls: []}
 
   $('link[href]').each((_, element) => {
     const href = element.attribs.href
@@ -160,7 +162,10 @@ function addGoogleUrl(discovery: FontDiscovery, url: string): void {
     return
   }
   discovery.googleUrls.push(url)
-  for (const face of faces) addFamily(discovery, {name: face.family, keyword: false}, face, `the Google Fonts URL ${url}`, true)
+  for (const face of faces) {
+    addFamily(discovery, {name: face.family, keyword: false}, face, `the Google Fonts URL ${url}`, true)
+    discovery.googleFamilies.add(face.family.toLowerCase())
+  }
 }
 
 function describe(element: Element): string {

@@ -21,7 +21,7 @@ export async function ensureFontFiles(fonts: RuntimeFonts | undefined, env: Node
     fonts.faces.map(async (face) => {
       if (await exists(join(directory, face.name))) return
       catalog ??= loadFontCatalog(env, fontPackages)
-      const match = /^(@fontsource(?:-variable)?\/[a-z0-9-]+)\/(files\/[a-z0-9.-]+)$/.exec(face.file)
+      const match = /^(@(?:fontsource|fontsource-variable|google-fonts)\/[a-z0-9-]+)\/(files\/[a-z0-9.-]+)$/.exec(face.file)
       const entry = match && [...(await catalog).families.values()].find((candidate) => candidate.packageName === match[1])
       if (!match || !entry) {
         throw new EngineError('FONT_FAILED', `font "${face.family}" needs ${face.file}, which is not installed here; install ${match?.[1] ?? 'its package'} beside engine or run \`engine fonts add "${face.family}"${face.weightRange ? ' --variable' : ''}\``, {

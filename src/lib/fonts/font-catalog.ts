@@ -3,7 +3,7 @@ import {join} from 'node:path'
 import {z} from 'zod'
 import {bundledFontPackageDirectories} from './bundled-fonts.js'
 import {parseUnicodeRange, SERVED_SUBSETS, type CodePointRange} from './font-subsets.js'
-import {installedFontsDirectory} from './font-cache-dir.js'
+import {googleFontsDirectory, installedFontsDirectory} from './font-cache-dir.js'
 
 export type FontStyle = 'normal' | 'italic'
 export type FontSource = 'cache' | 'bundled'
@@ -61,6 +61,8 @@ const packageJson = z.object({name: z.string(), version: z.string()})
 /** Fontsource's two npm scopes: static weights, and variable fonts (`engine fonts add --variable`). */
 export const FONTSOURCE_SCOPE = '@fontsource'
 export const FONTSOURCE_VARIABLE_SCOPE = '@fontsource-variable'
+/** The package name scope of families downloaded for a Google Fonts stylesheet (see downloadGoogleFamilies). */
+export const GOOGLE_FONTS_SCOPE = '@google-fonts'
 
 /** File of one face of one subset inside a Fontsource package (a variable one has one file for all weights). */
 export function fontFilePath(entry: CatalogFamily, subset: string, weight: number, style: FontStyle): string {
@@ -128,15 +130,17 @@ export async function readFontPackage(directory: string, source: FontSource): Pr
 }
 
 /**
- * Fontsource packages installed by `engine fonts add`: the static ones, then the variable ones, so
- * that a family added both ways is drawn from its variable font.
+ * Families in the cache, later ones winning: those downloaded for Google Fonts stylesheets, then
+ * the Fontsource packages `engine fonts add` installed, static then variable, so that a family
+ * added both ways is drawn from its variable font.
  */
 async function cachedPackageDirectories(env: NodeJS.ProcessEnv): Promise<string[]> {
   const directories: string[] = []
-  for (const scopeName of [FONTSOURCE_SCOPE, FONTSOURCE_VARIABLE_SCOPE]) {
-    const scope = join(installedFontsDirectory(env), 'node_modules', scopeName)
-    const names = await readdir(scope).catch(() => [] as string[])
-    directories.push(...names.sort().map((name) => join(scope, name)))
+  const folders = [googleFontsDirectory(env), ...[FONTSOURCE_SCOPE, FONTSOURCE_VARIABLE_SCOPE].map((scope) => join(installedFontsDirectory(env), 'node_modules', scope))]
+  for (const folder of folders) {
+    const names = await readdir(folder).catch(() => [] as string[])
+    // Downloads in progress are hidden folders.
+    directories.push(...names.filter((name) => !name.startsWith('.')).sort().map((name) => join(folder, name)))
   }
   return directories
 }

@@ -7,6 +7,7 @@ import {fontFilePath, loadFontCatalog, type CatalogFamily, type FontStyle} from 
 import type {EagerFace, RuntimeFonts, ServedFontFace} from './font-plan.js'
 import {DEFAULT_FAMILY_FACE} from './generic-families.js'
 import {resolveFonts, type FamilyResolution} from './resolve-fonts.js'
+import {downloadGoogleFamilies, googleFamiliesToDownload} from './google-fonts-download.js'
 
 export interface FontFinding {
   code: 'font-fallback' | 'font-url-unreadable'
@@ -30,14 +31,30 @@ export const FONTS_STYLE_ATTRIBUTE = 'data-engine-fonts'
  * maps generic families to bundled faces, resolves every family, puts the files of the served
  * ones into the font cache, and describes the faces for the runtime. Mutates `$`.
  */
-export async function prepareFonts($: CheerioAPI, options: {env?: NodeJS.ProcessEnv; fontPackages?: readonly string[]} = {}): Promise<CompiledFonts> {
+export interface PrepareFontsOptions {
+  env?: NodeJS.ProcessEnv
+  /** Packages handed over with the render (a serverless site's fonts). */
+  fontPackages?: readonly string[]
+  /** Download families a Google Fonts stylesheet asks for that are neither bundled nor cached (once, into the cache). */
+  downloadFonts?: boolean
+}
+
+export async function prepareFonts($: CheerioAPI, options: PrepareFontsOptions = {}): Promise<CompiledFonts> {
   const env = options.env ?? process.env
   const discovery = discoverFonts($)
   const scriptText = $('script:not([src])')
     .toArray()
     .map((element) => $(element).text())
     .join('\n')
-  const families = resolveFonts(discovery, await loadFontCatalog(env, options.fontPackages), scriptText)
+  let catalog = await loadFontCatalog(env, options.fontPackages)
+  const downloadFailures = new Map<string, string>()
+  const wanted = options.downloadFonts ? await googleFamiliesToDownload(discovery, catalog) : []
+  if (wanted.length > 0) {
+    const outcome = await downloadGoogleFamilies(wanted, env)
+    for (const {family, reason} of outcome.failed) downloadFailures.set(family.toLowerCase(), reason)
+    if (outcome.downloaded.length > 0) catalog = await loadFontCatalog(env, options.fontPackages)
+  }
+  const families = resolveFonts(discovery, catalog, scriptText)
   const served = families.filter((family): family is FamilyResolution & {entry: CatalogFamily} => family.entry !== undefined)
   const faces = (await Promise.all(served.map((family) => servedFaces(family.entry, env)))).flat()
   const eager: EagerFace[] = served.flatMap((family) => eagerFaces(family))
@@ -50,16 +67,17 @@ export async function prepareFonts($: CheerioAPI, options: {env?: NodeJS.Process
   }))
   for (const family of families) {
     if (family.source !== 'missing' || !family.first) continue
-    findings.push({code: 'font-fallback', family: family.family, message: missingFamilyMessage(family)})
+    findings.push({code: 'font-fallback', family: family.family, message: missingFamilyMessage(family, downloadFailures.get(family.family.toLowerCase()))})
   }
   return {families, runtime: {faces, eager}, removedUrls: discovery.googleUrls, findings}
 }
 
-function missingFamilyMessage(family: FamilyResolution): string {
+function missingFamilyMessage(family: FamilyResolution, downloadFailure?: string): string {
   const weights = family.weights.length > 0 ? ` (weight ${family.weights.join(', ')}${family.styles.includes('italic') ? ', italic' : ''})` : ''
+  const download = downloadFailure === undefined ? '' : ` Downloading it from Google Fonts failed: ${downloadFailure}.`
   return (
     `font-family "${family.family}"${weights}, asked for in ${family.where}, is not declared with @font-face, bundled or in the font cache: ` +
-    `its text falls back to another font. Fix: \`engine fonts add "${family.family}"\` (needs the npm registry once), or an @font-face rule pointing at the font file`
+    `its text falls back to another font.${download} Fix: \`engine fonts add "${family.family}"\` (needs the npm registry once), or an @font-face rule pointing at the font file`
   )
 }
 

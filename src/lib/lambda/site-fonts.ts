@@ -16,7 +16,7 @@ export const SITE_FONTS_DIR = '.engine/fonts'
  */
 export async function siteFontFiles(projectDir: string, entry: string): Promise<SiteFile[]> {
   // A composition that does not compile carries no fonts: the render's plan step reports it.
-  const compiled = await compileComposition(join(projectDir, entry), {projectDir}).catch(() => undefined)
+  const compiled = await compileComposition(join(projectDir, entry), {projectDir, downloadFonts: true}).catch(() => undefined)
   if (!compiled) return []
   const packages = new Map(compiled.fonts.families.flatMap((family) => (family.entry ? [[siteFolderOf(family.entry), family.entry.directory] as const] : [])))
   const files: SiteFile[] = []

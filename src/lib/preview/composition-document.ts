@@ -13,7 +13,7 @@ export const PREVIEW_FONTS_PATH = '/__engine/fonts/'
  * page script, as in capture.
  */
 export async function compositionDocument(file: string, options: {variables: Record<string, unknown>; fps: Fps; runtimeUrl: string}): Promise<string> {
-  const compiled = await compileComposition(file, {variables: options.variables})
+  const compiled = await compileComposition(file, {variables: options.variables, downloadFonts: true})
   const runtime = runtimeConfig(compiled, {fps: options.fps, embedded: true})
   // The player page's origin is the preview server: it serves the font cache at the same path.
   const config = runtime.fonts ? {...runtime, fonts: {...runtime.fonts, faces: runtime.fonts.faces.map((face) => ({...face, url: PREVIEW_FONTS_PATH + face.name}))}} : runtime

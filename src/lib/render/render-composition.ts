@@ -94,6 +94,7 @@ async function render(request: RenderRequest, emit: (event: RenderEvent) => void
     variables: request.variables,
     strictVariables: options.strictVariables,
     projectDir: request.projectDir,
+    downloadFonts: options.network !== false,
   })
   if (options.strictVariables) assertNoStrictErrors(compiled.findings)
   for (const finding of compiled.findings) emit({type: 'warning', code: finding.code, message: finding.message})

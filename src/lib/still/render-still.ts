@@ -76,6 +76,7 @@ export async function renderStill(request: StillRequest): Promise<StillResult> {
     strictVariables: options.strictVariables,
     projectDir: request.projectDir,
     fontPackages: request.fontPackages,
+    downloadFonts: options.network !== false,
   })
   if (options.strictVariables) assertNoStrictErrors(compiled.findings)
   for (const finding of compiled.findings) emit({type: 'warning', code: finding.code, message: finding.message})
