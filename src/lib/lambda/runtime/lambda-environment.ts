@@ -1,4 +1,4 @@
-import {mkdir, readdir, writeFile} from 'node:fs/promises'
+import {cp, mkdir, readdir, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {isExecutableFile} from '../../browser/resolve-browser.js'
@@ -11,7 +11,7 @@ import {BUNDLE_LAYOUT} from '../bundle/bundle-layout.js'
  * Makes a cold start of the bundled handler ready to render. Lambda's file system is read-only
  * except /tmp, so HOME, the XDG directories, engine's cache and fontconfig's cache go there; the
  * bundle's own ffmpeg and ffprobe are used unless the environment names others; the browser sees
- * the bundle's fonts (the render profile's) and no others. Outside a task root it does nothing.
+ * the bundle's fonts (the render profile's, copied to /tmp) and no others. Outside a task root it does nothing.
  */
 export async function prepareLambdaEnvironment(env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const taskRoot = env.LAMBDA_TASK_ROOT
@@ -26,9 +26,15 @@ export async function prepareLambdaEnvironment(env: NodeJS.ProcessEnv = process.
     const path = join(taskRoot, relative)
     if (!env[name] && (await isExecutableFile(path))) env[name] = path
   }
-  const fontsDir = join(taskRoot, BUNDLE_LAYOUT.fonts)
-  const fontFiles = await readdir(fontsDir).catch(() => [])
+  const bundledFonts = join(taskRoot, BUNDLE_LAYOUT.fonts)
+  const fontFiles = await readdir(bundledFonts).catch(() => [])
   if (fontFiles.length > 0) {
+    // Fontconfig is pointed at a copy in /tmp, not at the task root. Measured through `lambda local
+    // --bundle`: with the task root's directory, every render of a page with many web fonts failed
+    // with FONT_FAILED (the faces' requests answered with the right bytes, the FontFaces still in
+    // `error`); with the copy, none did. Why the location matters was not found. The copy is ~5 MB.
+    const fontsDir = join(tmp, 'engine-fonts')
+    await cp(bundledFonts, fontsDir, {recursive: true})
     const conf = join(tmp, 'engine-fonts.conf')
     const files = fontFiles.sort().map((name) => ({path: join(fontsDir, name), sha256: ''}))
     await writeFile(conf, fontsConf({...DETERMINISTIC_PROFILE.fonts, files}, join(tmp, 'fontconfig-cache')))
