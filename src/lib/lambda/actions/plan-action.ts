@@ -54,8 +54,8 @@ export async function planAction({render}: PlanEvent, context: ActionContext): P
   // The state after this step is the execution input with the plan's output at $.plan.
   assertWithinWorkflowBudget(chunks.length, Buffer.byteLength(JSON.stringify({...render, plan: output}), 'utf8'))
 
-  const [media, stack] = await Promise.all([finishOnce(planned, bucket, render.renderId), readStackRecord(bucket)])
-  const {plan} = media.finished
+  const [finishing, stack] = await Promise.all([finishOnce(planned, bucket, render.renderId), readStackRecord(bucket)])
+  const {plan} = finishing.finished
   const throttled = throttledChunksWarning(chunksAtOnce({...chunkPlan, maxParallelChunks: parallel.maxParallelChunks}), stack ?? {})
 
   const stored: StoredPlan = {
@@ -64,9 +64,9 @@ export async function planAction({render}: PlanEvent, context: ActionContext): P
     entry: render.entry,
     outputKey: render.outputKey,
     plan,
-    planHash: media.finished.hash,
+    planHash: finishing.finished.hash,
     chunks,
-    audioKey: media.audioKey,
+    audioKey: finishing.audioKey,
     ...(poster && {poster}),
     ...(config.strictFonts && {strictFonts: true}),
   }
@@ -86,7 +86,7 @@ export async function planAction({render}: PlanEvent, context: ActionContext): P
       ...notices,
       ...compiled.findings.map((finding) => ({code: finding.code, message: finding.message})),
       ...compiled.fonts.findings,
-      ...media.warnings,
+      ...finishing.warnings,
       ...(parallel.warning ? [parallel.warning] : []),
       ...(throttled ? [throttled] : []),
     ],

@@ -31,9 +31,9 @@ const execFileAsync = promisify(execFile)
 /**
  * Renders frames chunk.start..chunk.end-1 of the finished plan with renderRange, as a local render
  * renders its range: the same grid segments, capture workers and segment encoders, so each segment
- * is the file a local render makes for those frames and all of them join by stream copy. Uploads the segments, then the chunk's manifest. A chunk
- * spreads over the function's cores like a local render does; the segments of all chunks, in
- * order, cover the render exactly once.
+ * is the file a local render makes for those frames and all of them join by stream copy. Uploads
+ * the segments, then the chunk's manifest. A chunk spreads over the function's cores like a local
+ * render does; the segments of all chunks, in order, cover the render exactly once.
  */
 export async function renderChunkAction(event: RenderChunkEvent, context: ActionContext): Promise<{index: number; frames: number}> {
   const {chunk, renderId} = event
