@@ -29,10 +29,10 @@ export async function prepareLambdaEnvironment(env: NodeJS.ProcessEnv = process.
   const bundledFonts = join(taskRoot, BUNDLE_LAYOUT.fonts)
   const fontFiles = await readdir(bundledFonts).catch(() => [])
   if (fontFiles.length > 0) {
-    // Fontconfig is pointed at a copy in /tmp, not at the task root. Measured through `lambda local
-    // --bundle`: with the task root's directory, every render of a page with many web fonts failed
-    // with FONT_FAILED (the faces' requests answered with the right bytes, the FontFaces still in
-    // `error`); with the copy, none did. Why the location matters was not found. The copy is ~5 MB.
+    // Fontconfig reads a copy in /tmp, not the task root. Measured through `lambda local --bundle`
+    // with the 27-face Google Fonts test page: from the task root every render failed with
+    // FONT_FAILED (12 of 12), from the copy none did on a quiet machine (0 of 19); with both cores
+    // busy, 5-7 of 10 still fail either way. The cause is not known (see the README's known issue).
     const fontsDir = join(tmp, 'engine-fonts')
     await cp(bundledFonts, fontsDir, {recursive: true})
     const conf = join(tmp, 'engine-fonts.conf')
