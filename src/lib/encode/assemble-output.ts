@@ -5,8 +5,8 @@ import {EngineError} from '../errors/engine-error.js'
 import {describeFrameRange, renderedFrames} from '../plan/frame-range.js'
 import type {FrameRange, RenderPlan} from '../plan/render-plan.js'
 import {assembleFrameDirectory} from './assemble-frame-directory.js'
-import {muxAudioIntoFile, writeAudioSidecar} from './audio-track.js'
-import {copySegmentsArgs, type AssemblyAudio} from './concat-input.js'
+import {muxAudioIntoFile, writeAudioSidecar, type AssemblyAudio} from './audio-track.js'
+import {copySegmentsArgs} from './concat-input.js'
 import type {AssemblyContext, ImageStreamFormat, SegmentRef, VideoSegmentFormat} from './format-plugin.js'
 import {getFormat} from './format-registry.js'
 import {partialPath} from './partial-path.js'
@@ -47,13 +47,13 @@ export async function assembleOutput(options: AssembleOutputOptions): Promise<vo
   await mkdir(dirname(options.outputPath), {recursive: true})
   const partial = partialPath(options.outputPath, plugin.extension)
   const scratchDir = await mkdtemp(join(tmpdir(), 'engine-assemble-'))
-  const audio = options.audioTrack && (plugin.audio === 'aac' || plugin.audio === 'opus') ? {kind: plugin.audio, trackPath: options.audioTrack} : undefined
+  const audio: AssemblyAudio | undefined = options.audioTrack && (plugin.audio === 'aac' || plugin.audio === 'opus') ? {kind: plugin.audio, trackPath: options.audioTrack} : undefined
   try {
     const context = assemblyContext(plugin, options, partial, scratchDir, audio)
     await plugin.assemble(context)
     if (options.signal?.aborted) throw new EngineError('CANCELLED', `assembling ${options.outputPath}: cancelled`)
     if (audio && !context.audioCarried()) {
-      await muxAudioIntoFile({format: plugin, outputPath: partial, trackPath: audio.trackPath, ffmpegPath: options.ffmpeg.ffmpegPath, signal: options.signal})
+      await muxAudioIntoFile({audio, outputPath: partial, extension: plugin.extension, ffmpegPath: options.ffmpeg.ffmpegPath, signal: options.signal})
     }
     const frames = await probeFrameCount(options.ffmpeg.ffprobePath, partial)
     if (frames !== expectedFrames) {

@@ -1,13 +1,17 @@
 import {rename, rm} from 'node:fs/promises'
 import {join} from 'node:path'
-import {EngineError} from '../errors/engine-error.js'
 import {BITEXACT_AUDIO, BITEXACT_MUX} from './deterministic-args.js'
-import type {FormatPlugin} from './format-plugin.js'
 import {partialPath} from './partial-path.js'
 import {runFfmpeg} from './run-ffmpeg.js'
 
 /** File name of the audio written next to a PNG sequence. */
-export const AUDIO_SIDECAR_NAME = 'audio.aac'
+const AUDIO_SIDECAR_NAME = 'audio.aac'
+
+/** The render's mixed audio track and how a single-file output encodes it. */
+export interface AssemblyAudio {
+  kind: 'aac' | 'opus'
+  trackPath: string
+}
 
 const AAC = ['-c:a', 'aac', '-b:a', '192k']
 /** Encoder delay of ffmpeg's AAC encoder: one frame. */
@@ -20,10 +24,10 @@ const OPUS = ['-c:a', 'libopus', '-b:a', '160k']
  * is encoded straight into the container, whose edit list / codec delay hides the encoder's
  * priming, so sound starts where the mix put it; bitexact, so the same track gives the same bytes.
  */
-export function muxedAudioArgs(kind: 'aac' | 'opus', trackPath: string, inputIndex: number): {input: string[]; output: string[]} {
+export function muxedAudioArgs(audio: AssemblyAudio, inputIndex: number): {input: string[]; output: string[]} {
   return {
-    input: ['-i', trackPath],
-    output: ['-map', `${inputIndex}:a`, ...(kind === 'aac' ? AAC : OPUS), ...BITEXACT_AUDIO],
+    input: ['-i', audio.trackPath],
+    output: ['-map', `${inputIndex}:a`, ...(audio.kind === 'aac' ? AAC : OPUS), ...BITEXACT_AUDIO],
   }
 }
 
@@ -49,20 +53,16 @@ export async function writeAudioSidecar(options: {directory: string; trackPath: 
  * second pass for a third-party format whose assemble builds its own input instead of using
  * `copySegments()`, which carries the track in the assembly's one pass.
  */
-export async function muxAudioIntoFile(options: {format: FormatPlugin; outputPath: string; trackPath: string; ffmpegPath: string; signal?: AbortSignal}): Promise<void> {
-  const {format} = options
-  if (format.worker === 'frame-files' || (format.audio !== 'aac' && format.audio !== 'opus')) {
-    throw new EngineError('INTERNAL', `format ${format.name} does not mux ${format.audio} audio into a file`)
-  }
-  const audio = muxedAudioArgs(format.audio, options.trackPath, 1)
-  const partial = partialPath(options.outputPath, format.extension)
+export async function muxAudioIntoFile(options: {audio: AssemblyAudio; outputPath: string; extension: string; ffmpegPath: string; signal?: AbortSignal}): Promise<void> {
+  const track = muxedAudioArgs(options.audio, 1)
+  const partial = partialPath(options.outputPath, options.extension)
   try {
     await runFfmpeg(
       options.ffmpegPath,
       [
-        '-i', options.outputPath, ...audio.input,
-        '-map', '0:v', '-c:v', 'copy', '-map_metadata', '0', ...audio.output, ...BITEXACT_MUX,
-        ...(format.audio === 'aac' ? ['-movflags', '+faststart'] : []),
+        '-i', options.outputPath, ...track.input,
+        '-map', '0:v', '-c:v', 'copy', '-map_metadata', '0', ...track.output, ...BITEXACT_MUX,
+        ...(options.audio.kind === 'aac' ? ['-movflags', '+faststart'] : []),
         partial,
       ],
       {what: `adding audio to ${options.outputPath}`, signal: options.signal},

@@ -1,7 +1,7 @@
 import {writeFile} from 'node:fs/promises'
 import {resolve} from 'node:path'
 import type {Fps} from '../plan/fps.js'
-import {muxedAudioArgs} from './audio-track.js'
+import {muxedAudioArgs, type AssemblyAudio} from './audio-track.js'
 import {BITEXACT_MUX} from './deterministic-args.js'
 import type {SegmentRef} from './format-plugin.js'
 import {ffmpegRate} from './frame-timing.js'
@@ -36,12 +36,6 @@ export function frameGridBitstreamFilter(fps: Fps): string {
   return `setts=pts=${snap('PTS')}:dts=${snap('DTS')}`
 }
 
-/** The render's mixed audio track and how the output encodes it. */
-export interface AssemblyAudio {
-  kind: 'aac' | 'opus'
-  trackPath: string
-}
-
 /**
  * Input plus stream-copy arguments for the video of all segments, joined on the exact frame grid
  * and muxed bitexact, so the same segments always give the same file; with `audio`, the track is
@@ -53,6 +47,6 @@ export interface AssemblyAudio {
 export async function copySegmentsArgs(segments: readonly SegmentRef[], fps: Fps, listPath: string, ffmpegPath: string, audio?: AssemblyAudio): Promise<string[]> {
   const [, filters] = await Promise.all([writeFile(listPath, concatList(segments, fps)), listBitstreamFilters(ffmpegPath)])
   const snap = filters.has('setts') ? ['-bsf:v', frameGridBitstreamFilter(fps)] : []
-  const track = audio ? muxedAudioArgs(audio.kind, audio.trackPath, 1) : {input: [], output: []}
+  const track = audio ? muxedAudioArgs(audio, 1) : {input: [], output: []}
   return ['-f', 'concat', '-safe', '0', '-i', listPath, ...track.input, '-map', '0:v', '-c:v', 'copy', ...snap, ...track.output, ...BITEXACT_MUX]
 }

@@ -124,7 +124,7 @@ async function downloadFamily(request: GoogleFamilyRequest, env: NodeJS.ProcessE
   await mkdir(join(partial, 'files'), {recursive: true})
   try {
     for (const face of faces) {
-      const data = await fetchBounded(face.url, FILE_TIMEOUT_MS, MAX_FILE_BYTES)
+      const data = await readBounded(await fetchWithTimeout(face.url, FILE_TIMEOUT_MS), face.url, MAX_FILE_BYTES)
       if (data.subarray(0, 4).toString('latin1') !== 'wOF2') throw new Error(`${face.url} is not a woff2 font`)
       await writeFile(join(partial, 'files', `${slug}-${face.subset}-${face.weight}-${face.style}.woff2`), data)
     }
@@ -235,10 +235,6 @@ async function fetchWithTimeout(url: string, timeoutMs: number, headers: Record<
     throw new Error(`${url} answered HTTP ${response.status}`)
   }
   return response
-}
-
-async function fetchBounded(url: string, timeoutMs: number, maxBytes: number): Promise<Buffer> {
-  return readBounded(await fetchWithTimeout(url, timeoutMs), url, maxBytes)
 }
 
 async function readBounded(response: Response, url: string, maxBytes: number): Promise<Buffer> {
