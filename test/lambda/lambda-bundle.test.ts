@@ -1,5 +1,5 @@
 import {existsSync} from 'node:fs'
-import {mkdtemp, readFile, rm} from 'node:fs/promises'
+import {copyFile, mkdir, mkdtemp, readFile, rm} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {GetExecutionHistoryCommand} from '@aws-sdk/client-sfn'
@@ -145,6 +145,23 @@ describe('engine lambda bundle', () => {
       const [bundledFrames, localFrames] = await Promise.all([decodedFrameHashes(bundled), decodedFrameHashes(local.output)])
       expect(bundledFrames).toHaveLength(90)
       expect(bundledFrames).toEqual(localFrames)
+    })
+
+    it('web fonts: the Google Fonts page (27 faces served) renders with every face, in each of three renders, as locally (faces Chromium fails are made again from their bytes)', {timeout: 300_000}, async () => {
+      const site = join(scratch, 'fonts-site')
+      await mkdir(site, {recursive: true})
+      await copyFile(join(REPO_ROOT, 'test', 'fixtures', 'fonts', 'google.html'), join(site, 'index.html'))
+      const renders: string[][] = []
+      for (const run of [1, 2, 3]) {
+        const started = await lambda(['render', site, '--strict-fonts', '--crf', '0', '--output-key', `out/fonts-${run}.mp4`, '--wait'])
+        expect(started.code, started.stderr).toBe(0)
+        const output = join(scratch, `fonts-${run}.mp4`)
+        await stack.bucket.downloadFile(`out/fonts-${run}.mp4`, output)
+        renders.push(await decodedFrameHashes(output))
+      }
+      const local = await renderComposition({composition: join(site, 'index.html'), options: resolveRenderOptions({crf: 0, workers: 1, strictFonts: true, output: join(scratch, 'fonts-local.mp4')})})
+      const localFrames = await decodedFrameHashes(local.output)
+      for (const frames of renders) expect(frames).toEqual(localFrames)
     })
 
     it('a format from a bundled plugin renders on the function', {timeout: 300_000}, async () => {

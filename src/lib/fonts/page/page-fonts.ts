@@ -44,24 +44,28 @@ const SKIPPED = new Set(['SCRIPT', 'STYLE', 'TEMPLATE', 'NOSCRIPT', 'TITLE'])
 
 /**
  * The page side of the fonts stage: adds the faces the engine serves (before any page script),
- * loads those the page uses before the first frame, and finds text drawn with a fallback font.
+ * loads those the page uses before the first frame, makes failed ones again from their bytes,
+ * and finds text drawn with a fallback font.
  */
 export class PageFonts {
   private readonly served = new Map<FontFace, ServedFontFace>()
+  /** Faces already made again from their bytes: a second failure is the file's, and is reported. */
+  private readonly remade = new Set<ServedFontFace>()
+  // Taken before any page script runs, so that a page replacing them cannot change what is loaded.
+  private readonly FontFace: typeof FontFace
+  private readonly fetch: typeof fetch
 
   constructor(
     private readonly win: Window & typeof globalThis,
     private readonly config: RuntimeFonts | undefined,
-  ) {}
+  ) {
+    this.FontFace = win.FontFace
+    this.fetch = win.fetch.bind(win)
+  }
 
   install(): void {
     for (const face of this.config?.faces ?? []) {
-      const fontFace = new this.win.FontFace(face.family, `url("${face.url}") format("woff2")`, {
-        weight: face.weightRange ?? String(face.weight),
-        style: face.style,
-        unicodeRange: face.unicodeRange,
-        display: 'block',
-      })
+      const fontFace = new this.FontFace(face.family, `url("${face.url}") format("woff2")`, descriptors(face))
       this.win.document.fonts.add(fontFace)
       this.served.set(fontFace, face)
     }
@@ -78,6 +82,40 @@ export class PageFonts {
     }
     await Promise.allSettled(loads)
     await fonts.ready
+    await this.remakeFailed()
+  }
+
+  /**
+   * Makes every served face that failed to load again from its file's bytes, fetched through the
+   * same request policy, once per face; true when it made any. Why: Chromium can fail all the URL
+   * faces of a page at once although their requests were answered in full (measured with the
+   * serverless build under CPU load: every face of the used families in error, and the same bytes
+   * loading as a binary face in that page), and a request that failed once heals the same way. A
+   * binary face of the same file and descriptors draws the same glyphs.
+   */
+  async remakeFailed(): Promise<boolean> {
+    const failed = [...this.served].filter(([fontFace, face]) => fontFace.status === 'error' && !this.remade.has(face))
+    await Promise.all(failed.map(([fontFace, face]) => this.remake(fontFace, face)))
+    return failed.length > 0
+  }
+
+  private async remake(failed: FontFace, face: ServedFontFace): Promise<void> {
+    this.remade.add(face)
+    let bytes: ArrayBuffer
+    try {
+      const response = await this.fetch(face.url)
+      if (!response.ok) return
+      bytes = await response.arrayBuffer()
+    } catch {
+      return
+    }
+    const fontFace = new this.FontFace(face.family, bytes, descriptors(face))
+    const fonts = this.win.document.fonts
+    fonts.delete(failed)
+    this.served.delete(failed)
+    fonts.add(fontFace)
+    this.served.set(fontFace, face)
+    await fontFace.loaded.catch(() => undefined)
   }
 
   report(): PageFontReport {
@@ -129,6 +167,10 @@ export class PageFonts {
       return {element, text: text.trim(), families: style.fontFamily, weight: style.fontWeight, style: style.fontStyle}
     })
   }
+}
+
+function descriptors(face: ServedFontFace): FontFaceDescriptors {
+  return {weight: face.weightRange ?? String(face.weight), style: face.style, unicodeRange: face.unicodeRange, display: 'block'}
 }
 
 function fontSpec(style: string, weight: string, family: string): string {

@@ -30,9 +30,9 @@ export async function prepareLambdaEnvironment(env: NodeJS.ProcessEnv = process.
   const fontFiles = await readdir(bundledFonts).catch(() => [])
   if (fontFiles.length > 0) {
     // Fontconfig reads a copy in /tmp, not the task root. Measured through `lambda local --bundle`
-    // with the 27-face Google Fonts test page: from the task root every render failed with
-    // FONT_FAILED (12 of 12), from the copy none did on a quiet machine (0 of 19); with both cores
-    // busy, 5-7 of 10 still fail either way. The cause is not known (see the README's known issue).
+    // with the 27-face Google Fonts test page: from the task root every render's web fonts failed
+    // to load (12 of 12), from the copy none on a quiet machine (0 of 19). Faces that still fail
+    // under load are made again in the page (PageFonts.remakeFailed).
     const fontsDir = join(tmp, 'engine-fonts')
     await cp(bundledFonts, fontsDir, {recursive: true})
     const conf = join(tmp, 'engine-fonts.conf')

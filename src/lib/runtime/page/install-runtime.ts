@@ -125,6 +125,8 @@ export function installRuntime(win: Window & typeof globalThis, config: RuntimeC
     media.apply()
     await videoFrames.seek(seconds)
     seekLoadedAssets = await assets.settleChanges()
+    // Text this frame shows may have needed faces that failed to load.
+    if (seekLoadedAssets) await fonts.remakeFailed()
     return errors.first()
   }
   let seekLoadedAssets = false
