@@ -96,6 +96,15 @@ try {
   const PEER_FPS = 13
   const best = Math.max(...Object.values(endToEnd))
   console.log(`\nbest end to end: ${best.toFixed(1)} frames/s = ${(best / captureFps).toFixed(2)}x capture-only, ${(best / encodeFps).toFixed(2)}x encode-only (same run)`)
+  // Capture and encode each measured alone: the CPU a frame needs from both, and the frame rate
+  // an end-to-end render could reach with every core busy on them and nothing else.
+  const cpuPerFrame = (m) => (m.utilisation * cores * m.seconds * 1000) / plan.totalFrames
+  const captureCpu = cpuPerFrame(capture)
+  const encodeCpu = cpuPerFrame(encode)
+  const boundFps = (cores * 1000) / (captureCpu + encodeCpu)
+  console.log(
+    `CPU per frame: capture ${captureCpu.toFixed(1)} ms + encode ${encodeCpu.toFixed(1)} ms; with all ${cores} cores busy, end to end cannot pass ${boundFps.toFixed(1)} frames/s = ${(boundFps / captureFps).toFixed(2)}x capture-only (before start-up and assembly)`,
+  )
   console.log(`against the best known peer on this machine (~${PEER_FPS} frames/s for 1080p30 standard): ${(best / PEER_FPS).toFixed(2)}x (target 1.8x)`)
   await benchStartup()
   console.log('')

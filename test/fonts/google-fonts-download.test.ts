@@ -1,7 +1,8 @@
 import {cp, mkdir, mkdtemp, readFile, readdir, rm, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
-import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {afterAll, beforeAll, describe, expect, it, vi} from 'vitest'
+import {DOWNLOAD_RETRY_AFTER_MS, downloadGoogleFamilies} from '../../src/lib/fonts/google-fonts-download.js'
 import {runCli} from '../support/run-cli.js'
 import {startGoogleFontsApi, STAND_IN_FAMILY, STAND_IN_LATIN_700, type GoogleFontsApi} from './support/google-fonts-api.js'
 
@@ -97,6 +98,26 @@ describe('families of a Google Fonts stylesheet are downloaded once into the cac
     }
     const kept = await readdir(join(env.ENGINE_CACHE_DIR!, 'fonts', 'google'))
     expect(kept).toEqual(['engine-test-display'])
+  })
+
+  it('in a long-running process, tries a family that failed again only after a while', async () => {
+    const request = {family: 'Engine Retry Later', weights: [700], styles: ['normal' as const]}
+    const asked = () => api.requests.filter((path) => decodeURIComponent(path).replaceAll('+', ' ').includes(request.family)).length
+    const download = () => downloadGoogleFamilies([request], {...process.env, ...env})
+    const first = await download()
+    expect(first.failed).toEqual([{family: request.family, reason: expect.stringMatching(/no family "Engine Retry Later"/)}])
+    const before = asked()
+    expect(before).toBeGreaterThan(0)
+    expect((await download()).failed[0].reason).toBe(first.failed[0].reason)
+    expect(asked()).toBe(before)
+    vi.useFakeTimers({toFake: ['Date']})
+    try {
+      vi.setSystemTime(Date.now() + DOWNLOAD_RETRY_AFTER_MS + 1000)
+      expect((await download()).failed).toHaveLength(1)
+      expect(asked()).toBeGreaterThan(before)
+    } finally {
+      vi.useRealTimers()
+    }
   })
 
   it('--no-network renders without downloading, with the warning', async () => {

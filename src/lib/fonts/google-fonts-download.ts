@@ -44,8 +44,12 @@ interface DownloadedFace {
 /** What a download asked the API for, kept beside the family: faces the family lacks are not asked for again. */
 const ASKED_FILE = 'engine-download.json'
 
-/** Failures of this process by family: an offline machine tries each family once, not once per render. */
-const failedThisProcess = new Map<string, string>()
+/**
+ * Failures of this process by family, kept for a while: an offline machine tries each family once
+ * in that time, not once per render, and a long-running `engine serve` tries again once it may be online.
+ */
+const failedThisProcess = new Map<string, {reason: string; at: number}>()
+export const DOWNLOAD_RETRY_AFTER_MS = 10 * 60_000
 
 /**
  * Families a Google Fonts stylesheet asks for that no bundled or added package serves, and those
@@ -92,8 +96,8 @@ export async function downloadGoogleFamilies(requests: readonly GoogleFamilyRequ
   for (const request of requests) {
     const key = request.family.toLowerCase()
     const earlier = failedThisProcess.get(key)
-    if (earlier !== undefined) {
-      outcome.failed.push({family: request.family, reason: earlier})
+    if (earlier && Date.now() - earlier.at < DOWNLOAD_RETRY_AFTER_MS) {
+      outcome.failed.push({family: request.family, reason: earlier.reason})
       continue
     }
     try {
@@ -101,7 +105,7 @@ export async function downloadGoogleFamilies(requests: readonly GoogleFamilyRequ
       outcome.downloaded.push(request.family)
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error)
-      failedThisProcess.set(key, reason)
+      failedThisProcess.set(key, {reason, at: Date.now()})
       outcome.failed.push({family: request.family, reason})
     }
   }
