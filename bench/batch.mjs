@@ -44,7 +44,7 @@ const COMPOSITION = `<!doctype html>
  * Renders `rows` rows at each concurrency, with warm pooled browsers (what `engine render --batch`
  * does) and, as the baseline of the same run, with a browser launched per row.
  */
-export async function benchBatch({rows = 8, concurrencies = [1, 2], log = console.log} = {}) {
+export async function benchBatch({rows = 8, concurrencies = ['auto', 1, 2], log = console.log} = {}) {
   // The formats (mp4 …) are plugins, registered the way the package entries register them.
   await load('builtin-plugins.js')
   const {renderBatch} = await load('batch/render-batch.js')
