@@ -87,16 +87,15 @@ export class PageFonts {
 
   /**
    * Makes every served face that failed to load again from its file's bytes, fetched through the
-   * same request policy, once per face; true when it made any. Why: Chromium can fail all the URL
-   * faces of a page at once although their requests were answered in full (measured with the
-   * serverless build under CPU load: every face of the used families in error, and the same bytes
-   * loading as a binary face in that page), and a request that failed once heals the same way. A
-   * binary face of the same file and descriptors draws the same glyphs.
+   * same request policy, once per face. Why: Chromium can fail all the URL faces of a page at once
+   * although their requests were answered in full (measured with the serverless build under CPU
+   * load: every face of the used families in error, while the same bytes loaded as binary faces in
+   * that page), and a request that failed once heals the same way. A binary face of the same file
+   * and descriptors draws the same glyphs.
    */
-  async remakeFailed(): Promise<boolean> {
+  async remakeFailed(): Promise<void> {
     const failed = [...this.served].filter(([fontFace, face]) => fontFace.status === 'error' && !this.remade.has(face))
     await Promise.all(failed.map(([fontFace, face]) => this.remake(fontFace, face)))
-    return failed.length > 0
   }
 
   private async remake(failed: FontFace, face: ServedFontFace): Promise<void> {
