@@ -43,3 +43,29 @@ export async function benchFonts(compileComposition) {
     rmSync(work, {recursive: true, force: true})
   }
 }
+
+/**
+ * What a Google Fonts `<link>` costs a render with no network: the fixture page asking for Inter
+ * and JetBrains Mono through the link, against the same page with `@font-face` rules on the same
+ * files, median of 3 renders each (alternating), in this run.
+ */
+export async function benchFontLink(renderComposition, resolveRenderOptions) {
+  const fixtures = new URL('../test/fixtures/fonts/', import.meta.url)
+  const work = mkdtempSync(join(tmpdir(), 'engine-bench-font-link-'))
+  try {
+    const pages = {link: new URL('google.html', fixtures).pathname, fontFace: new URL('explicit.html', fixtures).pathname}
+    const times = {link: [], fontFace: []}
+    for (const round of [0, 1, 2]) {
+      for (const [name, composition] of Object.entries(pages)) {
+        const options = resolveRenderOptions({network: false, output: join(work, `${name}-${round}.mp4`)})
+        const started = performance.now()
+        await renderComposition({composition, options})
+        times[name].push(performance.now() - started)
+      }
+    }
+    const [link, fontFace] = [median(times.link), median(times.fontFace)]
+    console.log(`fonts: render with a Google Fonts <link>, no network, ${link.toFixed(0)} ms vs @font-face rules ${fontFace.toFixed(0)} ms (median of 3): ${link - fontFace >= 0 ? '+' : ''}${(link - fontFace).toFixed(0)} ms`)
+  } finally {
+    rmSync(work, {recursive: true, force: true})
+  }
+}

@@ -9,7 +9,7 @@ import {join} from 'node:path'
 import {measure} from './cpu-meter.mjs'
 import {benchBatch} from './batch.mjs'
 import {benchCaptureProfile} from './capture-profile.mjs'
-import {benchFonts} from './fonts.mjs'
+import {benchFontLink, benchFonts} from './fonts.mjs'
 import {benchStartup} from './startup.mjs'
 
 const dist = new URL('../dist/src/lib/', import.meta.url)
@@ -41,6 +41,7 @@ const row = (name, frames, m) => {
 
 try {
   await benchFonts(compileComposition)
+  await benchFontLink(renderComposition, resolveRenderOptions)
   const options = resolveRenderOptions({quality: 'standard'})
   const compiled = await compileComposition(composition)
   const {plan} = planRender(compiled, options, getFormat('mp4'))
