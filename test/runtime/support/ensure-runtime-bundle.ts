@@ -5,7 +5,8 @@ import {build} from 'esbuild'
 const root = join(import.meta.dirname, '../../..')
 const entry = join(root, 'src/lib/runtime/page/index.ts')
 const output = join(root, 'dist/runtime/engine-runtime.js')
-const sources = [join(root, 'src/lib/runtime'), join(root, 'src/lib/compose/resolve-timing.ts')]
+// The bundle imports page modules of several stages (runtime, fonts, media, compose): watch them all.
+const sources = [join(root, 'src/lib')]
 
 function newestSource(path: string): number {
   const info = statSync(path)

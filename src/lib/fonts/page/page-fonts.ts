@@ -2,6 +2,7 @@ import {parseFamilyList} from '../css-font-values.js'
 import type {RuntimeFonts, ServedFontFace} from '../font-plan.js'
 import {parseUnicodeRange, uncoveredCharacters, type CodePointRange} from '../font-subsets.js'
 import {isGenericFamily} from '../generic-families.js'
+import {fontFaceRuleSource, unquote} from './font-face-rules.js'
 
 /** A served face that did not load (corrupt or unreachable file). */
 export interface FontFailureRecord {
@@ -51,6 +52,8 @@ export class PageFonts {
   private readonly served = new Map<FontFace, ServedFontFace>()
   /** Faces already made again from their bytes: a second failure is the file's, and is reported. */
   private readonly remade = new Set<ServedFontFace>()
+  /** Faces of the page's own @font-face rules already made again (they stay in the set, in error). */
+  private readonly remadeRuleFaces = new WeakSet<FontFace>()
   // Taken before any page script runs, so that a page replacing them cannot change what is loaded.
   private readonly FontFace: typeof FontFace
   private readonly fetch: typeof fetch
@@ -86,28 +89,24 @@ export class PageFonts {
   }
 
   /**
-   * Makes every served face that failed to load again from its file's bytes, fetched through the
-   * same request policy, once per face. Why: Chromium can fail all the URL faces of a page at once
-   * although their requests were answered in full (measured with the serverless build under CPU
-   * load: every face of the used families in error, while the same bytes loaded as binary faces in
-   * that page), and a request that failed once heals the same way. A binary face of the same file
-   * and descriptors draws the same glyphs.
+   * Makes every face that failed to load again from its file's bytes, fetched through the same
+   * request policy, once per face: a served face is replaced, a face of the page's own @font-face
+   * rule gets a twin added after it, which font matching prefers. Why: Chromium can fail all the
+   * URL faces of a page at once although their requests were answered in full (measured with the
+   * serverless build under CPU load: every face of the used families in error, while the same
+   * bytes loaded as binary faces in that page), and a request that failed once heals the same way.
+   * A binary face of the same file and descriptors draws the same glyphs.
    */
   async remakeFailed(): Promise<void> {
-    const failed = [...this.served].filter(([fontFace, face]) => fontFace.status === 'error' && !this.remade.has(face))
-    await Promise.all(failed.map(([fontFace, face]) => this.remake(fontFace, face)))
+    const served = [...this.served].filter(([fontFace, face]) => fontFace.status === 'error' && !this.remade.has(face))
+    const ruleFaces = Array.from(this.win.document.fonts).filter((face) => face.status === 'error' && !this.served.has(face) && !this.remadeRuleFaces.has(face))
+    await Promise.all([...served.map(([fontFace, face]) => this.remakeServed(fontFace, face)), ...ruleFaces.map((face) => this.remakeRuleFace(face))])
   }
 
-  private async remake(failed: FontFace, face: ServedFontFace): Promise<void> {
+  private async remakeServed(failed: FontFace, face: ServedFontFace): Promise<void> {
     this.remade.add(face)
-    let bytes: ArrayBuffer
-    try {
-      const response = await this.fetch(face.url)
-      if (!response.ok) return
-      bytes = await response.arrayBuffer()
-    } catch {
-      return
-    }
+    const bytes = await this.bytesOf(face.url)
+    if (!bytes) return
     const fontFace = new this.FontFace(face.family, bytes, descriptors(face))
     const fonts = this.win.document.fonts
     fonts.delete(failed)
@@ -115,6 +114,26 @@ export class PageFonts {
     fonts.add(fontFace)
     this.served.set(fontFace, face)
     await fontFace.loaded.catch(() => undefined)
+  }
+
+  private async remakeRuleFace(failed: FontFace): Promise<void> {
+    this.remadeRuleFaces.add(failed)
+    const url = fontFaceRuleSource(this.win.document, failed, this.FontFace)
+    const bytes = url === undefined ? undefined : await this.bytesOf(url)
+    if (!bytes) return
+    const {style, weight, stretch, unicodeRange, featureSettings, display} = failed
+    const fontFace = new this.FontFace(unquote(failed.family), bytes, {style, weight, stretch, unicodeRange, featureSettings, display})
+    this.win.document.fonts.add(fontFace)
+    await fontFace.loaded.catch(() => undefined)
+  }
+
+  private async bytesOf(url: string): Promise<ArrayBuffer | undefined> {
+    try {
+      const response = await this.fetch(url)
+      return response.ok ? await response.arrayBuffer() : undefined
+    } catch {
+      return undefined
+    }
   }
 
   report(): PageFontReport {
@@ -178,11 +197,6 @@ function fontSpec(style: string, weight: string, family: string): string {
 
 function quoteFamily(family: string): string {
   return `"${family.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`
-}
-
-function unquote(family: string): string {
-  const match = /^(['"])(.*)\1$/.exec(family.trim())
-  return match ? match[2] : family.trim()
 }
 
 function describe(element: Element): string {
