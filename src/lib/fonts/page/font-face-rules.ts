@@ -2,15 +2,18 @@
 const MAX_RULES = 2000
 
 /**
- * The first `url()` source of the document's `@font-face` rule that `face` came from, resolved
- * against its stylesheet, or undefined when no readable rule matches. A rule matches when a face
- * made from its descriptors (parsed by the browser, as for the rule's own face) has the same
- * family, style, weight, stretch and unicode-range.
+ * Finds the source of a face of the document's `@font-face` rules: the first `url()` of the rule
+ * it came from, resolved against its stylesheet, or undefined when no readable rule matches. A
+ * rule matches when a face made from its descriptors (parsed by the browser, as for the rule's own
+ * face) has the same family, style, weight, stretch and unicode-range. The rules are read once,
+ * when this is called; the returned lookup serves every failed face of that moment.
  */
-export function fontFaceRuleSource(doc: Document, face: FontFace, FontFaceType: typeof FontFace): string | undefined {
-  const wanted = faceKey(face)
+export function fontFaceRuleSources(doc: Document, FontFaceType: typeof FontFace): (face: FontFace) => string | undefined {
+  const sources = new Map<string, string>()
   for (const rule of fontFaceRules(doc)) {
     const style = rule.style
+    const source = /url\(\s*(['"]?)(.*?)\1\s*\)/.exec(style.getPropertyValue('src'))
+    if (!source) continue
     const descriptor = (name: string) => style.getPropertyValue(name) || undefined
     let probe: FontFace
     try {
@@ -24,11 +27,12 @@ export function fontFaceRuleSource(doc: Document, face: FontFace, FontFaceType: 
     } catch {
       continue
     }
-    if (faceKey(probe) !== wanted) continue
-    const source = /url\(\s*(['"]?)(.*?)\1\s*\)/.exec(style.getPropertyValue('src'))
-    if (source) return new URL(source[2], rule.parentStyleSheet?.href ?? doc.baseURI).href
+    const key = faceKey(probe)
+    const base = rule.parentStyleSheet?.href ?? doc.baseURI
+    // A URL that does not parse has no file to fetch; it must not stop the page becoming ready.
+    if (!sources.has(key) && URL.canParse(source[2], base)) sources.set(key, new URL(source[2], base).href)
   }
-  return undefined
+  return (face) => sources.get(faceKey(face))
 }
 
 function faceKey(face: FontFace): string {

@@ -2,7 +2,7 @@ import {parseFamilyList} from '../css-font-values.js'
 import type {RuntimeFonts, ServedFontFace} from '../font-plan.js'
 import {parseUnicodeRange, uncoveredCharacters, type CodePointRange} from '../font-subsets.js'
 import {isGenericFamily} from '../generic-families.js'
-import {fontFaceRuleSource, unquote} from './font-face-rules.js'
+import {fontFaceRuleSources, unquote} from './font-face-rules.js'
 
 /** A served face that did not load (corrupt or unreachable file). */
 export interface FontFailureRecord {
@@ -100,7 +100,8 @@ export class PageFonts {
   async remakeFailed(): Promise<void> {
     const served = [...this.served].filter(([fontFace, face]) => fontFace.status === 'error' && !this.remade.has(face))
     const ruleFaces = Array.from(this.win.document.fonts).filter((face) => face.status === 'error' && !this.served.has(face) && !this.remadeRuleFaces.has(face))
-    await Promise.all([...served.map(([fontFace, face]) => this.remakeServed(fontFace, face)), ...ruleFaces.map((face) => this.remakeRuleFace(face))])
+    const sourceOf = ruleFaces.length > 0 ? fontFaceRuleSources(this.win.document, this.FontFace) : () => undefined
+    await Promise.all([...served.map(([fontFace, face]) => this.remakeServed(fontFace, face)), ...ruleFaces.map((face) => this.remakeRuleFace(face, sourceOf(face)))])
   }
 
   private async remakeServed(failed: FontFace, face: ServedFontFace): Promise<void> {
@@ -116,9 +117,8 @@ export class PageFonts {
     await fontFace.loaded.catch(() => undefined)
   }
 
-  private async remakeRuleFace(failed: FontFace): Promise<void> {
+  private async remakeRuleFace(failed: FontFace, url: string | undefined): Promise<void> {
     this.remadeRuleFaces.add(failed)
-    const url = fontFaceRuleSource(this.win.document, failed, this.FontFace)
     const bytes = url === undefined ? undefined : await this.bytesOf(url)
     if (!bytes) return
     const {style, weight, stretch, unicodeRange, featureSettings, display} = failed
