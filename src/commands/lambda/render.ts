@@ -9,7 +9,7 @@ import {deploySite, siteHandleFromId} from '../../lib/lambda/deploy-site.js'
 import {renderToLambda} from '../../lib/lambda/render-to-lambda.js'
 import {waitForRender} from '../../lib/lambda/wait-for-render.js'
 import {parseVariablesText} from '../../lib/variables/read-overrides.js'
-import {assertStorageKey} from '../../lib/lambda/storage-key.js'
+import {assertStorageKey} from '../../lib/render/storage-key.js'
 import {assertDeployedFormat} from '../../lib/lambda/stack-record.js'
 
 export default class LambdaRender extends BaseCommand {

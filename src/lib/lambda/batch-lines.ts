@@ -1,7 +1,7 @@
 import {readFile} from 'node:fs/promises'
 import {z} from 'zod'
 import {EngineError, type ErrorJson} from '../errors/engine-error.js'
-import {storageKeySchema} from './storage-key.js'
+import {storageKeySchema} from '../render/storage-key.js'
 
 /** One line of a render-batch JSONL file, as read. */
 export type BatchLine =

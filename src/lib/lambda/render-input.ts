@@ -2,7 +2,7 @@ import {z} from 'zod'
 import {QUALITIES} from '../plan/render-plan.js'
 import {framesSchema, keyframeIntervalSchema, MAX_SCALE, MIN_SCALE, STILL_FORMATS} from '../plan/render-options.js'
 import {stillSettingsSchema} from '../still/still-settings.js'
-import {storageKeySchema} from './storage-key.js'
+import {storageKeySchema} from '../render/storage-key.js'
 
 const positiveInt = z.number().int().min(1)
 

@@ -1,5 +1,5 @@
 import type {IncomingMessage, ServerResponse} from 'node:http'
-import {storageKeyProblem} from '../storage-key.js'
+import {storageKeyProblem} from '../../render/storage-key.js'
 
 /** `/bucket/key` as sent, before any normalisation (URL parsing would fold `..` away). */
 function rawPathParts(url: string): {bucket: string; key?: string} | undefined {
