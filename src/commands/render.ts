@@ -12,6 +12,7 @@ import {renderBatchInContainer, renderInContainer} from '../lib/container/render
 import {loadConfig} from '../lib/config/load-config.js'
 import {EngineError, isEngineError, toEngineError} from '../lib/errors/engine-error.js'
 import {parseRenderOptions} from '../lib/plan/render-options.js'
+import {assertOutputExtension} from '../lib/render/format-from-output.js'
 import {resolveRenderOptions} from '../lib/render/resolve-options.js'
 import {renderComposition, type RenderResult} from '../lib/render/render-composition.js'
 import type {RenderEventListener} from '../lib/render/render-events.js'
@@ -37,6 +38,7 @@ export default class Render extends BaseCommand {
     const config = await loadConfig()
     const fromFlags = parseRenderOptions(renderFlagsToOptions(otherFlags))
     const options = resolveRenderOptions(config.options, fromFlags)
+    assertOutputExtension(options.output, options.format)
     if (resume && !options.batch) throw new EngineError('INVALID_FLAG', '--resume only applies to a batch: add --batch <rows.json>')
     if (server !== undefined && options.batch) throw new EngineError('INVALID_FLAG', '--server renders one composition; drop --batch or --server')
     if (options.docker && server !== undefined) throw new EngineError('INVALID_FLAG', '--docker renders on this machine; drop --docker or --server')

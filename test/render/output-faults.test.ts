@@ -17,7 +17,7 @@ const FAST = ['--fps', '5', '--quality', 'draft', '--workers', '1']
 describe('the output format follows the --output extension', () => {
   const scratch = useScratchDir()
 
-  it('-o x.webm without --format renders webm; .mov, .gif and .mp4 map the same way; unknown extensions keep the default', async () => {
+  it('-o x.webm without --format renders webm; .mov, .gif and .mp4 map the same way; other extensions leave the format to --format', async () => {
     const output = join(scratch(), 'from-extension.webm')
     const result = await runCli(['render', SWATCH, ...FAST, '-o', output, '--quiet'])
     expect(result.stderr).toBe('')
@@ -27,6 +27,20 @@ describe('the output format follows the --output extension', () => {
       expect(resolveRenderOptions({output: name}).format, name).toBe(format)
     }
     expect(resolveRenderOptions({output: 'frames'}, {format: 'png-sequence'}).format).toBe('png-sequence')
+  })
+
+  it('an extension no format writes is an error naming the known ones, and nothing is written', async () => {
+    const output = join(scratch(), 'unknown', 'out.avi')
+    const result = await runCli(['render', SWATCH, ...FAST, '-o', output])
+    expect(result.code).toBe(1)
+    expect(result.stderr).toMatch(/error \[INVALID_FLAG\]: --output ".*out\.avi": no format writes \.avi files; known extensions are \.mp4 \(mp4\), \.mov \(mov\), \.webm \(webm\), \.gif \(gif\)/)
+    expect(await readdir(scratch())).not.toContain('unknown')
+    // --format wins, and the extension is checked against it; a frame directory takes any name.
+    const explicit = await runCli(['render', SWATCH, ...FAST, '--format', 'gif', '-o', join(scratch(), 'unknown', 'out.avi')])
+    expect(explicit.stderr).toMatch(/no format writes \.avi files.*or \.gif to render gif/)
+    const frames = join(scratch(), 'frames.v2')
+    expect((await runCli(['render', SWATCH, ...FAST, '--format', 'png-sequence', '-o', frames, '--quiet'])).code).toBe(0)
+    expect((await readdir(frames)).filter((name) => name.endsWith('.png'))).toHaveLength(5)
   })
 
   it('an explicit --format that contradicts the extension is an error, and nothing is written', async () => {

@@ -22,9 +22,10 @@ describe('parseDeclarations', () => {
     expect(result.problems).toMatchObject([{code: 'variable-unknown-type', severity: 'warning', index: 0}])
   })
 
-  it('reports malformed JSON and a non-array', () => {
-    expect(parseDeclarations('[{"id": ').problems).toMatchObject([{code: 'variables-malformed', message: /not valid JSON/}])
-    expect(parseDeclarations('{"id": "a"}').problems).toMatchObject([{code: 'variables-malformed', message: /must be a JSON array/}])
+  it('reports malformed JSON as an error, and JSON that is not an array as a warning that declares nothing', () => {
+    expect(parseDeclarations('[{"id": ').problems).toMatchObject([{code: 'variables-malformed', severity: 'error', message: /not valid JSON/}])
+    expect(parseDeclarations('{"id": "a"}')).toMatchObject({declarations: [], problems: [{code: 'declarations-invalid', severity: 'warning', message: /must be a JSON array of declarations .*got an object/}]})
+    expect(parseDeclarations('"text"').problems).toMatchObject([{code: 'declarations-invalid', message: /got a string/}])
     expect(codes(['text'])).toEqual(['variables-malformed'])
   })
 

@@ -6,6 +6,7 @@ import {compileComposition} from '../compose/compile-composition.js'
 import {getFormat} from '../encode/format-registry.js'
 import {servedCoverage} from '../fonts/row-text-coverage.js'
 import {planRender} from '../plan/plan-render.js'
+import {assertOutputExtension} from '../render/format-from-output.js'
 import type {ResolvedRenderOptions} from '../plan/render-options.js'
 import type {WebhookTarget} from '../notify/index.js'
 import type {BatchEventListener} from './batch-events.js'
@@ -47,6 +48,7 @@ export async function renderBatch(request: BatchRequest): Promise<BatchSummary> 
   const cwd = request.cwd ?? process.cwd()
   const emit = request.onEvent ?? (() => {})
   const baseVariables = request.baseVariables ?? {}
+  assertOutputExtension(options.output, options.format)
   const batch = await readBatchFile(resolve(cwd, request.batchFile))
   const compositionPath = resolve(cwd, request.composition)
   // Compile and plan once: whatever fails here would fail every row, so it fails the batch now.

@@ -62,10 +62,18 @@ export interface CompiledComposition {
   scriptLines: ScriptLines[]
   /** `undeclared` / `type-mismatch` / `enum-out-of-range`, from the command line and every host. */
   findings: VariableFinding[]
+  /** What compile noticed and let pass (`declarations-invalid`): the render reports them as warnings. */
+  notices: CompileNotice[]
   /** The fonts stage: each family and how it is drawn, the faces the page is served, font findings. */
   fonts: CompiledFonts
   /** sha256 of every composition file the page was built from (top level and sub-compositions), by absolute path. */
   sourceFiles: Record<string, string>
+}
+
+/** Something compile let pass that the author should hear about. */
+export interface CompileNotice {
+  code: 'declarations-invalid'
+  message: string
 }
 
 const URL_ATTRIBUTES = ['src', 'href', 'poster', 'data-composition-src'] as const
@@ -76,6 +84,7 @@ interface CompileContext {
   strict: boolean
   instances: Record<string, RuntimeInstance>
   findings: VariableFinding[]
+  notices: CompileNotice[]
   markers: ScriptLineMarkers
   sourceFiles: Record<string, string>
 }
@@ -106,8 +115,8 @@ export async function compileComposition(path: string, options: CompileOptions =
   if (problems.length > 0) {
     throw new EngineError('COMPOSITION_INVALID', `${path}: ${problems.map((problem) => problem.message).join('; ')}`, {file: path, problems})
   }
-  assertValidDeclarations(parsed, path)
   const strict = options.strictVariables ?? false
+  const notices = checkDeclarations(parsed, path, strict)
   const declarations = parsed.declarations.declarations
   const compositionId = parsed.id!
   const projectDir = resolve(options.projectDir ?? projectRoot(file))
@@ -116,6 +125,7 @@ export async function compileComposition(path: string, options: CompileOptions =
     projectDir,
     strict,
     instances: {},
+    notices,
     markers: new ScriptLineMarkers(),
     sourceFiles: {[file]: sha256(source)},
     findings: options.variables
@@ -148,6 +158,7 @@ export async function compileComposition(path: string, options: CompileOptions =
     html,
     scriptLines,
     findings: context.findings,
+    notices: context.notices,
     fonts,
     sourceFiles: context.sourceFiles,
   }
@@ -176,7 +187,7 @@ async function inlineHost({host, file, display, chain}: PendingHost, key: string
       problems,
     })
   }
-  assertValidDeclarations(sub, subDisplay)
+  context.notices.push(...checkDeclarations(sub, subDisplay, context.strict))
   const hostValues = parseVariableValues(host.variableValuesRaw)
   if (!hostValues.ok) {
     throw new EngineError('COMPOSITION_INVALID', `data-variable-values on ${where} is ${hostValues.error}`, {file: display, line: host.line})
@@ -209,14 +220,29 @@ function sha256(text: string): string {
   return createHash('sha256').update(text).digest('hex')
 }
 
-function assertValidDeclarations(parsed: ParsedComposition, display: string): void {
-  const errors = parsed.declarations.problems.filter((problem) => problem.severity === 'error')
-  if (errors.length === 0) return
-  throw new EngineError(
-    'COMPOSITION_INVALID',
-    `${display}: invalid data-composition-variables:\n${errors.map((problem) => `  - ${problem.message}`).join('\n')}\nRun \`engine lint ${display}\` for details.`,
-    {file: display, problems: errors},
-  )
+/**
+ * Refuses declarations with errors. A value that is not an array of declarations declares nothing
+ * and is only a notice, unless variables are strict.
+ */
+function checkDeclarations(parsed: ParsedComposition, display: string, strict: boolean): CompileNotice[] {
+  const {problems} = parsed.declarations
+  const errors = problems.filter((problem) => problem.severity === 'error')
+  if (errors.length > 0) {
+    throw new EngineError(
+      'COMPOSITION_INVALID',
+      `${display}: invalid data-composition-variables:\n${errors.map((problem) => `  - ${problem.message}`).join('\n')}\nRun \`engine lint ${display}\` for details.`,
+      {file: display, problems: errors},
+    )
+  }
+  const invalid = problems.filter((problem) => problem.code === 'declarations-invalid')
+  if (invalid.length > 0 && strict) {
+    throw new EngineError(
+      'STRICT_VARIABLES',
+      `${display}: ${invalid[0].message}. --strict-variables refuses it: write the declarations as an array, or drop --strict-variables to render without them`,
+      {file: display, problems: invalid},
+    )
+  }
+  return invalid.map((problem) => ({code: 'declarations-invalid', message: `${display}: ${problem.message}`}))
 }
 
 /** Rebases URLs, scopes styles and scripts, in place, across the whole sub-composition document. */

@@ -1,5 +1,6 @@
 export const LINT_CODES = [
-  {code: 'variables-malformed', severity: 'error', description: 'data-composition-variables is not valid JSON, not an array, or holds an entry that is not an object'},
+  {code: 'variables-malformed', severity: 'error', description: 'data-composition-variables is not valid JSON, or holds an entry that is not an object'},
+  {code: 'declarations-invalid', severity: 'warning', description: 'data-composition-variables is JSON but not an array of declarations (an object, for example): the composition renders with no declared variables (an error with --strict-variables)'},
   {code: 'variable-missing-field', severity: 'error', description: 'a declaration lacks one of the required fields id, type, label, default'},
   {code: 'variable-invalid-field', severity: 'error', description: 'a declaration field has the wrong form (for example a non-string label or a negative maxLength)'},
   {code: 'variable-default-mismatch', severity: 'error', description: 'default does not match the declared type (a color default must be "#rrggbb")'},

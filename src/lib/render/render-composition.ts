@@ -25,6 +25,7 @@ import {browserForPlan} from '../capture/plan-browser.js'
 import {planPageRequests} from '../capture/plan-page-requests.js'
 import {assembleRender, mixRenderAudio} from './assemble-render.js'
 import {finalizePlan} from './finalize-plan.js'
+import {assertOutputExtension} from './format-from-output.js'
 import {defaultOutputPath, outputBytes} from './output-path.js'
 import {prepareOutputPath} from './prepare-output-path.js'
 import {ProgressMeter} from './progress-meter.js'
@@ -88,6 +89,7 @@ export async function renderComposition(request: RenderRequest): Promise<RenderR
 async function render(request: RenderRequest, emit: (event: RenderEvent) => void): Promise<RenderResult> {
   const {options, signal} = request
   const started = performance.now()
+  assertOutputExtension(options.output, options.format)
   emit({type: 'stage', stage: 'compile'})
   const compiled = await compileOrApply(request.composition, {
     template: request.template,
@@ -98,6 +100,7 @@ async function render(request: RenderRequest, emit: (event: RenderEvent) => void
   })
   if (options.strictVariables) assertNoStrictErrors(compiled.findings)
   for (const finding of compiled.findings) emit({type: 'warning', code: finding.code, message: finding.message})
+  for (const notice of compiled.notices) emit({type: 'warning', ...notice})
   const warn = (warning: {code: string; message: string}) => emit({type: 'warning', ...warning})
   reportCompileFonts(compiled.fonts.findings, options.strictFonts, warn)
 

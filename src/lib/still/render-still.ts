@@ -80,6 +80,7 @@ export async function renderStill(request: StillRequest): Promise<StillResult> {
   })
   if (options.strictVariables) assertNoStrictErrors(compiled.findings)
   for (const finding of compiled.findings) emit({type: 'warning', code: finding.code, message: finding.message})
+  for (const notice of compiled.notices) emit({type: 'warning', ...notice})
   const warn = (warning: {code: string; message: string}) => emit({type: 'warning', ...warning})
   reportCompileFonts(compiled.fonts.findings, options.strictFonts, warn)
   const {plan} = planRender(compiled, {...options, format: FRAME_FORMAT}, getFormat(FRAME_FORMAT))

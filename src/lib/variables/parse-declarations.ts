@@ -7,6 +7,7 @@ import {
 
 export type DeclarationProblemCode =
   | 'variables-malformed'
+  | 'declarations-invalid'
   | 'variable-missing-field'
   | 'variable-invalid-field'
   | 'variable-default-mismatch'
@@ -34,7 +35,8 @@ const REQUIRED_FIELDS = ['id', 'type', 'label', 'default'] as const
 /**
  * Reads the value of `data-composition-variables`. Never throws: invalid declarations are left out
  * and described in `problems` (the linter reports them, compile refuses errors). A declaration whose
- * type is not one of the five is dropped, as the spec's parser does, with a warning.
+ * type is not one of the five is dropped, as the spec's parser does, with a warning; so is a value
+ * that is JSON but not an array (`declarations-invalid`: nothing is declared).
  */
 export function parseDeclarations(raw: string | undefined): ParsedDeclarations {
   if (raw === undefined) return {declarations: [], problems: []}
@@ -47,10 +49,17 @@ export function parseDeclarations(raw: string | undefined): ParsedDeclarations {
       problems: [error_('variables-malformed', `data-composition-variables is not valid JSON (${(error as Error).message})`)],
     }
   }
+  // The page's scripts read their values with defaults of their own: without declarations it still renders as written.
   if (!Array.isArray(json)) {
     return {
       declarations: [],
-      problems: [error_('variables-malformed', `data-composition-variables must be a JSON array of declarations, got ${kindOf(json)}`)],
+      problems: [
+        {
+          code: 'declarations-invalid',
+          severity: 'warning',
+          message: `data-composition-variables must be a JSON array of declarations ([{"id": ..., "type": ..., "label": ..., "default": ...}]), got ${kindOf(json)}; the composition has no declared variables`,
+        },
+      ],
     }
   }
   const declarations: VariableDeclaration[] = []
@@ -142,7 +151,8 @@ function name(entry: unknown, index: number): string {
 
 function kindOf(value: unknown): string {
   if (value === null) return 'null'
-  return Array.isArray(value) ? 'an array' : `a ${typeof value}`
+  if (Array.isArray(value)) return 'an array'
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`
 }
 
 function error_(code: DeclarationProblemCode, message: string, index?: number): DeclarationProblem {

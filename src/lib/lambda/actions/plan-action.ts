@@ -85,6 +85,7 @@ export async function planAction({render}: PlanEvent, context: ActionContext): P
     warnings: [
       ...notices,
       ...compiled.findings.map((finding) => ({code: finding.code, message: finding.message})),
+      ...compiled.notices,
       ...compiled.fonts.findings,
       ...finishing.warnings,
       ...(parallel.warning ? [parallel.warning] : []),
