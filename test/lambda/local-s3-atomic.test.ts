@@ -14,7 +14,7 @@ describe('the local stack S3 API', () => {
   beforeAll(async () => {
     directory = await mkdtemp(join(tmpdir(), 'engine-s3-atomic-'))
     stack = await startLocalStack({directory})
-    bucket = new BucketObjects(createS3Client({endpoint: stack.endpoint}), stack.bucketName)
+    bucket = new BucketObjects(createS3Client({endpoint: stack.endpoint, localToken: stack.token}), stack.bucketName)
   })
   afterAll(async () => {
     await stack?.close()

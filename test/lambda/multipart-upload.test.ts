@@ -21,7 +21,7 @@ describe('uploads in parts to the local stack S3 API', () => {
   beforeAll(async () => {
     directory = await mkdtemp(join(tmpdir(), 'engine-multipart-'))
     stack = await startLocalStack({directory: join(directory, 'bucket')})
-    bucket = new BucketObjects(createS3Client({endpoint: stack.endpoint}), stack.bucketName)
+    bucket = new BucketObjects(createS3Client({endpoint: stack.endpoint, localToken: stack.token}), stack.bucketName)
     bucket.s3.middlewareStack.add((next, context) => (args) => {
       sent.push(context.commandName!)
       return next(args)

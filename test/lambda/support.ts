@@ -9,13 +9,16 @@ import {REPO_ROOT} from '../support/run-cli.js'
 export const LAMBDA_FIXTURES = join(REPO_ROOT, 'test', 'fixtures', 'lambda')
 
 export interface RunningStack {
-  /** ENGINE_AWS_ENDPOINT, ENGINE_BUCKET, ENGINE_SFN_ARN as printed. */
+  /** ENGINE_LOCAL_TOKEN, ENGINE_AWS_ENDPOINT, ENGINE_BUCKET, ENGINE_SFN_ARN as printed. */
   env: Record<string, string>
   bucket: BucketObjects
   stop(): Promise<void>
 }
 
-/** `engine lambda local --port 0` in the background, as a user runs it; resolves once it printed its lines. */
+/**
+ * `engine lambda local --port 0` in the background, as a user runs it; resolves once it printed its
+ * lines. Like a user exporting them, this test process then signs its own SDK calls with the token.
+ */
 export async function startStackCli(extraArgs: readonly string[] = [], startTimeoutMs = 20_000, directory?: string): Promise<RunningStack> {
   directory ??= await mkdtemp(join(tmpdir(), 'engine-lambda-test-'))
   const child: ChildProcess = spawn(process.execPath, [join(REPO_ROOT, 'bin', 'run.js'), 'lambda', 'local', '--port', '0', '--directory', directory, ...extraArgs], {
@@ -33,12 +36,13 @@ export async function startStackCli(extraArgs: readonly string[] = [], startTime
     child.stdout!.on('data', (chunk) => {
       text += chunk
       const lines = Object.fromEntries(text.split('\n').filter((line) => line.includes('=')).map((line) => line.split(/=(.*)/s, 2)))
-      if (lines.ENGINE_AWS_ENDPOINT && lines.ENGINE_BUCKET && lines.ENGINE_SFN_ARN) {
+      if (lines.ENGINE_LOCAL_TOKEN && lines.ENGINE_AWS_ENDPOINT && lines.ENGINE_BUCKET && lines.ENGINE_SFN_ARN) {
         clearTimeout(timer)
         resolve(lines)
       }
     })
   })
+  process.env.ENGINE_LOCAL_TOKEN = env.ENGINE_LOCAL_TOKEN
   return {
     env,
     bucket: new BucketObjects(createS3Client({endpoint: env.ENGINE_AWS_ENDPOINT}), env.ENGINE_BUCKET),

@@ -9,7 +9,7 @@ import {handler} from '../../src/lib/lambda/handler.js'
 import {renderToLambda} from '../../src/lib/lambda/render-to-lambda.js'
 import {runCli} from '../support/run-cli.js'
 import {LAMBDA_FIXTURES, startStackCli, type RunningStack} from '../lambda/support.js'
-import {rawRequest} from './support/raw-http.js'
+import {signedRawRequest} from './support/signed-http.js'
 
 /** Keys that would name a file outside the bucket, or an ambiguous one, wherever keys become paths. */
 const BAD_KEYS = ['../escape.mp4', 'renders/../../escape.mp4', '/absolute.mp4', 'a//b.mp4', 'out\\..\\escape.mp4', 'out/./x.mp4', '', 'out/']
@@ -34,7 +34,9 @@ async function allFiles(dir: string): Promise<string[]> {
 
 describe('the local S3 of engine lambda local refuses keys that leave its directory', () => {
   it('400 for .., absolute, empty and backslash segments, raw or percent-encoded, in the path or a copy source', async () => {
-    const {ENGINE_AWS_ENDPOINT: endpoint, ENGINE_BUCKET: bucket} = stack.env
+    const {ENGINE_AWS_ENDPOINT: endpoint, ENGINE_BUCKET: bucket, ENGINE_LOCAL_TOKEN: token} = stack.env
+    // Signed with the stack's token: a client holding it still cannot leave the bucket.
+    const rawRequest = (url: string, options: {method?: string; body?: string; headers?: Record<string, string>} = {}) => signedRawRequest(url, token, options)
     const attempts: [string, string, Record<string, string>?][] = [
       ['PUT', `/${bucket}/../escape-1.txt`],
       ['PUT', `/${bucket}/a/../../escape-2.txt`],

@@ -1,13 +1,15 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
-import {AWS_ENDPOINT_ENV, BUCKET_ENV, STATE_MACHINE_ENV} from '../../lib/lambda/aws-clients.js'
+import {AWS_ENDPOINT_ENV, BUCKET_ENV, LOCAL_TOKEN_ENV, STATE_MACHINE_ENV} from '../../lib/lambda/aws-clients.js'
 import {DEFAULT_LOCAL_BUCKET, DEFAULT_LOCAL_CONCURRENCY, startLocalStack} from '../../lib/lambda/local/local-stack.js'
 
 export default class LambdaLocal extends BaseCommand {
   static override summary = 'Run the serverless stack on this machine (S3 + Step Functions on loopback), no AWS account needed'
   static override description =
     'Serves a real S3 API (s3rver) and a Step Functions API that executes the same state machine and runs the same handler in child processes, ' +
-    'on one loopback endpoint. Export the printed lines, then use every other `engine lambda` command as against AWS. Runs until Ctrl-C.'
+    'on one loopback endpoint. Export the printed lines, then use every other `engine lambda` command as against AWS. Runs until Ctrl-C. ' +
+    `It answers only requests signed with the token it prints (${LOCAL_TOKEN_ENV}; a new one each start unless that variable is already set) ` +
+    'and refuses requests from web pages.'
   static override examples = [
     '<%= config.bin %> lambda local --port 4566',
     '<%= config.bin %> lambda bundle && <%= config.bin %> lambda local --bundle engine-lambda.zip --concurrency 2',
@@ -34,7 +36,9 @@ export default class LambdaLocal extends BaseCommand {
       concurrency: flags.concurrency,
       memoryMb: flags.memory,
       bundle: flags.bundle,
+      token: process.env[LOCAL_TOKEN_ENV] || undefined,
     })
+    this.log(`${LOCAL_TOKEN_ENV}=${stack.token}`)
     this.log(`${AWS_ENDPOINT_ENV}=${stack.endpoint}`)
     this.log(`${BUCKET_ENV}=${stack.bucketName}`)
     this.log(`${STATE_MACHINE_ENV}=${stack.stateMachineArn}`)

@@ -25,10 +25,10 @@ export function awsFailure(error: unknown, what: string, context: {bucketName?: 
       {endpoint},
     )
   }
-  if (name === 'CredentialsProviderError' || name === 'UnrecognizedClientException' || name === 'InvalidAccessKeyId' || name === 'AccessDenied') {
-    return new EngineError('UNAUTHORIZED', `${what}: ${message} (${name}); configure AWS credentials (AWS_PROFILE or AWS_ACCESS_KEY_ID) with access to the stack`, {
-      name,
-    })
+  if (['CredentialsProviderError', 'UnrecognizedClientException', 'InvalidAccessKeyId', 'AccessDenied', 'SignatureDoesNotMatch', 'InvalidSignatureException'].includes(name)) {
+    // The local stack's refusal already says what to export.
+    const fix = /engine lambda local/.test(message) ? '' : '; configure AWS credentials (AWS_PROFILE or AWS_ACCESS_KEY_ID) with access to the stack'
+    return new EngineError('UNAUTHORIZED', `${what}: ${message} (${name})${fix}`, {name})
   }
   if (name === 'ExecutionDoesNotExist' || name === 'StateMachineDoesNotExist') {
     return new EngineError('NOT_FOUND', `${what}: ${message}`, {name})

@@ -7,6 +7,7 @@ import {awsFailure} from './aws-errors.js'
 import type {SiteHandle} from './render-input.js'
 import {BucketObjects} from './s3-objects.js'
 import {siteFontFiles} from './site-fonts.js'
+import {siteIdProblem} from './site-address.js'
 import {listSiteFiles, siteIdOf} from './site-files.js'
 import {siteKey, siteManifestKey} from './storage-keys.js'
 
@@ -88,10 +89,7 @@ export function siteHandleFromId(siteId: string, bucketName: string, entry: stri
 
 /** A Site ID is what `sites create` prints: refused here, before it becomes a prefix to read or delete. */
 export function assertSiteId(value: string, field: string): string {
-  if (/^[0-9a-f]{24}$/.test(value)) return value
-  throw new EngineError(
-    'INVALID_FLAG',
-    `${field}: "${value}" is not a Site ID (24 hex characters, as printed by \`engine lambda sites create\` and listed by \`engine lambda sites ls\`)`,
-    {field, value},
-  )
+  const problem = siteIdProblem(value)
+  if (problem) throw new EngineError('INVALID_FLAG', `${field}: "${value}" ${problem}`, {field, value})
+  return value
 }

@@ -1,11 +1,12 @@
 import {randomBytes} from 'node:crypto'
 import {existsSync} from 'node:fs'
-import {mkdir, rename, rm, writeFile} from 'node:fs/promises'
+import {mkdir, realpath, rename, rm, stat, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
-import {join} from 'node:path'
+import {join, sep} from 'node:path'
 import {EngineError} from '../errors/engine-error.js'
 import type {SiteManifest} from './deploy-site.js'
 import type {BucketObjects} from './s3-objects.js'
+import {siteEntryProblem} from './site-address.js'
 import {siteKey, siteManifestKey} from './storage-keys.js'
 
 const COMPLETE_MARKER = '.engine-site-complete'
@@ -47,4 +48,23 @@ export async function fetchSite(bucket: BucketObjects, siteId: string, root: str
     await rm(partial, {recursive: true, force: true})
   }
   return dir
+}
+
+/**
+ * The composition file `entry` names in a fetched site. A name that is not a file of the site gets
+ * one answer, whether it is missing, a directory, or a path that would lead outside the site, so
+ * that the function tells a caller nothing about files beyond the site.
+ */
+export async function siteEntryPath(siteDir: string, siteId: string, entry: string): Promise<string> {
+  const notFound = () =>
+    new EngineError('NOT_FOUND', `entry: "${entry.slice(0, 200)}" is not a file of site ${siteId}; name the composition by its path inside the site`, {
+      siteId,
+      entry,
+    })
+  if (siteEntryProblem(entry)) throw notFound()
+  const path = join(siteDir, ...entry.split('/'))
+  const real = await realpath(path).catch(() => undefined)
+  const root = await realpath(siteDir)
+  if (!real || !real.startsWith(root + sep) || !(await stat(real)).isFile()) throw notFound()
+  return path
 }

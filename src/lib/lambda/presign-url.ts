@@ -1,4 +1,4 @@
-import {createHash, createHmac} from 'node:crypto'
+import {amzDate as formatAmzDate, encodeRfc3986, signString, SIGV4_ALGORITHM, stringToSign} from './sigv4.js'
 
 export interface SigningCredentials {
   accessKeyId: string
@@ -17,8 +17,6 @@ export interface PresignRequest {
   now?: Date
 }
 
-const ALGORITHM = 'AWS4-HMAC-SHA256'
-
 /**
  * A GET URL signed with Signature Version 4 in the query string, as S3 documents it ("Authenticating
  * Requests: Using Query Parameters"): anyone holding it may read the object until it expires. Signed
@@ -27,11 +25,11 @@ const ALGORITHM = 'AWS4-HMAC-SHA256'
 export function presignGetUrl(request: PresignRequest): string {
   const url = new URL(request.origin)
   const now = request.now ?? new Date()
-  const amzDate = now.toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '')
+  const amzDate = formatAmzDate(now)
   const day = amzDate.slice(0, 8)
   const scope = `${day}/${request.region}/s3/aws4_request`
   const query: [string, string][] = [
-    ['X-Amz-Algorithm', ALGORITHM],
+    ['X-Amz-Algorithm', SIGV4_ALGORITHM],
     ['X-Amz-Credential', `${request.credentials.accessKeyId}/${scope}`],
     ['X-Amz-Date', amzDate],
     ['X-Amz-Expires', String(request.expiresInSeconds)],
@@ -43,27 +41,11 @@ export function presignGetUrl(request: PresignRequest): string {
     .sort()
     .join('&')
   const canonicalRequest = ['GET', request.path, canonicalQuery, `host:${url.host}`, '', 'host', 'UNSIGNED-PAYLOAD'].join('\n')
-  const stringToSign = [ALGORITHM, amzDate, scope, sha256Hex(canonicalRequest)].join('\n')
-  let key: Buffer = hmac(`AWS4${request.credentials.secretAccessKey}`, day)
-  for (const part of [request.region, 's3', 'aws4_request']) key = hmac(key, part)
-  const signature = createHmac('sha256', key).update(stringToSign).digest('hex')
+  const signature = signString(request.credentials.secretAccessKey, {day, region: request.region, service: 's3'}, stringToSign(amzDate, scope, canonicalRequest))
   return `${url.protocol}//${url.host}${request.path}?${canonicalQuery}&X-Amz-Signature=${signature}`
 }
 
 /** An object key as a URI path: each segment encoded, the slashes kept. */
 export function encodeKeyPath(key: string): string {
   return key.split('/').map(encodeRfc3986).join('/')
-}
-
-/** encodeURIComponent plus the characters SigV4 also requires encoded. */
-function encodeRfc3986(text: string): string {
-  return encodeURIComponent(text).replace(/[!'()*]/g, (char) => `%${char.charCodeAt(0).toString(16).toUpperCase()}`)
-}
-
-function hmac(key: string | Buffer, data: string): Buffer {
-  return createHmac('sha256', key).update(data).digest()
-}
-
-function sha256Hex(text: string): string {
-  return createHash('sha256').update(text).digest('hex')
 }

@@ -2,6 +2,7 @@ import {z} from 'zod'
 import {QUALITIES} from '../plan/render-plan.js'
 import {framesSchema, keyframeIntervalSchema, MAX_SCALE, MIN_SCALE, STILL_FORMATS} from '../plan/render-options.js'
 import {stillSettingsSchema} from '../still/still-settings.js'
+import {siteEntrySchema, siteIdSchema} from './site-address.js'
 import {storageKeySchema} from '../render/storage-key.js'
 
 const positiveInt = z.number().int().min(1)
@@ -58,8 +59,8 @@ const renderIdSchema = z.string().regex(/^[A-Za-z0-9_-]{1,80}$/, 'must be 1-80 l
 export const renderInputSchema = z.object({
   renderId: renderIdSchema,
   bucketName: z.string().min(3),
-  siteId: z.string().min(1),
-  entry: z.string().min(1),
+  siteId: siteIdSchema,
+  entry: siteEntrySchema,
   outputKey: storageKeySchema,
   config: renderConfigSchema,
 })
@@ -73,8 +74,8 @@ export type RenderInput = z.infer<typeof renderInputSchema>
 export const stillInputSchema = z
   .object({
     bucketName: z.string().min(3),
-    siteId: z.string().min(1),
-    entry: z.string().min(1),
+    siteId: siteIdSchema,
+    entry: siteEntrySchema,
     outputKey: storageKeySchema,
     config: renderConfigSchema.pick({fps: true, variables: true, scale: true, strictFonts: true}).extend(stillSettingsSchema.shape).strict(),
   })

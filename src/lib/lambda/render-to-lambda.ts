@@ -5,6 +5,8 @@ import {getFormat} from '../encode/format-registry.js'
 import type {WebhookTarget} from '../notify/index.js'
 import {createS3Client, createSfnClient, type AwsClientOptions} from './aws-clients.js'
 import {awsFailure} from './aws-errors.js'
+import {assertSiteId} from './deploy-site.js'
+import {assertSiteEntry} from './site-address.js'
 import type {RenderConfig, RenderInput, SiteHandle} from './render-input.js'
 import {assertStorageKey} from '../render/storage-key.js'
 import {storeRenderWebhook} from './render-webhook.js'
@@ -69,6 +71,8 @@ export function renderInput(options: Omit<RenderToLambdaOptions, 'stateMachineAr
 export async function renderToLambda(options: RenderToLambdaOptions): Promise<RenderHandle> {
   if (options.outputKey !== undefined) assertStorageKey(options.outputKey, 'outputKey')
   const input = renderInput(options)
+  assertSiteId(input.siteId, 'siteHandle.siteId')
+  assertSiteEntry(input.entry, 'siteHandle.entry')
   const serialized = validateConfig(input)
   const sfn = options.sfn ?? createSfnClient(options)
   if (options.webhook) {

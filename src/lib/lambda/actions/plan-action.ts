@@ -13,7 +13,7 @@ import {mixRenderAudio} from '../../render/assemble-render.js'
 import {finalizePlan, type FinishedPlan} from '../../render/finalize-plan.js'
 import {browserForPlan} from '../../capture/plan-browser.js'
 import {chunksAtOnce, planChunks, throttledChunksWarning} from '../chunk-plan.js'
-import {fetchSite} from '../fetch-site.js'
+import {fetchSite, siteEntryPath} from '../fetch-site.js'
 import type {PlanEvent, PlanOutput, RenderConfig} from '../render-input.js'
 import type {RenderPlan} from '../../plan/render-plan.js'
 import type {RenderRecord, StoredPlan} from '../render-records.js'
@@ -38,7 +38,7 @@ export async function planAction({render}: PlanEvent, context: ActionContext): P
   checkConfig(config)
   const bucket = new BucketObjects(context.s3, render.bucketName)
   const siteDir = await fetchSite(bucket, render.siteId)
-  const compiled = await compileComposition(join(siteDir, render.entry), {variables: config.variables, projectDir: siteDir, fontPackages: await siteFontPackages(siteDir)})
+  const compiled = await compileComposition(await siteEntryPath(siteDir, render.siteId, render.entry), {variables: config.variables, projectDir: siteDir, fontPackages: await siteFontPackages(siteDir)})
   if (config.strictFonts) assertNoFontFallbacks(compiled.fonts.findings)
   const sized = {...compiled, width: config.width ?? compiled.width, height: config.height ?? compiled.height}
   // A serverless render never reaches private addresses (they would be the cloud's own).

@@ -5,7 +5,7 @@ import {resolveRenderOptions} from '../../render/resolve-options.js'
 import {contentType} from '../../sandbox/content-type.js'
 import {renderStill, type StillResult} from '../../still/render-still.js'
 import {stillExtension, stillFormatOf} from '../../still/still-settings.js'
-import {fetchSite} from '../fetch-site.js'
+import {fetchSite, siteEntryPath} from '../fetch-site.js'
 import type {StillEvent} from '../render-input.js'
 import {BucketObjects} from '../s3-objects.js'
 import {siteFontPackages} from '../site-fonts.js'
@@ -36,7 +36,7 @@ export async function stillAction(event: StillEvent, context: ActionContext): Pr
     // A serverless render never reaches private addresses (they would be the cloud's own): the default.
     const options = resolveRenderOptions({output, fps, scale, strictFonts, browserGpu: false})
     const {output: image, ...result} = await renderStill({
-      composition: join(siteDir, entry),
+      composition: await siteEntryPath(siteDir, siteId, entry),
       projectDir: siteDir,
       fontPackages: await siteFontPackages(siteDir),
       options,

@@ -5,7 +5,7 @@ import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {BUNDLE_LAYOUT} from '../bundle/bundle-layout.js'
 import {extractZip} from '../bundle/read-zip.js'
-import {AWS_ENDPOINT_ENV} from '../aws-clients.js'
+import {AWS_ENDPOINT_ENV, LOCAL_TOKEN_ENV} from '../aws-clients.js'
 import {answerOf} from './invoke-in-child.js'
 
 const RUNTIME_CHILD = fileURLToPath(new URL('./bundle-runtime-child.js', import.meta.url))
@@ -20,6 +20,8 @@ export interface BundleFunctionOptions {
   memoryMb: number
   /** The stack's endpoint, for the handler's S3 client (known only once the server listens). */
   endpoint: () => string
+  /** The stack's token, which the handler's S3 client signs with. */
+  token: string
 }
 
 /**
@@ -100,6 +102,7 @@ export class BundleFunction {
       TMPDIR: tmp,
       NODE_OPTIONS: '',
       [AWS_ENDPOINT_ENV]: this.options.endpoint(),
+      [LOCAL_TOKEN_ENV]: this.options.token,
     }
   }
 }

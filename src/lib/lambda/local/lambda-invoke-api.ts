@@ -5,7 +5,7 @@ import type {LocalFunction} from './local-function.js'
 
 const INVOKE_PATH = /^\/2015-03-31\/functions\/([^/]+)\/invocations$/
 /** Lambda's limit on a synchronous invocation's request and response payloads. */
-const MAX_PAYLOAD_BYTES = 6 * 1024 * 1024
+export const MAX_PAYLOAD_BYTES = 6 * 1024 * 1024
 const THROTTLED = 'Lambda.TooManyRequestsException'
 
 /** Lambda's Invoke is the one request of the local stack posted to /2015-03-31/functions/…/invocations. */

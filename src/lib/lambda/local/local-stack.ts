@@ -1,21 +1,26 @@
-import {createServer, type Server} from 'node:http'
+import {randomBytes} from 'node:crypto'
+import {createServer, type IncomingMessage, type Server, type ServerResponse} from 'node:http'
 import {mkdir, rm} from 'node:fs/promises'
-import type {AddressInfo} from 'node:net'
+import {isIP, type AddressInfo} from 'node:net'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import S3rver from 's3rver'
+import AWSAccount from 's3rver/lib/models/account.js'
 import {makeObjectWritesAtomic} from './atomic-object-writes.js'
-import {AWS_ENDPOINT_ENV, createS3Client, LOCAL_CREDENTIALS} from '../aws-clients.js'
+import {AWS_ENDPOINT_ENV, createS3Client, LOCAL_ACCESS_KEY_ID, LOCAL_TOKEN_ENV} from '../aws-clients.js'
+import {EngineError} from '../../errors/engine-error.js'
 import {LOCAL_MEMORY_ENV} from '../handler.js'
 import {BucketObjects} from '../s3-objects.js'
 import {listFormats} from '../../encode/format-registry.js'
 import {STACK_RECORD_KEY, type StackRecord} from '../stack-record.js'
 import {renderStateMachineDefinition} from '../state-machine-definition.js'
 import {BundleFunction} from './bundle-function.js'
+import {confineStoreKeys} from './confine-store-keys.js'
 import {invokeInChild} from './invoke-in-child.js'
 import {LocalFunction} from './local-function.js'
 import {isLambdaInvokeRequest, LocalLambdaApi} from './lambda-invoke-api.js'
 import {LocalStepFunctions} from './local-step-functions.js'
+import {refusalOf, sendRefusal} from './request-guard.js'
 import {sendInvalidKey, unsafeKeyProblem} from './refuse-unsafe-keys.js'
 import {handleSfnRequest, isSfnRequest} from './sfn-json-api.js'
 
@@ -28,7 +33,10 @@ export const DEFAULT_LOCAL_CONCURRENCY = 8
 export interface LocalStackOptions {
   /** Port of the one endpoint serving S3 and Step Functions; 0 picks a free one. */
   port?: number
+  /** A loopback address (default 127.0.0.1): the stack is for this machine only. */
   host?: string
+  /** The secret clients sign requests with (at least 32 characters); default: a new random one. */
+  token?: string
   /** Where s3rver keeps the bucket (default: the system temp directory), so sites survive restarts. */
   directory?: string
   bucketName?: string
@@ -45,6 +53,8 @@ export interface LocalStackOptions {
 
 export interface LocalStack {
   endpoint: string
+  /** Clients must sign every request with it (ENGINE_LOCAL_TOKEN). */
+  token: string
   bucketName: string
   stateMachineArn: string
   functionArn: string
@@ -63,9 +73,14 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   const directory = options.directory ?? join(tmpdir(), 'engine-lambda-local')
   const concurrency = options.concurrency ?? DEFAULT_LOCAL_CONCURRENCY
   const memoryMb = options.memoryMb ?? 10240
+  const host = loopbackHost(options.host ?? '127.0.0.1')
+  const token = checkedToken(options.token ?? randomBytes(32).toString('hex'))
   await mkdir(directory, {recursive: true})
+  // s3rver checks no SigV4 signature (the request guard does); it only needs to know the key id.
+  AWSAccount.DUMMY_ACCOUNT.createKeyPair(LOCAL_ACCESS_KEY_ID, token)
   const s3rver = new S3rver({directory, silent: true, vhostBuckets: false, allowMismatchedSignatures: true, configureBuckets: [{name: bucketName}]})
   makeObjectWritesAtomic(s3rver.store)
+  confineStoreKeys(s3rver.store)
   await s3rver.configureBuckets()
   const s3Handler = s3rver.callback()
 
@@ -75,16 +90,27 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   // Beside the bucket directory, not in it: s3rver takes every directory there for a bucket.
   const functionDirectory = `${directory}.function`
   const bundled = options.bundle
-    ? await BundleFunction.prepare({bundle: options.bundle, directory: functionDirectory, functionName: LOCAL_FUNCTION_NAME, region: LOCAL_REGION, memoryMb, endpoint: () => endpoint})
+    ? await BundleFunction.prepare({bundle: options.bundle, directory: functionDirectory, functionName: LOCAL_FUNCTION_NAME, region: LOCAL_REGION, memoryMb, endpoint: () => endpoint, token})
     : undefined
   const renderFunction = new LocalFunction(concurrency, (event, onChild) =>
     bundled
       ? bundled.invoke(event, onChild)
-      : invokeInChild(event, {env: {...process.env, [AWS_ENDPOINT_ENV]: endpoint, [LOCAL_MEMORY_ENV]: String(memoryMb)}, onChild}),
+      : invokeInChild(event, {env: {...process.env, [AWS_ENDPOINT_ENV]: endpoint, [LOCAL_TOKEN_ENV]: token, [LOCAL_MEMORY_ENV]: String(memoryMb)}, onChild}),
   )
   const stepFunctions = new LocalStepFunctions({stateMachineArn, functionArn, definition: renderStateMachineDefinition(functionArn), function: renderFunction})
   const lambdaApi = new LocalLambdaApi(LOCAL_FUNCTION_NAME, renderFunction)
   const server = createServer((request, response) => {
+    void answer(request, response).catch((error: Error) => {
+      if (!response.headersSent) sendRefusal(request, response, {status: 500, code: 'InternalError', message: error.message})
+      else response.destroy()
+    })
+  })
+  const answer = async (request: IncomingMessage, response: ServerResponse) => {
+    const refusal = await refusalOf(request, (server.address() as AddressInfo).port, token)
+    if (refusal) {
+      sendRefusal(request, response, refusal)
+      return
+    }
     if (isSfnRequest(request)) {
       void handleSfnRequest(stepFunctions, request, response)
       return
@@ -98,12 +124,9 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       sendInvalidKey(request, response, problem)
       return
     }
-    // Any credentials will do locally: s3rver knows one key, and signatures are not checked.
-    const authorization = request.headers.authorization
-    if (authorization) request.headers.authorization = authorization.replace(/Credential=[^/]+\//, `Credential=${LOCAL_CREDENTIALS.accessKeyId}/`)
     s3Handler(request, response)
-  })
-  await listen(server, options.port ?? 0, options.host ?? '127.0.0.1')
+  }
+  await listen(server, options.port ?? 0, host)
   const address = server.address() as AddressInfo
   endpoint = `http://${address.address}:${address.port}`
 
@@ -118,10 +141,11 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     // From the bundle's manifest, or this process's own registry when invocations run this engine.
     formats: bundled ? await bundled.formats() : listFormats().map((format) => format.name),
   }
-  await new BucketObjects(createS3Client({endpoint}), bucketName).putJson(STACK_RECORD_KEY, record)
+  await new BucketObjects(createS3Client({endpoint, localToken: token}), bucketName).putJson(STACK_RECORD_KEY, record)
 
   return {
     endpoint,
+    token,
     bucketName,
     stateMachineArn,
     functionArn,
@@ -134,6 +158,19 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       if (bundled) await rm(functionDirectory, {recursive: true, force: true})
     },
   }
+}
+
+function loopbackHost(host: string): string {
+  const bare = host.replace(/^\[|\]$/g, '')
+  if (bare === 'localhost' || bare === '::1' || (isIP(bare) === 4 && bare.startsWith('127.'))) return bare
+  throw new EngineError('INVALID_FLAG', `host: "${host}" is not a loopback address; the local stack listens on this machine only (127.0.0.1, ::1 or localhost)`, {field: 'host', value: host})
+}
+
+function checkedToken(token: string): string {
+  if (token.length >= 32 && /^[\x21-\x7e]+$/.test(token)) return token
+  throw new EngineError('INVALID_FLAG', `${LOCAL_TOKEN_ENV}: the local stack's token must be at least 32 printable characters without spaces; unset it to get a new random one`, {
+    field: LOCAL_TOKEN_ENV,
+  })
 }
 
 function listen(server: Server, port: number, host: string): Promise<void> {

@@ -1,5 +1,6 @@
 import type {IncomingMessage, ServerResponse} from 'node:http'
 import {storageKeyProblem} from '../../render/storage-key.js'
+import {sendRefusal} from './request-guard.js'
 
 /** `/bucket/key` as sent, before any normalisation (URL parsing would fold `..` away). */
 function rawPathParts(url: string): {bucket: string; key?: string} | undefined {
@@ -40,11 +41,9 @@ export function unsafeKeyProblem(request: IncomingMessage): string | undefined {
 
 /** Answers 400 with an S3-style XML error. */
 export function sendInvalidKey(request: IncomingMessage, response: ServerResponse, problem: string): void {
-  const escape = (text: string) => text.replace(/[<>&"']/g, (c) => `&#${c.charCodeAt(0)};`)
-  const body = `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>InvalidArgument</Code><Message>${escape(
-    `the local stack refuses this request: ${problem}; keys must be relative paths of names separated by "/"`,
-  )}</Message><Resource>${escape(request.url ?? '')}</Resource></Error>`
-  request.resume()
-  response.writeHead(400, {'Content-Type': 'application/xml', 'Content-Length': Buffer.byteLength(body)})
-  response.end(request.method === 'HEAD' ? undefined : body)
+  sendRefusal(request, response, {
+    status: 400,
+    code: 'InvalidArgument',
+    message: `the local stack refuses this request: ${problem}; keys must be relative paths of names separated by "/"`,
+  })
 }

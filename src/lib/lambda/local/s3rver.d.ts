@@ -21,9 +21,11 @@ declare module 's3rver' {
 
   /** The filesystem store's methods that the local stack replaces or calls. */
   export interface S3rverStore {
-    getResourcePath(bucket: string, key: string, resource: string): string
+    getResourcePath(bucket: string, key: string | undefined, resource: string): string
     putMetadata(bucket: string, key: string, metadata: Record<string, string>, md5: string): Promise<void>
     putObject(object: S3rverObject): Promise<{size: number; md5: string}>
+    putPart(bucket: string, uploadId: string, partNumber: number, content: NodeJS.ReadableStream): Promise<{size: number; md5: string}>
+    putObjectMultipart(bucket: string, uploadId: string, parts: {number: number; etag: string}[]): Promise<{size: number; md5: string}>
   }
 
   export default class S3rver {
@@ -31,5 +33,20 @@ declare module 's3rver' {
     readonly store: S3rverStore
     configureBuckets(): Promise<void>
     callback(): (request: IncomingMessage, response: ServerResponse) => void
+  }
+}
+
+declare module 's3rver/lib/models/error.js' {
+  /** s3rver's error type: its code picks the HTTP status and the XML error body. */
+  export default class S3Error extends Error {
+    constructor(code: string, message: string, detail?: Record<string, string>)
+  }
+}
+
+declare module 's3rver/lib/models/account.js' {
+  /** s3rver's account registry: requests name a key id it must know. */
+  export default class AWSAccount {
+    static DUMMY_ACCOUNT: AWSAccount
+    createKeyPair(accessKeyId: string, secretAccessKey: string): void
   }
 }
