@@ -1,5 +1,5 @@
 import {Flags} from '@oclif/core'
-import {MAX_WORKERS, PROFILE_NAMES, VIDEO_FRAME_FORMATS} from '../lib/plan/render-options.js'
+import {BATCH_FORMATS, MAX_WORKERS, PROFILE_NAMES, VIDEO_FRAME_FORMATS} from '../lib/plan/render-options.js'
 import {QUALITIES} from '../lib/plan/render-plan.js'
 
 /**
@@ -20,7 +20,8 @@ export const renderFlags = {
   'video-frame-format': Flags.string({description: 'format for extracted source-video frames (default auto)', options: [...VIDEO_FRAME_FORMATS]}),
   workers: Flags.string({description: `parallel capture workers, 1-${MAX_WORKERS} or auto (cores - 2, at least 1)`}),
   'max-concurrent-renders': Flags.integer({description: 'simultaneous renders via the producer server, 1-10 (default 2)'}),
-  batch: Flags.string({description: 'JSON array of variable rows, or an object with a "rows" array'}),
+  batch: Flags.string({description: 'rows of variable values: .json (array, or {"rows": [...]}), .jsonl/.ndjson (one object per line), .csv/.tsv (header of variable ids), or - for standard input (JSON Lines)'}),
+  'batch-format': Flags.string({description: 'how to read --batch, whatever its extension', options: [...BATCH_FORMATS]}),
   'batch-concurrency': Flags.string({description: 'rows rendered at once, or auto: one-worker rows on every idle core, bounded by free memory (default 1)'}),
   'batch-fail-fast': Flags.boolean({description: 'stop launching new rows after the first failure'}),
   resume: Flags.boolean({description: 'with --batch: render only the rows the existing manifest.json does not record as completed'}),

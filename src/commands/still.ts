@@ -31,7 +31,7 @@ export default class Still extends BaseCommand {
     time: Flags.string({description: 'time in seconds; the frame on screen then', exclusive: ['frame']}),
     output: Flags.string({char: 'o', description: 'image file: .png, .jpg/.jpeg or .webp (batch: a template). Default renders/<name>.png'}),
     quality: Flags.integer({description: 'JPEG/WebP quality 0-100 (default 92)'}),
-    ...pick('scale', 'fps', 'variables', 'variables-file', 'strict-variables', 'strict-fonts', 'network', 'allow-private-network', 'browser-path', 'profile', 'video-frame-format', 'batch', 'batch-concurrency', 'batch-fail-fast', 'resume', 'quiet', 'json'),
+    ...pick('scale', 'fps', 'variables', 'variables-file', 'strict-variables', 'strict-fonts', 'network', 'allow-private-network', 'browser-path', 'profile', 'video-frame-format', 'batch', 'batch-format', 'batch-concurrency', 'batch-fail-fast', 'resume', 'quiet', 'json'),
   }
 
   async run(): Promise<void> {
@@ -69,7 +69,7 @@ export default class Still extends BaseCommand {
           resume,
           render: async (request) => {
             const result = await renderStill({...request, still, pool})
-            return {output: result.output, durationSeconds: 0}
+            return {output: result.output, durationSeconds: 0, bytes: result.bytes}
           },
           signal: controller.signal,
           onEvent: options.json ? batchJsonLines : options.quiet ? undefined : batchLines((line) => this.log(line)),

@@ -79,7 +79,7 @@ describe('renderBatch with a stand-in render function', () => {
     expect(await attempt([{title: 'Ada'}, {title: 'Bo', size: 'huge'}], {options: options({output: join(dir, 'out/{title}.mp4'), strictVariables: true})})).toContain(
       'row 1, "size": [enum-out-of-range]',
     )
-    expect(await attempt({items: []})).toContain('must be a JSON array of variable objects, or an object with a "rows" array')
+    expect(await attempt({items: []})).toContain('the batch file has no rows; it must hold a JSON array of row objects or {"rows": [...]} (.json)')
     await writeFile(join(dir, 'broken.json'), '[{"title": ')
     await expect(renderBatch({composition: CARD, batchFile: join(dir, 'broken.json'), options: options(), render: fake.render, cwd: dir})).rejects.toThrow(
       /--batch ".*broken\.json": not valid JSON/,

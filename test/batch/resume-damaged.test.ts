@@ -30,7 +30,7 @@ describe('renderBatch --resume with real outputs', () => {
     return {events, rendered, manifest: (await readManifest(join(dir, 'out/manifest.json')))!}
   }
 
-  it('renders again a completed row whose file is missing, empty, cut short or not a video; keeps the intact one', async () => {
+  it('renders again a completed row whose file is missing, empty, cut short or replaced (its size differs from the one recorded); keeps the intact one', async () => {
     const first = await run(false)
     expect(first.manifest.rows.map((row) => row.status)).toEqual(['completed', 'completed', 'completed', 'completed'])
     const totalFrames = first.manifest.rows[0].totalFrames!
@@ -48,8 +48,8 @@ describe('renderBatch --resume with real outputs', () => {
     const warnings = second.events.filter((event) => event.type === 'warning').map((event) => (event as {message: string}).message)
     expect(warnings).toEqual([
       expect.stringMatching(/row 1 was completed but .*1\.mp4 is empty; rendering it again/),
-      expect.stringMatching(/row 2 was completed but .*2\.mp4 (has \d+ frames, not \d+|cannot be read as video); rendering it again/),
-      expect.stringMatching(/row 3 was completed but .*3\.mp4 cannot be read as video; rendering it again/),
+      expect.stringMatching(/row 2 was completed but .*2\.mp4 has \d+ bytes, not the \d+ it was written with; rendering it again/),
+      expect.stringMatching(/row 3 was completed but .*3\.mp4 has 18 bytes, not the \d+ it was written with; rendering it again/),
     ])
     expect(await readFile(out(0))).toEqual(intact)
     for (const index of [1, 2, 3]) expect(await probeVideoStream(out(index)), String(index)).toMatchObject({nb_read_frames: String(totalFrames)})

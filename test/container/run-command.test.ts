@@ -156,10 +156,11 @@ describe('the engine command inside the container', () => {
     for (const hostOnly of ['--browser-path', '--gpu', '--docker', '--batch', '--resume']) expect(args).not.toContain(hostOnly)
   })
 
-  it('passes a batch with its concurrency, fail-fast and resume', () => {
-    const options = resolveRenderOptions({batch: 'rows.json', batchConcurrency: 2, batchFailFast: true})
-    const args = innerRenderArgs({composition: '/p/index.html', options, output: '/p/renders/{index}.mp4', batch: '/p/rows.json', resume: true})
-    expect(valuesOf(args, '--batch')).toEqual(['/p/rows.json'])
+  it('passes a batch with its format, concurrency, fail-fast and resume', () => {
+    const options = resolveRenderOptions({batch: 'rows.csv', batchConcurrency: 2, batchFailFast: true})
+    const args = innerRenderArgs({composition: '/p/index.html', options, output: '/p/renders/{index}.mp4', batch: {path: '/p/rows.csv', format: 'csv'}, resume: true})
+    expect(valuesOf(args, '--batch')).toEqual(['/p/rows.csv'])
+    expect(valuesOf(args, '--batch-format')).toEqual(['csv'])
     expect(valuesOf(args, '--batch-concurrency')).toEqual(['2'])
     expect(args).toEqual(expect.arrayContaining(['--batch-fail-fast', '--resume']))
   })

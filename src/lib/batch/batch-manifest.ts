@@ -85,13 +85,15 @@ export const manifestSchema = z.object({
   rows: z.array(rowSchema),
 })
 
+/** Everything but the rows: what identifies the batch and sums it up. */
+export const manifestHeadSchema = manifestSchema.omit({rows: true})
+
+export {rowSchema as manifestRowSchema}
+
 export type BatchManifest = z.infer<typeof manifestSchema>
+export type ManifestHead = z.infer<typeof manifestHeadSchema>
 export type ManifestRow = z.infer<typeof rowSchema>
+/** A row's state and outcome: its entry without what the batch file fixes (output and variables). */
+export type RowRecord = Omit<ManifestRow, 'output' | 'variables'>
 export type RenderSettings = z.infer<typeof settingsSchema>
 export type StatusCounts = Record<RowStatus, number>
-
-export function countStatuses(rows: readonly ManifestRow[]): StatusCounts {
-  const counts: StatusCounts = {pending: 0, running: 0, completed: 0, failed: 0, skipped: 0}
-  for (const row of rows) counts[row.status] += 1
-  return counts
-}

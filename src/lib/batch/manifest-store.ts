@@ -1,118 +1,158 @@
-import {randomUUID} from 'node:crypto'
-import {mkdir, open, readFile, rename, rm} from 'node:fs/promises'
-import {basename, dirname, join} from 'node:path'
-import {EngineError} from '../errors/engine-error.js'
-import {countStatuses, manifestSchema, type BatchManifest, type ManifestRow} from './batch-manifest.js'
+import {rm} from 'node:fs/promises'
+import {dirname, relative} from 'node:path'
+import {ROW_STATUSES, type ManifestHead, type ManifestRow, type RowRecord, type RowStatus, type StatusCounts} from './batch-manifest.js'
+import {journalPath, writeManifestFile} from './manifest-file.js'
+import {ManifestJournal} from './manifest-journal.js'
+import type {BatchJob} from './preflight.js'
+
+/** Compaction (rewriting manifest.json) runs at most this often... */
+const MIN_COMPACTION_INTERVAL_MS = 3000
+/** ...and never takes more than 1/this of the time, so a batch 100x larger does not spend more of each row on it. */
+const COMPACTION_COST_RATIO = 20
 
 /**
- * Owns the manifest file of a running batch. Every change is written to a temporary file next to
- * it, flushed, and renamed over it, one write at a time: a batch killed at any moment leaves the
- * last complete manifest, never a torn one.
+ * The state of a running batch and its two files. Every row change goes to memory (an array slot
+ * per row, so lookups by index are O(1)) and to the journal (`manifest.journal.jsonl`, one line,
+ * flushed in groups); `manifest.json` keeps its schema and is rewritten atomically from memory and
+ * the job spool every few seconds, as long as that costs under 1/20 of the time, and at the end.
+ * A batch killed at any moment leaves a manifest plus a journal that together hold every
+ * acknowledged change; `--resume` replays them.
  */
 export class ManifestStore {
-  private queue: Promise<void> = Promise.resolve()
+  private readonly statuses: Uint8Array
+  /** Each row's record as JSON; undefined while a row is pending and was never anything else. */
+  private readonly records: Array<string | undefined>
+  private readonly tally: StatusCounts = {pending: 0, running: 0, completed: 0, failed: 0, skipped: 0}
+  private timer: NodeJS.Timeout | undefined
+  private compacting: Promise<void> | undefined
+  private lastCompaction = {endedAt: 0, tookMs: 0}
+  private failure: unknown
 
-  constructor(
+  private constructor(
     readonly path: string,
-    private manifest: BatchManifest,
-  ) {}
-
-  get current(): BatchManifest {
-    return this.manifest
+    private head: ManifestHead,
+    private readonly jobs: () => AsyncIterable<BatchJob>,
+    private journal: ManifestJournal | undefined,
+    total: number,
+    kept: ReadonlyMap<number, RowRecord>,
+  ) {
+    this.statuses = new Uint8Array(total)
+    this.records = new Array(total)
+    this.tally.pending = total
+    for (const [index, record] of kept) this.put(record.index === index ? record : {...record, index})
   }
 
-  row(index: number): ManifestRow {
-    const row = this.manifest.rows.find((entry) => entry.index === index)
-    if (!row) throw new EngineError('INTERNAL', `the batch manifest has no row ${index}`)
-    return row
+  /**
+   * Starts the files of a batch: `kept` are the rows carried over from an earlier run (`--resume`),
+   * every other row is pending; the manifest is written at once and the journal starts empty.
+   */
+  static async start(path: string, head: ManifestHead, total: number, jobs: () => AsyncIterable<BatchJob>, kept: ReadonlyMap<number, RowRecord> = new Map()): Promise<ManifestStore> {
+    const store = new ManifestStore(path, head, jobs, undefined, total, kept)
+    await store.writeManifest()
+    store.journal = await ManifestJournal.open(journalPath(path))
+    return store
   }
 
-  /** Replaces one row's entry (fields not in `entry` are dropped) and saves. */
-  setRow(index: number, entry: Omit<ManifestRow, 'index' | 'output' | 'variables'>): Promise<void> {
-    const {output, variables} = this.row(index)
+  get counts(): StatusCounts {
+    return {...this.tally}
+  }
+
+  get manifestHead(): ManifestHead {
+    return {...this.head, counts: this.counts}
+  }
+
+  status(index: number): RowStatus {
+    return ROW_STATUSES[this.statuses[index]]
+  }
+
+  /** The row's record: its status and, once it ran, its outcome. */
+  row(index: number): RowRecord {
+    const record = this.records[index]
+    return record === undefined ? {index, status: 'pending'} : (JSON.parse(record) as RowRecord)
+  }
+
+  /** Replaces one row's record (fields not in `entry` are dropped); resolves once it is on disk. */
+  setRow(index: number, entry: Omit<RowRecord, 'index'>): Promise<void> {
     const {status, ...rest} = entry
-    // Key order keeps the manifest readable: what and where first, the (long) variables last.
-    this.manifest.rows = this.manifest.rows.map((row) => (row.index === index ? {index, status, output, ...rest, variables} : row))
-    return this.save()
+    return this.record({index, status, ...rest})
   }
 
-  /** Adds fields to one row's entry (its status and outcome stay) and saves. */
-  patchRow(index: number, patch: Pick<ManifestRow, 'webhook'>): Promise<void> {
-    this.manifest.rows = this.manifest.rows.map((row) => {
-      if (row.index !== index) return row
-      const {variables, ...rest} = row
-      return {...rest, ...patch, variables}
-    })
-    return this.save()
+  /** Adds fields to one row's record (its status and outcome stay). */
+  patchRow(index: number, patch: Pick<RowRecord, 'webhook'>): Promise<void> {
+    return this.record({...this.row(index), ...patch})
   }
 
-  /** Records the batch's own webhook call and saves. */
-  setWebhook(delivery: NonNullable<BatchManifest['webhook']>): Promise<void> {
-    const {rows, ...head} = this.manifest
-    this.manifest = {...head, webhook: delivery, rows}
-    return this.save()
+  /** Records the batch's own webhook call; finish() writes it. */
+  setWebhook(delivery: NonNullable<ManifestHead['webhook']>): void {
+    this.head = {...this.head, webhook: delivery}
   }
 
-  finish(): Promise<void> {
-    this.manifest.finishedAt = new Date().toISOString()
-    return this.save()
+  /** Marks the batch ended, writes the final manifest and removes the journal, which it holds entirely. */
+  async finish(): Promise<void> {
+    this.head = {...this.head, finishedAt: new Date().toISOString()}
+    await this.compact()
+    await this.close()
+    await rm(journalPath(this.path), {force: true})
   }
 
-  save(): Promise<void> {
-    const write = this.queue.then(() => {
-      this.manifest.updatedAt = new Date().toISOString()
-      this.manifest.counts = countStatuses(this.manifest.rows)
-      return writeFileAtomic(this.path, JSON.stringify(this.manifest, null, 2) + '\n')
-    })
-    // A failed write must not stop later ones from being attempted; its caller still sees it.
-    this.queue = write.catch(() => {})
-    return write
+  /** Stops the compaction timer and closes the journal; the files stay as they are. */
+  async close(): Promise<void> {
+    clearTimeout(this.timer)
+    this.timer = undefined
+    await this.compacting
+    await this.journal?.close()
   }
-}
 
-export async function writeFileAtomic(path: string, text: string): Promise<void> {
-  const temporary = join(dirname(path), `.${basename(path)}.${randomUUID().slice(0, 8)}.tmp`)
-  try {
-    await mkdir(dirname(path), {recursive: true})
-    const file = await open(temporary, 'w')
-    try {
-      await file.writeFile(text)
-      await file.sync()
-    } finally {
-      await file.close()
+  private async record(record: RowRecord): Promise<void> {
+    if (this.failure) throw this.failure
+    this.put(record)
+    await this.journal!.append(JSON.stringify(record))
+    this.schedule()
+  }
+
+  private put(record: RowRecord): void {
+    const before = this.statuses[record.index]
+    const after = ROW_STATUSES.indexOf(record.status)
+    this.tally[ROW_STATUSES[before]]--
+    this.tally[record.status]++
+    this.statuses[record.index] = after
+    this.records[record.index] = JSON.stringify(record)
+  }
+
+  private schedule(): void {
+    if (this.timer || this.compacting) return
+    const interval = Math.max(MIN_COMPACTION_INTERVAL_MS, COMPACTION_COST_RATIO * this.lastCompaction.tookMs)
+    const wait = Math.max(0, this.lastCompaction.endedAt + interval - Date.now())
+    this.timer = setTimeout(() => {
+      this.timer = undefined
+      this.compact().catch((error: unknown) => (this.failure = error))
+    }, wait)
+    this.timer.unref()
+  }
+
+  /** Rewrites manifest.json from memory and empties the journal, which it then holds entirely. */
+  private async compact(): Promise<void> {
+    clearTimeout(this.timer)
+    this.timer = undefined
+    while (this.compacting) await this.compacting
+    this.compacting = this.journal!.compact(() => this.writeManifest()).finally(() => (this.compacting = undefined))
+    await this.compacting
+  }
+
+  private async writeManifest(): Promise<void> {
+    const began = performance.now()
+    const head: ManifestHead = {...this.head, updatedAt: new Date().toISOString(), counts: this.counts}
+    await writeManifestFile(this.path, head, this.rows())
+    this.lastCompaction = {endedAt: Date.now(), tookMs: performance.now() - began}
+  }
+
+  private async *rows(): AsyncGenerator<ManifestRow> {
+    const directory = dirname(this.path)
+    for await (const job of this.jobs()) {
+      const {index, status, ...rest} = this.row(job.index)
+      // Key order keeps the manifest readable: what and where first, the (long) variables last.
+      yield {index, status, output: relative(directory, job.output), ...rest, variables: job.variables}
     }
-    await rename(temporary, path)
-  } catch (error) {
-    await rm(temporary, {force: true}).catch(() => {})
-    throw new EngineError('INTERNAL', `cannot write the batch manifest ${path}: ${(error as Error).message}`, {path}, {cause: error})
   }
 }
 
-/** The manifest at `path`, undefined when there is none; a file that is not one is an error. */
-export async function readManifest(path: string): Promise<BatchManifest | undefined> {
-  let text: string
-  try {
-    text = await readFile(path, 'utf8')
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
-    throw new EngineError('BATCH_PREFLIGHT', `--resume: cannot read ${path} (${(error as Error).message})`, {manifest: path})
-  }
-  let json: unknown
-  try {
-    json = JSON.parse(text)
-  } catch (error) {
-    throw new EngineError('BATCH_PREFLIGHT', `--resume: ${path} is not valid JSON (${(error as Error).message}); remove it and run without --resume`, {
-      manifest: path,
-    })
-  }
-  const parsed = manifestSchema.safeParse(json)
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]
-    throw new EngineError(
-      'BATCH_PREFLIGHT',
-      `--resume: ${path} is not a batch manifest of this version (${issue.path.join('.') || 'file'}: ${issue.message}); remove it and run without --resume`,
-      {manifest: path},
-    )
-  }
-  return parsed.data
-}

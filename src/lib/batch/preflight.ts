@@ -1,3 +1,4 @@
+import {createHash} from 'node:crypto'
 import {dirname, join, relative, resolve, sep} from 'node:path'
 import {EngineError} from '../errors/engine-error.js'
 import type {CodePointRange} from '../fonts/font-subsets.js'
@@ -6,12 +7,18 @@ import {resolveVariables} from '../variables/resolve-variables.js'
 import {validateVariableValues, type VariableFinding} from '../variables/validate-values.js'
 import type {VariableDeclaration} from '../variables/variable-declaration.js'
 import {fillOutputTemplate} from './output-template.js'
+import {ACCEPTED_BATCH_FORMATS} from './rows/batch-format.js'
+import type {SourceRow} from './rows/source-row.js'
 
 export const MANIFEST_FILE = 'manifest.json'
 
+/** Problems and warnings listed by name; the rest are counted, so that a broken file of 100,000 rows still gives a readable message. */
+export const MAX_LISTED = 20
+
 export interface PreflightInput {
-  rows: readonly unknown[]
-  /** `--output` template; relative paths resolve against `cwd`. */
+  /** The rows in file order, as read (readRows). */
+  rows: AsyncIterable<SourceRow> | Iterable<SourceRow>
+  /** `--output` template, for rows without an output of their own; relative paths (and rows' outputs) resolve against `cwd`. */
   template: string
   cwd: string
   /** The top-level composition's declarations and id. */
@@ -47,94 +54,121 @@ export interface BatchJob {
 export interface PreflightProblem {
   /** Row index, when the problem belongs to one row. */
   row?: number
-  /** The row key, placeholder or flag at fault. */
+  /** The row's line in the file (JSON Lines, CSV, TSV). */
+  line?: number
+  /** The row key, column, placeholder or flag at fault. */
   field?: string
   reason: string
 }
 
 export interface PreflightResult {
-  jobs: BatchJob[]
+  /** Rows in the file. */
+  total: number
   /** `manifest.json` in the deepest directory that holds every output. */
   manifestPath: string
-  /** Rows whose text no served font covers (without --strict-fonts). */
+  /** Rows whose text no served font covers (without --strict-fonts): the first MAX_LISTED, then one that counts the rest. */
   warnings: {code: 'font-fallback'; message: string}[]
+  /** Over the rows as written (not the file's formatting): a resumed batch must have the same rows. */
+  rowsSha256: string
+  /** Every output and the row it belongs to. */
+  outputs: ReadonlyMap<string, number>
 }
 
 /**
- * Checks a whole batch before anything renders: every row must be an object, fill every
- * placeholder of the template, get an output path of its own, and (with --strict-variables) match
- * the declarations. All problems are collected and thrown together as one BATCH_PREFLIGHT error.
+ * Checks a whole batch before anything renders, reading its rows once as a stream: every row must
+ * be an object of values, get an output path of its own (its `output` field, or the template
+ * filled), and (with --strict-variables) match the declarations. Each good row is handed to
+ * `accept` as it is checked; all problems are collected and thrown together as one BATCH_PREFLIGHT
+ * error, the first MAX_LISTED by name.
  */
-export function preflightBatch(input: PreflightInput): PreflightResult {
-  const problems: PreflightProblem[] = []
-  if (input.rows.length === 0) problems.push({reason: 'the batch file has no rows; give at least one object of variable values'})
+export async function preflightBatch(input: PreflightInput, accept: (job: BatchJob) => void | Promise<void>): Promise<PreflightResult> {
+  const problems = new ProblemList()
   if (input.strict) {
-    for (const finding of input.compositionFindings.filter((f) => f.severity === 'error')) {
-      problems.push({reason: `[${finding.code}] ${finding.message}`})
-    }
+    for (const finding of input.compositionFindings.filter((f) => f.severity === 'error')) problems.add({reason: `[${finding.code}] ${finding.message}`})
   }
-
   if (input.strictFonts) {
-    for (const finding of input.fontFindings?.filter((f) => f.code === 'font-fallback') ?? []) problems.push({reason: `[font-fallback] ${finding.message}`})
+    for (const finding of input.fontFindings?.filter((f) => f.code === 'font-fallback') ?? []) problems.add({reason: `[font-fallback] ${finding.message}`})
   }
 
-  const jobs: BatchJob[] = []
+  const hash = createHash('sha256').update('[')
   const owners = new Map<string, number>()
-  input.rows.forEach((row, index) => {
-    if (typeof row !== 'object' || row === null || Array.isArray(row)) {
-      problems.push({row: index, reason: `must be a JSON object of variable values, got ${kindOf(row)}`})
-      return
-    }
-    const values = row as Record<string, unknown>
+  const warnings: PreflightResult['warnings'] = []
+  let warned = 0
+  let directory: string | undefined
+  let total = 0
+  for await (const row of input.rows) {
+    hash.update(total === 0 ? '' : ',').update(JSON.stringify(row.written))
+    total++
+    const at = {row: row.index, ...(row.line !== undefined && {line: row.line})}
+    for (const problem of row.problems) problems.add({...at, ...problem})
+    if (row.problems.length > 0) continue
     if (input.strict) {
-      const findings = validateVariableValues(input.declarations, values, {source: `row ${index}`, compositionId: input.compositionId, strict: true})
-      for (const finding of findings) problems.push({row: index, field: `"${finding.variable}"`, reason: describeFinding(finding)})
+      const findings = validateVariableValues(input.declarations, row.values, {source: `row ${row.index}`, compositionId: input.compositionId, strict: true})
+      for (const finding of findings) problems.add({...at, field: `"${finding.variable}"`, reason: describeFinding(finding)})
     }
-    const filled = fillOutputTemplate(input.template, index, values)
-    if (!filled.ok) {
-      for (const problem of filled.problems) problems.push({row: index, ...problem})
-      return
-    }
-    const output = resolve(input.cwd, filled.path)
+    const output = outputOf(row, input, problems)
+    if (output === undefined) continue
     const owner = owners.get(output)
     if (owner !== undefined) {
-      problems.push({
-        row: index,
-        field: '--output',
-        reason: `"${relative(input.cwd, output) || output}" is also the output of row ${owner}; make the template unique per row, for example with {index}`,
-      })
-      return
+      const how = row.output === undefined ? 'make the template unique per row, for example with {index}' : 'give each row its own output'
+      problems.add({...at, field: row.output === undefined ? '--output' : 'output', reason: `"${relative(input.cwd, output) || output}" is also the output of row ${owner}; ${how}`})
+      continue
     }
-    owners.set(output, index)
-    const overrides = {...input.baseVariables, ...values}
-    jobs.push({index, output, overrides, variables: resolveVariables(input.declarations, overrides)})
-  })
+    owners.set(output, row.index)
+    directory = directory === undefined ? dirname(output) : commonDirectory([directory, dirname(output)])
+    const overrides = {...input.baseVariables, ...row.values}
+    const job: BatchJob = {index: row.index, output, overrides, variables: resolveVariables(input.declarations, overrides)}
+    for (const fallback of rowTextFallbacks([job], input.fontCoverage)) {
+      const reason = `[font-fallback] ${fallback.characters.map((character) => JSON.stringify(character)).join(' ')} ${fallback.characters.length === 1 ? 'is' : 'are'} in no served font, so ${fallback.characters.length === 1 ? 'it falls' : 'they fall'} back to another font; add a family that has ${fallback.characters.length === 1 ? 'it' : 'them'} (\`engine fonts add "…"\`) or an @font-face rule`
+      if (input.strictFonts) problems.add({...at, field: `"${fallback.variable}"`, reason})
+      else if (warned++ < MAX_LISTED) warnings.push({code: 'font-fallback', message: `row ${fallback.row}, "${fallback.variable}": ${reason.replace('[font-fallback] ', '')}`})
+    }
+    if (problems.count === 0) await accept(job)
+  }
+  if (warned > MAX_LISTED) warnings.push({code: 'font-fallback', message: `${warned - MAX_LISTED} more rows have characters in no served font`})
+  if (total === 0) problems.add({reason: `the batch file has no rows; it must hold ${ACCEPTED_BATCH_FORMATS}`})
 
-  const warnings: PreflightResult['warnings'] = []
-  for (const fallback of rowTextFallbacks(jobs, input.fontCoverage)) {
-    const reason = `[font-fallback] ${fallback.characters.map((character) => JSON.stringify(character)).join(' ')} ${fallback.characters.length === 1 ? 'is' : 'are'} in no served font, so ${fallback.characters.length === 1 ? 'it falls' : 'they fall'} back to another font; add a family that has ${fallback.characters.length === 1 ? 'it' : 'them'} (\`engine fonts add "…"\`) or an @font-face rule`
-    if (input.strictFonts) problems.push({row: fallback.row, field: `"${fallback.variable}"`, reason})
-    else warnings.push({code: 'font-fallback', message: `row ${fallback.row}, "${fallback.variable}": ${reason.replace('[font-fallback] ', '')}`})
+  const manifestPath = directory === undefined ? '' : join(directory, MANIFEST_FILE)
+  const clash = owners.get(manifestPath)
+  if (clash !== undefined) problems.add({row: clash, field: '--output', reason: `"${manifestPath}" is where the batch manifest goes; choose another name`})
+  problems.throwIfAny()
+  return {total, manifestPath, warnings, rowsSha256: hash.update(']').digest('hex'), outputs: owners}
+}
+
+/** The row's absolute output: its own `output` field, else the template filled from its values. */
+function outputOf(row: SourceRow, input: PreflightInput, problems: ProblemList): string | undefined {
+  if (row.output !== undefined) return resolve(input.cwd, row.output)
+  const filled = fillOutputTemplate(input.template, row.index, row.values)
+  if (filled.ok) return resolve(input.cwd, filled.path)
+  for (const problem of filled.problems) problems.add({row: row.index, ...(row.line !== undefined && {line: row.line}), ...problem})
+  return undefined
+}
+
+/** Every problem counted, the first MAX_LISTED kept for the message. */
+class ProblemList {
+  count = 0
+  private readonly listed: PreflightProblem[] = []
+
+  add(problem: PreflightProblem): void {
+    if (this.count++ < MAX_LISTED) this.listed.push(problem)
   }
 
-  const manifestPath = jobs.length > 0 ? join(commonDirectory(jobs.map((job) => dirname(job.output))), MANIFEST_FILE) : ''
-  const clash = jobs.find((job) => job.output === manifestPath)
-  if (clash) problems.push({row: clash.index, field: '--output', reason: `"${manifestPath}" is where the batch manifest goes; choose another name`})
-
-  if (problems.length > 0) {
-    const count = `${problems.length} problem${problems.length === 1 ? '' : 's'}`
+  throwIfAny(): void {
+    if (this.count === 0) return
+    const count = `${this.count.toLocaleString('en-US')} problem${this.count === 1 ? '' : 's'}`
+    const rest = this.count > MAX_LISTED ? `\n  … and ${(this.count - MAX_LISTED).toLocaleString('en-US')} more` : ''
     throw new EngineError(
       'BATCH_PREFLIGHT',
-      `--batch: ${count} found before rendering, so nothing was rendered:\n${problems.map((p) => `  - ${formatProblem(p)}`).join('\n')}\n` +
+      `--batch: ${count} found before rendering, so nothing was rendered:\n${this.listed.map((p) => `  - ${formatProblem(p)}`).join('\n')}${rest}\n` +
         'Fix the batch file, the --output template or the variables, then run again.',
-      {problems},
+      {problems: this.listed, count: this.count},
     )
   }
-  return {jobs, manifestPath, warnings}
 }
 
 export function formatProblem(problem: PreflightProblem): string {
-  const where = [problem.row === undefined ? undefined : `row ${problem.row}`, problem.field].filter(Boolean).join(', ')
+  const row = problem.row === undefined ? undefined : `row ${problem.row}${problem.line === undefined ? '' : ` (line ${problem.line})`}`
+  const where = [row, problem.field].filter(Boolean).join(', ')
   return where ? `${where}: ${problem.reason}` : problem.reason
 }
 
@@ -160,9 +194,4 @@ export function commonDirectory(directories: readonly string[]): string {
     length = same
   }
   return first.slice(0, length).join(sep) || sep
-}
-
-function kindOf(value: unknown): string {
-  if (value === null) return 'null'
-  return Array.isArray(value) ? 'an array' : `a ${typeof value}`
 }

@@ -1,5 +1,6 @@
 import {availableParallelism, freemem, loadavg} from 'node:os'
 import {resolve} from 'node:path'
+import type {Readable} from 'node:stream'
 import {batchLayout} from './batch-concurrency.js'
 import {applyVariables} from '../compose/apply-variables.js'
 import {compileComposition} from '../compose/compile-composition.js'
@@ -10,18 +11,23 @@ import {assertOutputExtension} from '../render/format-from-output.js'
 import type {ResolvedRenderOptions} from '../plan/render-options.js'
 import type {WebhookTarget} from '../notify/index.js'
 import type {BatchEventListener} from './batch-events.js'
+import {JobSpool} from './job-spool.js'
 import {ManifestStore} from './manifest-store.js'
 import {defaultOutputTemplate} from './output-template.js'
 import {preflightBatch} from './preflight.js'
-import {readBatchFile} from './read-batch-file.js'
+import {openRowSource, readRows} from './rows/read-rows.js'
+import {STDIN_BATCH} from './rows/batch-format.js'
 import {runBatch, type BatchSummary, type RenderRow} from './run-batch.js'
-import {compositionContent, freshManifest, renderSettings, resumeManifest, type BatchIdentity} from './start-manifest.js'
+import {sweepPartialOutputs} from './sweep-partial-outputs.js'
+import {compositionContent, manifestHead, renderSettings, resumeRows, type BatchIdentity, type ResumedRows} from './start-manifest.js'
 
 export interface BatchRequest {
   /** Path of the composition HTML file. */
   composition: string
-  /** Path of the batch file (`--batch`). */
+  /** Path of the batch file (`--batch`), or `-` for standard input; `options.batchFormat` or its extension says how to read it. */
   batchFile: string
+  /** What `-` reads (default: the process's standard input). */
+  stdin?: Readable
   /** `options.output` is the template; without it, `renders/<name>-{index}.<ext>`. */
   options: ResolvedRenderOptions
   /** `--variables-file` < `--variables`: the layer under every row. */
@@ -39,9 +45,11 @@ export interface BatchRequest {
 }
 
 /**
- * `engine render --batch`: reads the rows, checks all of them before the first render (throwing
- * one BATCH_PREFLIGHT error that lists every problem), then renders them with a manifest next to
- * the outputs. Resolves with the counts also when rows failed; the caller decides the exit status.
+ * `engine render --batch`: reads the rows once as a stream and checks all of them before the first
+ * render (throwing one BATCH_PREFLIGHT error that lists the problems), then renders them with a
+ * manifest next to the outputs. Memory does not grow with the rows: checked rows wait in a spool
+ * file, the manifest's state is an array slot per row. Resolves with the counts also when rows
+ * failed; the caller decides the exit status.
  */
 export async function renderBatch(request: BatchRequest): Promise<BatchSummary> {
   const {options} = request
@@ -49,7 +57,8 @@ export async function renderBatch(request: BatchRequest): Promise<BatchSummary> 
   const emit = request.onEvent ?? (() => {})
   const baseVariables = request.baseVariables ?? {}
   assertOutputExtension(options.output, options.format)
-  const batch = await readBatchFile(resolve(cwd, request.batchFile))
+  const batchFile = request.batchFile === STDIN_BATCH ? STDIN_BATCH : resolve(cwd, request.batchFile)
+  const source = await openRowSource(batchFile, options.batchFormat, request.stdin)
   const compositionPath = resolve(cwd, request.composition)
   // Compile and plan once: whatever fails here would fail every row, so it fails the batch now.
   // Rows reuse the template and apply their own values (applyVariables), never compiling again.
@@ -59,47 +68,63 @@ export async function renderBatch(request: BatchRequest): Promise<BatchSummary> 
   planRender(compiled, options, format)
 
   const outputTemplate = resolve(cwd, options.output ?? defaultOutputTemplate(compositionPath, format, cwd))
-  const {jobs, manifestPath, warnings} = preflightBatch({
-    rows: batch.rows,
-    template: outputTemplate,
-    cwd,
-    declarations: compiled.declarations,
-    compositionId: compiled.compositionId,
-    baseVariables,
-    strict: options.strictVariables,
-    compositionFindings: compiled.findings,
-    fontCoverage: servedCoverage(compiled.fonts),
-    strictFonts: options.strictFonts,
-    fontFindings: compiled.fonts.findings,
-  })
-  for (const warning of warnings) emit({type: 'warning', ...warning})
-  const identity: BatchIdentity = {
-    composition: compositionPath,
-    ...compositionContent(compositionPath, compiled.sourceFiles),
-    baseVariables,
-    batchFile: batch.path,
-    rowsSha256: batch.rowsSha256,
-    outputTemplate,
-    settings: renderSettings(options),
-  }
-  const {manifest, notices} = request.resume
-    ? await resumeManifest(identity, jobs, manifestPath)
-    : {manifest: freshManifest(identity, jobs, manifestPath), notices: []}
-  for (const notice of notices) emit({type: 'warning', ...notice})
+  const spool = await JobSpool.create()
+  try {
+    const checked = await preflightBatch(
+      {
+        rows: readRows(source, compiled.declarations),
+        template: outputTemplate,
+        cwd,
+        declarations: compiled.declarations,
+        compositionId: compiled.compositionId,
+        baseVariables,
+        strict: options.strictVariables,
+        compositionFindings: compiled.findings,
+        fontCoverage: servedCoverage(compiled.fonts),
+        strictFonts: options.strictFonts,
+        fontFindings: compiled.fonts.findings,
+      },
+      (job) => spool.append(job),
+    )
+    await spool.seal()
+    for (const warning of checked.warnings) emit({type: 'warning', ...warning})
+    // Once per batch, not per row: a row's own sweep would read its folder, which holds every other row's output.
+    await sweepPartialOutputs(checked.outputs)
 
-  const layout = batchLayout(options.batchConcurrency, jobs.length, {cores: availableParallelism(), loadAverage: loadavg()[0], freeMemoryBytes: freemem()})
-  const rowOptions = layout.workersPerRow !== undefined && options.workers === 'auto' ? {...options, workers: layout.workersPerRow} : options
-  return runBatch({
-    composition: compositionPath,
-    options: rowOptions,
-    jobs,
-    store: new ManifestStore(manifestPath, manifest),
-    render: request.render,
-    template,
-    concurrency: layout.rows,
-    failFast: options.batchFailFast,
-    signal: request.signal,
-    onEvent: emit,
-    webhook: request.webhook,
-  })
+    const identity: BatchIdentity = {
+      composition: compositionPath,
+      ...compositionContent(compositionPath, compiled.sourceFiles),
+      baseVariables,
+      batchFile,
+      rowsSha256: checked.rowsSha256,
+      outputTemplate,
+      settings: renderSettings(options),
+    }
+    // A row's own webhook call and poster come after its output is in place: a row killed between the two is not adopted.
+    const adopt = request.webhook === undefined && options.poster === undefined
+    const resumed: ResumedRows = request.resume ? await resumeRows(identity, checked.manifestPath, spool.jobs(), adopt) : {kept: new Map(), notices: []}
+    for (const notice of resumed.notices) emit({type: 'warning', ...notice})
+    const head = manifestHead(identity, checked.total, resumed.createdAt)
+    const store = await ManifestStore.start(checked.manifestPath, head, checked.total, () => spool.jobs(), resumed.kept)
+
+    const pendingRows = checked.total - store.counts.completed
+    const layout = batchLayout(options.batchConcurrency, pendingRows, {cores: availableParallelism(), loadAverage: loadavg()[0], freeMemoryBytes: freemem()})
+    const rowOptions = layout.workersPerRow !== undefined && options.workers === 'auto' ? {...options, workers: layout.workersPerRow} : options
+    return await runBatch({
+      composition: compositionPath,
+      options: rowOptions,
+      jobs: spool.jobs(),
+      total: checked.total,
+      store,
+      render: request.render,
+      template,
+      concurrency: layout.rows,
+      failFast: options.batchFailFast,
+      signal: request.signal,
+      onEvent: emit,
+      webhook: request.webhook,
+    })
+  } finally {
+    await spool.remove()
+  }
 }

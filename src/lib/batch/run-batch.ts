@@ -21,8 +21,11 @@ export interface RunBatchOptions {
   composition: string
   /** Options shared by every row; each row gets its own `output`. */
   options: ResolvedRenderOptions
-  jobs: readonly BatchJob[]
-  /** Holds the manifest; rows already completed in it are not rendered again. */
+  /** Every row of the batch, in order, as a stream; rows the store records as completed are not rendered again. */
+  jobs: AsyncIterable<BatchJob>
+  /** Rows in the batch. */
+  total: number
+  /** Holds the manifest. */
   store: ManifestStore
   render: RenderRow
   /** The composition compiled once, without top-level values; each row applies its own. */
@@ -35,32 +38,41 @@ export interface RunBatchOptions {
   webhook?: WebhookTarget
 }
 
+/** Failed rows and undelivered webhooks the summary names; the manifest has them all. */
+export const MAX_SUMMARY_ENTRIES = 100
+
 export interface BatchSummary {
   counts: StatusCounts
   manifest: string
   elapsedMs: number
+  /** The first MAX_SUMMARY_ENTRIES failed rows (`counts.failed` says how many there are). */
   failed: Array<{row: number; code: string; message: string}>
-  /** Webhook calls that were not delivered (each is also in the manifest). */
+  /** Webhook calls that were not delivered (each is also in the manifest); the first MAX_SUMMARY_ENTRIES. */
   undeliveredWebhooks: Array<WebhookDelivery & {row: number | null}>
 }
 
 /**
- * Runs the pending rows, `concurrency` at a time, in row order. A failed row is recorded and the
- * others go on; with `failFast` no row is launched after the first failure, and rows never
- * launched (after a failure or an interruption) end as `skipped`. The manifest is saved on every
- * change, before the matching event is emitted.
+ * Runs the rows not yet completed, `concurrency` at a time, in row order, pulling them from the
+ * stream as workers free up. A failed row is recorded and the others go on; with `failFast` no row
+ * is launched after the first failure, and rows never launched (after a failure or an
+ * interruption) end as `skipped`. Each change is on disk (the manifest's journal) before the
+ * matching event is emitted.
  */
 export async function runBatch(options: RunBatchOptions): Promise<BatchSummary> {
   const {store, signal} = options
   const emit = options.onEvent ?? (() => {})
   const started = performance.now()
-  const queue = options.jobs.filter((job) => store.row(job.index).status !== 'completed')
+  const pending = (async function* () {
+    for await (const job of options.jobs) if (store.status(job.index) !== 'completed') yield job
+  })()
+  const toRender = options.total - store.counts.completed
   let halt: string | undefined
   const batchId = randomUUID()
-  const deliveries: Promise<void>[] = []
+  const deliveries = new Set<Promise<void>>()
   const undelivered: BatchSummary['undeliveredWebhooks'] = []
+  const failed: BatchSummary['failed'] = []
   const recordDelivery = (row: number | null, delivery: WebhookDelivery) => {
-    if (!delivery.delivered) undelivered.push({...delivery, row})
+    if (!delivery.delivered && undelivered.length < MAX_SUMMARY_ENTRIES) undelivered.push({...delivery, row})
     emit({type: 'webhook', row, ...delivery})
   }
   // A row's call goes out after its manifest entry is saved and runs beside the next rows.
@@ -77,23 +89,22 @@ export async function runBatch(options: RunBatchOptions): Promise<BatchSummary> 
       error: status === 'failed' ? error : null,
       row: job.index,
     })
-    deliveries.push(
-      deliverWebhook(target, payload).then(async (delivery) => {
-        await store.patchRow(job.index, {webhook: delivery})
-        recordDelivery(job.index, delivery)
-      }),
-    )
+    const delivery = deliverWebhook(target, payload).then(async (delivery) => {
+      await store.patchRow(job.index, {webhook: delivery})
+      recordDelivery(job.index, delivery)
+    })
+    deliveries.add(delivery)
+    void delivery.finally(() => deliveries.delete(delivery)).catch(() => {})
   }
   emit({
     type: 'batch-start',
     composition: options.composition,
     manifest: store.path,
-    rows: options.jobs.length,
-    toRender: queue.length,
+    rows: options.total,
+    toRender,
     concurrency: options.concurrency,
     failFast: options.failFast,
   })
-  await store.save()
 
   const rowEvent = (job: BatchJob): BatchEvent => {
     const {status, renderMs, durationSeconds, error, skippedReason} = store.row(job.index)
@@ -112,6 +123,8 @@ export async function runBatch(options: RunBatchOptions): Promise<BatchSummary> 
         options: {...options.options, output: job.output},
         variables: job.overrides,
         template: options.template,
+        // renderBatch removed what killed renders left beside every row's output before the first row.
+        partialsSwept: true,
         signal,
         onEvent: (event) => {
           if (event.type === 'stage' && event.stage === 'assemble') onCaptured()
@@ -134,6 +147,7 @@ export async function runBatch(options: RunBatchOptions): Promise<BatchSummary> 
       const {code, message} = toEngineError(error)
       const renderMs = Math.round(performance.now() - began)
       await store.setRow(job.index, {status: 'failed', startedAt, finishedAt: new Date().toISOString(), renderMs, error: {code, message}})
+      if (failed.length < MAX_SUMMARY_ENTRIES) failed.push({row: job.index, code, message})
       if (options.failFast && !isEngineError(error, 'CANCELLED')) halt ??= `row ${job.index} failed and --batch-fail-fast is set`
     }
     emit(rowEvent(job))
@@ -144,13 +158,15 @@ export async function runBatch(options: RunBatchOptions): Promise<BatchSummary> 
   // first one assembles and muxes (ffmpeg only, no browser), so the capture of a short row never
   // waits for the assembly of the one before. A worker has at most two rows in flight: the row
   // after those starts only once the older one has finished. Rows may finish out of order.
+  const unlaunched: BatchJob[] = []
   const worker = async (): Promise<void> => {
     let assembling: Promise<void> = Promise.resolve()
     try {
-      for (let job = queue.shift(); job; job = queue.shift()) {
+      for (let next = await pending.next(); !next.done; next = await pending.next()) {
+        const job = next.value
         if (signal?.aborted) halt ??= 'the batch was interrupted'
         if (halt !== undefined) {
-          queue.unshift(job)
+          unlaunched.push(job)
           return
         }
         let captured!: () => void
@@ -169,30 +185,32 @@ export async function runBatch(options: RunBatchOptions): Promise<BatchSummary> 
     }
   }
 
-  const workers = Array.from({length: Math.max(1, Math.min(options.concurrency, queue.length))}, () => worker())
+  const workers = Array.from({length: Math.max(1, Math.min(options.concurrency, toRender))}, () => worker())
   // A worker only rejects when the manifest cannot be written; the others finish their rows first.
   const outcomes = await Promise.allSettled(workers)
   const rejected = outcomes.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected')
-  if (rejected) throw rejected.reason
+  if (rejected) {
+    await store.close()
+    throw rejected.reason
+  }
 
-  for (const job of queue.splice(0)) {
+  const skip = async (job: BatchJob) => {
     await store.setRow(job.index, {status: 'skipped', skippedReason: `not launched: ${halt ?? 'the batch was interrupted'}`})
     emit(rowEvent(job))
   }
+  for (const job of unlaunched.splice(0)) await skip(job)
+  for await (const job of pending) await skip(job)
   await Promise.all(deliveries)
-  await store.finish()
 
   const elapsedMs = Math.round(performance.now() - started)
-  const {counts} = store.current
+  const counts = store.counts
   if (options.webhook) {
     const delivery = await deliverWebhook(options.webhook, batchPayload({id: batchId, manifest: store.path, elapsedMs, counts}))
-    await store.setWebhook(delivery)
+    store.setWebhook(delivery)
     recordDelivery(null, delivery)
   }
+  await store.finish()
   const rowsPerMinute = elapsedMs > 0 ? Math.round((counts.completed * 60_000 * 10) / elapsedMs) / 10 : 0
   emit({type: 'batch-done', counts, manifest: store.path, elapsedMs, rowsPerMinute})
-  const failed = store.current.rows
-    .filter((row) => row.status === 'failed')
-    .map((row) => ({row: row.index, code: row.error?.code ?? 'INTERNAL', message: row.error?.message ?? ''}))
   return {counts, manifest: store.path, elapsedMs, failed, undeliveredWebhooks: undelivered}
 }

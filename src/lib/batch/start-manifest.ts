@@ -1,14 +1,15 @@
+import {stat} from 'node:fs/promises'
 import {dirname, relative, resolve} from 'node:path'
-import {getFormat} from '../encode/format-registry.js'
 import {isDeepStrictEqual} from 'node:util'
+import {createHash} from 'node:crypto'
+import {getFormat} from '../encode/format-registry.js'
 import {EngineError} from '../errors/engine-error.js'
 import {formatFps, parseFps} from '../plan/fps.js'
 import type {ResolvedRenderOptions} from '../plan/render-options.js'
 import {completedOutputProblem} from './check-completed-output.js'
-import {countStatuses, MANIFEST_VERSION, type BatchManifest, type ManifestRow, type RenderSettings} from './batch-manifest.js'
-import {readManifest} from './manifest-store.js'
-import {sha256} from './read-batch-file.js'
-import type {BatchJob} from './preflight.js'
+import {MANIFEST_VERSION, type ManifestHead, type RenderSettings, type RowRecord} from './batch-manifest.js'
+import {journalPath, readJournal, readManifestFile} from './manifest-file.js'
+import {MAX_LISTED, type BatchJob} from './preflight.js'
 
 /** What makes two runs the same batch. */
 export interface BatchIdentity {
@@ -23,13 +24,20 @@ export interface BatchIdentity {
 }
 
 export interface BatchNotice {
-  code: 'resume-no-manifest' | 'output-missing' | 'output-damaged'
+  code: 'resume-no-manifest' | 'output-missing' | 'output-damaged' | 'output-adopted'
   message: string
 }
 
-export interface StartedManifest {
-  manifest: BatchManifest
+export interface ResumedRows {
+  /** Rows carried over as completed, by index. */
+  kept: Map<number, RowRecord>
   notices: BatchNotice[]
+  /** When the batch was first started; undefined when there was no manifest. */
+  createdAt?: string
+}
+
+export function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('hex')
 }
 
 /**
@@ -63,57 +71,76 @@ export function renderSettings(options: ResolvedRenderOptions): RenderSettings {
   }
 }
 
-/** A manifest with every row pending. */
-export function freshManifest(identity: BatchIdentity, jobs: readonly BatchJob[], manifestPath: string): BatchManifest {
-  const now = new Date().toISOString()
-  const rows = jobs.map((job) => pendingRow(job, manifestPath))
-  return {version: MANIFEST_VERSION, ...identity, createdAt: now, updatedAt: now, counts: countStatuses(rows), rows}
+/** The head of a batch's manifest before any row ran. */
+export function manifestHead(identity: BatchIdentity, total: number, createdAt = new Date().toISOString()): ManifestHead {
+  return {version: MANIFEST_VERSION, ...identity, createdAt, updatedAt: createdAt, counts: {pending: total, running: 0, completed: 0, failed: 0, skipped: 0}}
 }
 
 /**
- * `--resume`: keeps the rows the existing manifest records as completed (and whose output is
- * still there, not empty, with the recorded frame count) and makes every other row pending again. A manifest made for another composition
- * (or other content of it or of a sub-composition), other base variables, other rows, another
- * output template or other render settings is refused, since mixing its finished files with new
- * ones would give a batch that no single run could have produced.
+ * `--resume`: the rows the manifest and its journal record as completed, whose output is still
+ * where this run puts it, there, not empty and with the recorded size (or frame count), are kept;
+ * so is a row that was running when the batch was killed if its output was finished after the row
+ * started (`adopt`: outputs are renamed into place only when whole). Every other row renders again.
+ * A manifest made for another composition (or other content of it), other base variables, other
+ * rows, another output template or other render settings is refused, since mixing its finished
+ * files with new ones would give a batch that no single run could have produced.
  */
-export async function resumeManifest(identity: BatchIdentity, jobs: readonly BatchJob[], manifestPath: string): Promise<StartedManifest> {
-  const previous = await readManifest(manifestPath)
-  if (!previous) {
-    return {
-      manifest: freshManifest(identity, jobs, manifestPath),
-      notices: [{code: 'resume-no-manifest', message: `--resume: there is no ${manifestPath} yet, so every row is rendered`}],
-    }
+export async function resumeRows(identity: BatchIdentity, manifestPath: string, jobs: AsyncIterable<BatchJob>, adopt: boolean): Promise<ResumedRows> {
+  const earlier = new Map<number, RowRecord>()
+  const remember = (record: RowRecord) => {
+    if (record.status === 'completed' || record.status === 'running') earlier.set(record.index, record)
+    else earlier.delete(record.index)
   }
-  assertSameBatch(previous, identity, manifestPath)
-  const notices: BatchNotice[] = []
-  const done = new Map(previous.rows.filter((row) => row.status === 'completed').map((row) => [row.index, row]))
+  const head = await readManifestFile(manifestPath, ({output: _output, variables: _variables, ...record}) => remember(record))
+  if (!head) {
+    return {kept: new Map(), notices: [{code: 'resume-no-manifest', message: `--resume: there is no ${manifestPath} yet, so every row is rendered`}]}
+  }
+  await readJournal(journalPath(manifestPath), remember)
+  assertSameBatch(head, identity, manifestPath)
+
   const format = getFormat(identity.settings.format)
-  const rows: ManifestRow[] = []
-  for (const job of jobs) {
-    const completed = done.get(job.index)
-    const problem = completed && (await completedOutputProblem(resolve(dirname(manifestPath), completed.output), completed, format))
-    if (completed && !problem) {
-      rows.push(completed)
+  const kept = new Map<number, RowRecord>()
+  const notices: BatchNotice[] = []
+  let unlisted = 0
+  const notice = (entry: BatchNotice) => (notices.length < MAX_LISTED ? notices.push(entry) : unlisted++)
+  // Each row's output is the one this run gives it, never the path the manifest names: a manifest cannot point a row elsewhere.
+  for await (const job of jobs) {
+    const record = earlier.get(job.index)
+    if (!record) continue
+    if (record.status === 'running') {
+      const finished = adopt && (await adoptable(job.output, record, format))
+      if (finished) {
+        kept.set(job.index, finished)
+        notice({code: 'output-adopted', message: `--resume: row ${job.index} was running when the batch stopped and ${job.output} is complete; keeping it`})
+      }
       continue
     }
-    if (completed) {
-      notices.push({
-        code: problem === 'is gone' ? 'output-missing' : 'output-damaged',
-        message: `--resume: row ${job.index} was completed but ${job.output} ${problem}; rendering it again`,
-      })
+    const problem = await completedOutputProblem(job.output, record, format)
+    if (!problem) {
+      kept.set(job.index, record)
+      continue
     }
-    rows.push(pendingRow(job, manifestPath))
+    notice({code: problem === 'is gone' ? 'output-missing' : 'output-damaged', message: `--resume: row ${job.index} was completed but ${job.output} ${problem}; rendering it again`})
   }
-  // The earlier run's batch.completed call says nothing about this run.
-  const {finishedAt: _finished, webhook: _webhook, ...kept} = previous
+  if (unlisted > 0) notices.push({code: 'output-missing', message: `--resume: ${unlisted} more rows were kept or render again (see the manifest)`})
+  return {kept, notices, createdAt: head.createdAt}
+}
+
+/** The record of a row that was running when its batch was killed and whose output was put in place after it started. */
+async function adoptable(output: string, record: RowRecord, format: ReturnType<typeof getFormat>): Promise<RowRecord | undefined> {
+  const info = await stat(output).catch(() => undefined)
+  if (!info || record.startedAt === undefined || info.mtimeMs < Date.parse(record.startedAt)) return undefined
+  if (await completedOutputProblem(output, record, format)) return undefined
   return {
-    manifest: {...kept, ...identity, updatedAt: new Date().toISOString(), counts: countStatuses(rows), rows},
-    notices,
+    index: record.index,
+    status: 'completed',
+    startedAt: record.startedAt,
+    finishedAt: info.mtime.toISOString(),
+    ...(info.isFile() && {bytes: info.size}),
   }
 }
 
-function assertSameBatch(previous: BatchManifest, identity: BatchIdentity, manifestPath: string): void {
+function assertSameBatch(previous: ManifestHead, identity: BatchIdentity, manifestPath: string): void {
   const refuse = (reason: string) =>
     new EngineError(
       'BATCH_PREFLIGHT',
@@ -137,9 +164,7 @@ function assertSameBatch(previous: BatchManifest, identity: BatchIdentity, manif
   }
   // Both sides' keys: an optional setting (scale, frames) dropped since the last run is a change too.
   const keys = new Set([...Object.keys(previous.settings), ...Object.keys(identity.settings)]) as Set<keyof RenderSettings>
-  const changed = [...keys].filter(
-    (key) => previous.settings[key] !== identity.settings[key],
-  )
+  const changed = [...keys].filter((key) => previous.settings[key] !== identity.settings[key])
   if (changed.length > 0) {
     const list = changed.map((key) => `${key} ${JSON.stringify(previous.settings[key])} -> ${JSON.stringify(identity.settings[key])}`).join(', ')
     throw refuse(`was rendered with other settings (${list})`)
@@ -156,8 +181,4 @@ function recordChanges(before: Record<string, unknown>, after: Record<string, un
       return isDeepStrictEqual(before[key], after[key]) ? [] : [`${key} ${verb}`]
     })
     .join(', ')
-}
-
-function pendingRow(job: BatchJob, manifestPath: string): ManifestRow {
-  return {index: job.index, status: 'pending', output: relative(dirname(manifestPath), job.output), variables: job.variables}
 }

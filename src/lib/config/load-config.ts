@@ -1,6 +1,6 @@
 import {resolve} from 'node:path'
 import {cosmiconfig} from 'cosmiconfig'
-import {readBatchFile} from '../batch/read-batch-file.js'
+import {openRowSource} from '../batch/rows/read-rows.js'
 import {isExecutableFile} from '../browser/resolve-browser.js'
 import {getFormat} from '../encode/format-registry.js'
 import {EngineError} from '../errors/engine-error.js'
@@ -67,5 +67,5 @@ async function checkValues(options: RenderOptionsInput, field: (key: string) => 
     )
   }
   if (options.variablesFile !== undefined) await readVariablesFile(resolve(cwd, options.variablesFile), field('variablesFile'))
-  if (options.batch !== undefined) await readBatchFile(resolve(cwd, options.batch), field('batch'))
+  if (options.batch !== undefined) await openRowSource(resolve(cwd, options.batch), options.batchFormat, undefined, field('batch'))
 }

@@ -10,7 +10,8 @@ export interface InnerRenderInput {
   options: ResolvedRenderOptions
   /** The single output, or the batch's output template. */
   output: string
-  batch?: string
+  /** The batch file and how to read it (its name in the container may not say). */
+  batch?: {path: string; format: string}
   variablesFile?: string
   resume?: boolean
 }
@@ -60,7 +61,7 @@ export function innerRenderArgs(input: InnerRenderInput): string[] {
   if (options.posterFormat !== undefined) args.push('--poster-format', options.posterFormat)
   if (input.variablesFile) args.push('--variables-file', input.variablesFile)
   if (input.batch) {
-    args.push('--batch', input.batch, '--batch-concurrency', String(options.batchConcurrency))
+    args.push('--batch', input.batch.path, '--batch-format', input.batch.format, '--batch-concurrency', String(options.batchConcurrency))
     if (options.batchFailFast) args.push('--batch-fail-fast')
     if (input.resume) args.push('--resume')
   }

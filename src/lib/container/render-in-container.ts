@@ -1,9 +1,13 @@
 import {randomUUID} from 'node:crypto'
+import {createWriteStream} from 'node:fs'
+import {pipeline} from 'node:stream/promises'
 import {mkdir, mkdtemp, rm, rmdir, stat, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {dirname, join, parse, resolve} from 'node:path'
 import type {BatchEvent, BatchEventListener} from '../batch/batch-events.js'
 import {defaultOutputTemplate} from '../batch/output-template.js'
+import {STDIN_BATCH} from '../batch/rows/batch-format.js'
+import {openRowSource, type RowSource} from '../batch/rows/read-rows.js'
 import {readCompositionFile} from '../compose/read-composition-file.js'
 import {getFormat} from '../encode/format-registry.js'
 import {removePartialsOf} from '../encode/partial-path.js'
@@ -82,16 +86,14 @@ async function runInContainer<Event extends RenderEvent | BatchEvent, Done>(
   const composition = resolve(cwd, request.composition)
   const format = getFormat(options.format)
   await readCompositionFile(composition, 'composition')
-  const batch = options.batch ? resolve(cwd, options.batch) : undefined
-  if (batch && !(await stat(batch).catch(() => undefined))?.isFile()) {
-    throw new EngineError('INVALID_FLAG', `--batch: ${batch} is not a file`, {batch})
-  }
-  const output = batch
+  // The engine inside reads the rows from a mounted file: its format is decided here, where the name is known.
+  const batchSource = options.batch ? await openRowSource(options.batch === STDIN_BATCH ? STDIN_BATCH : resolve(cwd, options.batch), options.batchFormat) : undefined
+  const output = batchSource
     ? resolve(cwd, options.output ?? defaultOutputTemplate(composition, format, cwd))
     : options.output
       ? resolve(cwd, options.output)
       : defaultOutputPath(composition, format, cwd)
-  const outputDir = batch ? templateOutputDir(output) : dirname(output)
+  const outputDir = batchSource ? templateOutputDir(output) : dirname(output)
   const projectDir = isWithin(composition, cwd) && parse(cwd).root !== cwd ? cwd : dirname(composition)
 
   const preferred = (request.env ?? process.env)[CONTAINER_RUNTIME_ENV]
@@ -110,11 +112,12 @@ async function runInContainer<Event extends RenderEvent | BatchEvent, Done>(
 
   const mapping = pathMapping()
   relay.mapping = mapping
-  const outputExisted = batch === undefined && (await stat(output).catch(() => undefined)) !== undefined
+  const outputExisted = batchSource === undefined && (await stat(output).catch(() => undefined)) !== undefined
   const scratch = await mkdtemp(join(tmpdir(), 'engine-container-'))
   let createdOutputDir: string | undefined
   let succeeded = false
   try {
+    const batch = batchSource && (await batchFileOf(batchSource, scratch))
     const plugins = await containerPlugins(await (request.listPlugins ?? listInstalledPlugins)(), scratch, mapping)
     const variables = request.variables ?? {}
     const variablesFile = Object.keys(variables).length > 0 ? join(scratch, 'variables.json') : undefined
@@ -146,7 +149,7 @@ async function runInContainer<Event extends RenderEvent | BatchEvent, Done>(
         composition: mapping.toContainer(composition),
         options,
         output: mapping.toContainer(output),
-        batch: batch && mapping.toContainer(batch),
+        batch: batch === undefined ? undefined : {path: mapping.toContainer(batch), format: batchSource!.format},
         variablesFile: variablesFile && CONTAINER_VARIABLES_FILE,
         resume,
       }),
@@ -165,9 +168,17 @@ async function runInContainer<Event extends RenderEvent | BatchEvent, Done>(
     return relay.done
   } finally {
     await rm(scratch, {recursive: true, force: true})
-    if (!succeeded && !batch) await removeInnerLeftovers(output, outputExisted)
+    if (!succeeded && !batchSource) await removeInnerLeftovers(output, outputExisted)
     if (!succeeded && createdOutputDir) await removeEmptyDirectories(outputDir, createdOutputDir)
   }
+}
+
+/** The file the engine inside reads the rows from: the batch file itself, or standard input saved to `scratch`. */
+async function batchFileOf(source: RowSource, scratch: string): Promise<string> {
+  if (source.path !== STDIN_BATCH) return source.path
+  const saved = join(scratch, `rows.${source.format}`)
+  await pipeline(source.stdin ?? process.stdin, createWriteStream(saved))
+  return saved
 }
 
 /**

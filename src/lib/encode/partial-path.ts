@@ -10,10 +10,14 @@ export function partialPath(outputPath: string, extension = ''): string {
   return join(dirname(outputPath), `.${basename(outputPath)}.${randomUUID().slice(0, 8)}.partial${extension}`)
 }
 
+/** The name of the output a name `partialPath` could have given is for (`.<name>.<8 hex>.partial…`), if it is one. */
+export function partialOwner(name: string): string | undefined {
+  return /^\.(.+)\.[0-9a-f]{8}\.partial/.exec(name)?.[1]
+}
+
 /** True for a name `partialPath` could have given `outputPath` (left behind by a killed render). */
 export function isPartialOf(name: string, outputPath: string): boolean {
-  const prefix = `.${basename(outputPath)}.`
-  return name.startsWith(prefix) && /^[0-9a-f]{8}\.partial/.test(name.slice(prefix.length))
+  return partialOwner(name) === basename(outputPath)
 }
 
 /**

@@ -15,6 +15,8 @@ export type ProfileName = (typeof PROFILE_NAMES)[number]
 
 /** `--video-frame-format`: how source-video frames are extracted (auto: png for alpha sources). */
 export const VIDEO_FRAME_FORMATS = ['auto', 'jpg', 'png'] as const
+/** How `--batch` is read: otherwise its extension says (see batch/rows/batch-format). */
+export const BATCH_FORMATS = ['json', 'jsonl', 'csv', 'tsv'] as const
 
 /** Image formats of a still (`engine still`) and of a render's poster frame. */
 export const STILL_FORMATS = ['png', 'jpeg', 'webp'] as const
@@ -58,6 +60,7 @@ export const renderOptionsSchema = z
     workers: z.union([z.literal('auto'), z.number().int().min(1).max(MAX_WORKERS)], {message: `must be a whole number from 1 to ${MAX_WORKERS}, or auto`}),
     maxConcurrentRenders: z.number().int().min(1).max(10),
     batch: z.string().min(1),
+    batchFormat: z.enum(BATCH_FORMATS),
     /** Rows at once; `auto` chooses from the idle cores and free memory (batchLayout). */
     batchConcurrency: z.union([z.literal('auto'), z.number().int().min(1)], {message: 'must be a whole number of rows, 1 or more, or auto'}),
     batchFailFast: z.boolean(),

@@ -8,9 +8,10 @@ import {isNoSpace, noSpaceError} from '../errors/no-space.js'
  * Makes sure the output can be written before anything is captured: creates its folder, removes the
  * partial files a killed render of the same output left there, and writes (and removes) a probe
  * file, so a read-only or missing folder is an OUTPUT_NOT_WRITABLE now, not an error after minutes
- * of capture. Returns the leftovers it removed.
+ * of capture. Returns the leftovers it removed; `sweep: false` leaves them to a caller that already
+ * swept (reading the folder per output would cost a batch of N rows in one folder N² entries).
  */
-export async function prepareOutputPath(output: string): Promise<string[]> {
+export async function prepareOutputPath(output: string, {sweep = true}: {sweep?: boolean} = {}): Promise<string[]> {
   const folder = dirname(output)
   const refuse = (error: unknown) => {
     if (isNoSpace(error)) return noSpaceError(folder, error)
@@ -24,7 +25,7 @@ export async function prepareOutputPath(output: string): Promise<string[]> {
   } catch (error) {
     throw refuse(error)
   }
-  const removed = await removePartialsOf(output)
+  const removed = sweep ? await removePartialsOf(output) : []
   const probe = partialPath(output)
   try {
     await (await open(probe, 'wx')).close()

@@ -53,6 +53,8 @@ export interface RenderRequest {
    * once): `variables` are applied to it instead of compiling the file again.
    */
   template?: CompiledComposition
+  /** What killed renders of this output left beside it is already removed (a batch sweeps once for all its rows). */
+  partialsSwept?: boolean
 }
 
 export interface RenderResult {
@@ -112,7 +114,7 @@ async function render(request: RenderRequest, emit: (event: RenderEvent) => void
     for (const finding of findBackgroundOnRoot(compiled.html)) emit({type: 'warning', code: 'background-with-alpha', message: finding.message})
   }
   const output = options.output ? resolve(options.output) : defaultOutputPath(request.composition, format)
-  await prepareOutputPath(output)
+  await prepareOutputPath(output, {sweep: !request.partialsSwept})
 
   const [ffmpeg, {browser: resolved, notices: browserNotices}] = await Promise.all([resolveFfmpeg(), resolveRenderBrowser(options)])
   const browser = browserForPlan(resolved, planned)

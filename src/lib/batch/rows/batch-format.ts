@@ -1,7 +1,8 @@
 import {extname} from 'node:path'
 import {EngineError} from '../../errors/engine-error.js'
+import {BATCH_FORMATS} from '../../plan/render-options.js'
 
-export const BATCH_FORMATS = ['json', 'jsonl', 'csv', 'tsv'] as const
+export {BATCH_FORMATS}
 export type BatchFormat = (typeof BATCH_FORMATS)[number]
 
 /** `--batch -`: rows from standard input. */
@@ -23,9 +24,10 @@ export const ACCEPTED_BATCH_FORMATS =
 
 /**
  * The format of `--batch`: `--batch-format` when given, otherwise the file's extension; standard
- * input (`-`) is JSON Lines unless told otherwise, since that is what tools stream.
+ * input (`-`) is JSON Lines unless told otherwise, since that is what tools stream. `field` names
+ * where the path was written.
  */
-export function batchFormatOf(path: string, requested?: BatchFormat): BatchFormat {
+export function batchFormatOf(path: string, requested?: BatchFormat, field = '--batch'): BatchFormat {
   if (requested) return requested
   if (path === STDIN_BATCH) return 'jsonl'
   const extension = extname(path).toLowerCase()
@@ -33,7 +35,7 @@ export function batchFormatOf(path: string, requested?: BatchFormat): BatchForma
   if (format) return format
   throw new EngineError(
     'INVALID_FLAG',
-    `--batch "${path}": cannot tell the format from ${extension ? `the extension "${extension}"` : 'a name without an extension'}; ` +
+    `${field} "${path}": cannot tell the format from ${extension ? `the extension "${extension}"` : 'a name without an extension'}; ` +
       `accepted are ${ACCEPTED_BATCH_FORMATS}. Rename the file or add --batch-format ${BATCH_FORMATS.join('|')}`,
     {batch: path, extension},
   )

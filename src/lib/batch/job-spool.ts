@@ -1,0 +1,45 @@
+import {createReadStream, createWriteStream, type WriteStream} from 'node:fs'
+import {mkdtemp, rm} from 'node:fs/promises'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {createInterface} from 'node:readline'
+import {once} from 'node:events'
+import type {BatchJob} from './preflight.js'
+
+/**
+ * The checked rows of a running batch, one JSON line each, in a temporary file: the batch reads its
+ * file once (standard input can only be read once) and then streams jobs from here, so no list of
+ * rows is ever held in memory.
+ */
+export class JobSpool {
+  private constructor(
+    private readonly directory: string,
+    private readonly path: string,
+    private readonly writer: WriteStream,
+  ) {}
+
+  static async create(): Promise<JobSpool> {
+    const directory = await mkdtemp(join(tmpdir(), 'engine-batch-'))
+    const path = join(directory, 'jobs.jsonl')
+    return new JobSpool(directory, path, createWriteStream(path))
+  }
+
+  async append(job: BatchJob): Promise<void> {
+    if (!this.writer.write(JSON.stringify(job) + '\n')) await once(this.writer, 'drain')
+  }
+
+  /** Ends writing; jobs() may be called from then on, as often as needed. */
+  async seal(): Promise<void> {
+    this.writer.end()
+    await once(this.writer, 'finish')
+  }
+
+  async *jobs(): AsyncGenerator<BatchJob> {
+    for await (const line of createInterface({input: createReadStream(this.path), crlfDelay: Infinity})) yield JSON.parse(line) as BatchJob
+  }
+
+  async remove(): Promise<void> {
+    this.writer.destroy()
+    await rm(this.directory, {recursive: true, force: true})
+  }
+}

@@ -1,0 +1,28 @@
+import type {VariableDeclaration} from '../../variables/variable-declaration.js'
+
+export type TypedCell = {value: unknown} | {problem: string} | {empty: true}
+
+const NUMBER = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/
+const BOOLEANS: Record<string, boolean> = {true: true, false: false, '1': true, '0': false, yes: true, no: false}
+
+/**
+ * A spreadsheet has no types, so a cell takes the type of the variable its column declares: a
+ * `number` is parsed, a `boolean` is read from true/false/1/0/yes/no, anything else (and a column
+ * no variable declares) stays text. An empty cell means "use the default".
+ */
+export function typeCell(declaration: VariableDeclaration | undefined, cell: string): TypedCell {
+  if (cell === '') return {empty: true}
+  switch (declaration?.type) {
+    case 'number': {
+      const text = cell.trim()
+      const value = Number(text)
+      return NUMBER.test(text) && Number.isFinite(value) ? {value} : {problem: `"${cell.slice(0, 40)}" is not a number (variable "${declaration.id}" is a number)`}
+    }
+    case 'boolean': {
+      const value = BOOLEANS[cell.trim().toLowerCase()]
+      return value === undefined ? {problem: `"${cell.slice(0, 40)}" is not a boolean; write true/false, 1/0 or yes/no`} : {value}
+    }
+    default:
+      return {value: cell}
+  }
+}

@@ -1,0 +1,85 @@
+import type {Readable} from 'node:stream'
+import {parse, type Info} from 'csv-parse'
+import {EngineError} from '../../errors/engine-error.js'
+import type {VariableDeclaration} from '../../variables/variable-declaration.js'
+import {typeCell} from './csv-cells.js'
+import {OUTPUT_FIELDS, outputProblem, type RowFieldProblem, type SourceRow} from './source-row.js'
+
+/**
+ * Rows of a CSV or TSV file: a header row of variable ids (and optionally an `output`/`outputKey`
+ * column), then one row per record. Quoting follows RFC 4180 (commas, quotes and newlines inside a
+ * quoted field), CRLF and a UTF-8 BOM are accepted; cells are typed by the declarations. Line
+ * numbers are those of the file, a record spanning several lines being named by its first.
+ */
+export async function* delimitedRows(
+  input: Readable,
+  delimiter: ',' | '\t',
+  declarations: readonly VariableDeclaration[],
+  name: string,
+): AsyncGenerator<SourceRow> {
+  const byId = new Map(declarations.map((declaration) => [declaration.id, declaration]))
+  const parser = input.pipe(parse({delimiter, bom: true, relax_column_count: true, skip_empty_lines: true, info: true}))
+  let header: string[] | undefined
+  let index = 0
+  let endOfLast = 0
+  let emptyBefore = 0
+  try {
+    for await (const {record, info} of parser as AsyncIterable<{record: string[]; info: Info}>) {
+      const line = endOfLast + 1 + (info.empty_lines - emptyBefore)
+      endOfLast = info.lines
+      emptyBefore = info.empty_lines
+      if (!header) {
+        header = readHeader(record, name, line)
+        continue
+      }
+      yield typedRow(record, header, byId, {index: index++, line})
+    }
+  } catch (error) {
+    if (error instanceof EngineError) throw error
+    const at = (error as {lines?: number}).lines
+    throw new EngineError('BATCH_PREFLIGHT', `--batch "${name}"${at ? ` line ${at}` : ''}: not valid ${delimiter === ',' ? 'CSV' : 'TSV'} (${(error as Error).message}); nothing was rendered`, {
+      batch: name,
+      line: at,
+    })
+  }
+}
+
+function readHeader(record: string[], name: string, line: number): string[] {
+  const header = record.map((cell) => cell.trim())
+  const fail = (reason: string) =>
+    new EngineError('BATCH_PREFLIGHT', `--batch "${name}" line ${line}: ${reason}; the first row names a variable id per column, such as title,color`, {batch: name, line})
+  const unnamed = header.findIndex((cell) => cell === '')
+  if (unnamed >= 0) throw fail(`column ${unnamed + 1} of the header has no name`)
+  const repeated = header.find((cell, position) => header.indexOf(cell) !== position)
+  if (repeated !== undefined) throw fail(`the header names "${repeated}" twice`)
+  return header
+}
+
+function typedRow(record: string[], header: readonly string[], byId: ReadonlyMap<string, VariableDeclaration>, position: {index: number; line: number}): SourceRow {
+  const problems: RowFieldProblem[] = []
+  if (record.length !== header.length) problems.push({reason: `has ${record.length} cells; the header has ${header.length}`})
+  const written: Record<string, unknown> = {}
+  const values: Record<string, unknown> = {}
+  let output: string | undefined
+  header.forEach((column, position) => {
+    const cell = record[position] ?? ''
+    if ((OUTPUT_FIELDS as readonly string[]).includes(column) && !byId.has(column)) {
+      if (cell === '') return
+      written[column] = cell
+      const problem = outputProblem(`column "${column}"`, cell)
+      if (problem) problems.push(problem)
+      else if (output !== undefined && output !== cell) problems.push({field: `column "${column}"`, reason: `"${cell}" differs from the row's other output column "${output}"; keep one of them`})
+      else output = cell
+      return
+    }
+    const typed = typeCell(byId.get(column), cell)
+    if ('empty' in typed) return
+    if ('problem' in typed) {
+      problems.push({field: `column "${column}"`, reason: typed.problem})
+      return
+    }
+    written[column] = typed.value
+    values[column] = typed.value
+  })
+  return {...position, written, values, output, problems}
+}

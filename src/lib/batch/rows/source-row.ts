@@ -1,0 +1,71 @@
+import {storageKeyProblem} from '../../render/storage-key.js'
+
+/** Where a row sits in its file, for messages: JSON arrays count rows, JSON Lines and CSV count lines. */
+export interface RowPosition {
+  /** Position among the rows, from 0: `{index}` of the output template. */
+  index: number
+  /** Line of the file the row starts on, from 1 (JSON Lines, CSV, TSV). */
+  line?: number
+}
+
+/** One row as read, before the batch checks it against the composition and the template. */
+export interface SourceRow extends RowPosition {
+  /** What the file says, typed (CSV cells by the declarations): the rows' identity is hashed over it. */
+  written: Record<string, unknown>
+  /** Variable values of the row. */
+  values: Record<string, unknown>
+  /** The row's own output (an `output` or `outputKey` field or column): a relative path or storage key. */
+  output?: string
+  /** What is wrong with the row as written; a row with problems never renders. */
+  problems: RowFieldProblem[]
+}
+
+export interface RowFieldProblem {
+  /** The key or column at fault, when one is. */
+  field?: string
+  reason: string
+}
+
+/** Fields that name a row's output rather than a variable: `output` (local) and `outputKey` (the serverless batch line). */
+export const OUTPUT_FIELDS = ['output', 'outputKey'] as const
+
+/**
+ * Splits a row object into variable values and its own output. Two shapes are accepted, so that one
+ * file serves the local batch and the serverless one: flat (`{"title": "Ada", "output": "a.mp4"}`)
+ * and wrapped (`{"outputKey": "a.mp4", "variables": {"title": "Ada"}}`). A declared variable named
+ * like an output field stays a variable.
+ */
+export function splitRow(object: Record<string, unknown>, declared: ReadonlySet<string>): Pick<SourceRow, 'values' | 'output' | 'problems'> {
+  const outputKeys = OUTPUT_FIELDS.filter((key) => Object.hasOwn(object, key) && !declared.has(key))
+  const wrapped =
+    !declared.has('variables') &&
+    isPlainObject(object.variables) &&
+    Object.keys(object).every((key) => key === 'variables' || (outputKeys as readonly string[]).includes(key))
+  const values: Record<string, unknown> = wrapped ? {...(object.variables as Record<string, unknown>)} : {...object}
+  if (!wrapped) for (const key of outputKeys) delete values[key]
+  const problems: RowFieldProblem[] = []
+  const named = outputKeys.map((key) => ({key, value: object[key]})).filter(({value}) => value !== undefined && value !== null && value !== '')
+  for (const {key, value} of named) {
+    const problem = outputProblem(`"${key}"`, value)
+    if (problem) problems.push(problem)
+  }
+  const strings = named.filter(({value}) => typeof value === 'string').map(({value}) => value as string)
+  if (new Set(strings).size > 1) problems.push({field: '"output"', reason: `output "${strings[0]}" and outputKey "${strings[1]}" differ; keep one of them`})
+  return {values, output: problems.length === 0 ? strings[0] : undefined, problems}
+}
+
+/** An output field (`field` as it is to be shown) must be a relative path that cannot climb out of where outputs go. */
+export function outputProblem(field: string, value: unknown): RowFieldProblem | undefined {
+  if (typeof value !== 'string') return {field, reason: `must be a relative path such as out/ada.mp4, got ${kindOf(value)}`}
+  const problem = storageKeyProblem(value)
+  return problem ? {field, reason: `"${value.slice(0, 80)}" ${problem}; use a relative path of names separated by "/", such as out/ada.mp4`} : undefined
+}
+
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+export function kindOf(value: unknown): string {
+  if (value === null) return 'null'
+  return Array.isArray(value) ? 'an array' : `a ${typeof value}`
+}

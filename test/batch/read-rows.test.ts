@@ -1,0 +1,111 @@
+import {writeFile} from 'node:fs/promises'
+import {join} from 'node:path'
+import {Readable} from 'node:stream'
+import {describe, expect, it} from 'vitest'
+import {openRowSource, readRows} from '../../src/lib/batch/rows/read-rows.js'
+import type {SourceRow} from '../../src/lib/batch/rows/source-row.js'
+import type {VariableDeclaration} from '../../src/lib/variables/variable-declaration.js'
+import {useScratchDir} from './support.js'
+
+const DECLARATIONS: VariableDeclaration[] = [
+  {id: 'title', type: 'string', label: 'Title', default: 'Card'},
+  {id: 'count', type: 'number', label: 'Count', default: 1},
+  {id: 'dark', type: 'boolean', label: 'Dark', default: false},
+  {id: 'background', type: 'color', label: 'Background', default: '#000000'},
+]
+
+async function rowsOf(dir: string, name: string, text: string | Buffer, format?: 'json' | 'jsonl' | 'csv' | 'tsv'): Promise<SourceRow[]> {
+  const path = join(dir, name)
+  await writeFile(path, text)
+  const rows: SourceRow[] = []
+  for await (const row of readRows(await openRowSource(path, format), DECLARATIONS)) rows.push(row)
+  return rows
+}
+
+describe('batch rows from CSV, TSV, JSON Lines and JSON', () => {
+  const scratch = useScratchDir()
+
+  it('reads RFC 4180 CSV: quoted commas, doubled quotes, newlines inside a field, CRLF and a BOM', async () => {
+    const csv = '\uFEFFtitle,count,dark\r\n"Smith, Ada",2,yes\r\n"She said ""hi""",3,0\r\n"two\r\nlines",4,TRUE\r\n'
+    const rows = await rowsOf(scratch(), 'rows.csv', csv)
+    expect(rows.map((row) => row.values)).toEqual([
+      {title: 'Smith, Ada', count: 2, dark: true},
+      {title: 'She said "hi"', count: 3, dark: false},
+      {title: 'two\r\nlines', count: 4, dark: true},
+    ])
+    expect(rows.map((row) => [row.index, row.line])).toEqual([
+      [0, 2],
+      [1, 3],
+      [2, 4],
+    ])
+    expect(rows.every((row) => row.problems.length === 0)).toBe(true)
+  })
+
+  it('leaves empty cells out (the default applies), keeps undeclared columns as text and takes an output column', async () => {
+    const rows = await rowsOf(scratch(), 'rows.csv', 'title,count,customer_id,output\nAda,,c-17,out/ada.mp4\n,5,c-18,\n')
+    expect(rows.map(({values, output}) => ({values, output}))).toEqual([
+      {values: {title: 'Ada', customer_id: 'c-17'}, output: 'out/ada.mp4'},
+      {values: {count: 5, customer_id: 'c-18'}, output: undefined},
+    ])
+  })
+
+  it('names the line and column of a cell that does not fit its declaration, and a row with the wrong number of cells', async () => {
+    const rows = await rowsOf(scratch(), 'rows.csv', 'title,count,dark\nAda,many,1\n\nBo,2,maybe\nCy,3\n')
+    expect(rows.map((row) => ({line: row.line, problems: row.problems}))).toEqual([
+      {line: 2, problems: [{field: 'column "count"', reason: '"many" is not a number (variable "count" is a number)'}]},
+      {line: 4, problems: [{field: 'column "dark"', reason: '"maybe" is not a boolean; write true/false, 1/0 or yes/no'}]},
+      {line: 5, problems: [{reason: 'has 2 cells; the header has 3'}]},
+    ])
+  })
+
+  it('reads TSV by its extension, and CSV rules apply under --batch-format', async () => {
+    expect((await rowsOf(scratch(), 'rows.tsv', 'title\tcount\nA, B\t7\n')).map((row) => row.values)).toEqual([{title: 'A, B', count: 7}])
+    expect((await rowsOf(scratch(), 'rows.txt', 'title,count\nAda,1\n', 'csv')).map((row) => row.values)).toEqual([{title: 'Ada', count: 1}])
+  })
+
+  it('refuses a header with an empty or repeated name, and an unclosed quote, with the line', async () => {
+    await expect(rowsOf(scratch(), 'a.csv', 'title,,count\nA,1,2\n')).rejects.toThrow(/line 1: column 2 of the header has no name/)
+    await expect(rowsOf(scratch(), 'b.csv', 'title,title\nA,B\n')).rejects.toThrow(/the header names "title" twice/)
+    await expect(rowsOf(scratch(), 'c.csv', 'title\n"open\n')).rejects.toThrow(/not valid CSV/)
+  })
+
+  it('reads JSON Lines: blank lines skipped, a bad line named by its number, both row shapes', async () => {
+    const text = '{"title":"Ada"}\n\n{"outputKey":"out/bo.mp4","variables":{"title":"Bo"}}\nnot json\n[1]\n'
+    const rows = await rowsOf(scratch(), 'rows.jsonl', text)
+    expect(rows.map(({index, line, values, output}) => ({index, line, values, output}))).toEqual([
+      {index: 0, line: 1, values: {title: 'Ada'}, output: undefined},
+      {index: 1, line: 3, values: {title: 'Bo'}, output: 'out/bo.mp4'},
+      {index: 2, line: 4, values: {}, output: undefined},
+      {index: 3, line: 5, values: {}, output: undefined},
+    ])
+    expect(rows[2].problems[0].reason).toMatch(/^is not valid JSON/)
+    expect(rows[3].problems[0].reason).toBe('must be a JSON object of variable values, got an array')
+  })
+
+  it('reads a JSON array or {"rows": [...]}, and refuses other shapes saying what is accepted', async () => {
+    expect((await rowsOf(scratch(), 'a.json', '[{"title":"Ada"}, 3]')).map((row) => [row.values, row.problems.length])).toEqual([
+      [{title: 'Ada'}, 0],
+      [{}, 1],
+    ])
+    expect((await rowsOf(scratch(), 'b.json', '\uFEFF  {"rows": [{"title":"Bo","output":"b.mp4"}]}')).map((row) => [row.values, row.output])).toEqual([[{title: 'Bo'}, 'b.mp4']])
+    await expect(rowsOf(scratch(), 'c.json', '{"rows": {"title": "x"}}')).rejects.toThrow(/"rows" must be an array/)
+    await expect(rowsOf(scratch(), 'd.json', '"rows"')).rejects.toThrow(/must start with \[ or \{/)
+    await expect(rowsOf(scratch(), 'e.json', '[{"title": "x"},')).rejects.toThrow(/not valid JSON/)
+    await expect(rowsOf(scratch(), 'f.csv.gz', 'x')).rejects.toThrow(/cannot tell the format from the extension "\.gz"; accepted are .* --batch-format json\|jsonl\|csv\|tsv/)
+  })
+
+  it('refuses an output field that could climb out of the output folder', async () => {
+    const rows = await rowsOf(scratch(), 'rows.jsonl', '{"title":"A","output":"../../etc/x.mp4"}\n{"title":"B","output":"/abs.mp4"}\n')
+    expect(rows.map((row) => row.problems[0]?.reason)).toEqual([expect.stringContaining('has a ".." segment'), expect.stringContaining('is absolute')])
+  })
+
+  it('reads rows from standard input as JSON Lines, or in the format given', async () => {
+    const read = async (text: string, format?: 'csv') => {
+      const rows: SourceRow[] = []
+      for await (const row of readRows(await openRowSource('-', format, Readable.from([text])), DECLARATIONS)) rows.push(row)
+      return rows.map((row) => row.values)
+    }
+    expect(await read('{"title":"Ada"}\n{"title":"Bo"}\n')).toEqual([{title: 'Ada'}, {title: 'Bo'}])
+    expect(await read('title,count\nCy,3\n', 'csv')).toEqual([{title: 'Cy', count: 3}])
+  })
+})
