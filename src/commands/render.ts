@@ -26,6 +26,8 @@ export default class Render extends BaseCommand {
     '<%= config.bin %> render examples/hello/index.html',
     '<%= config.bin %> render examples/hello/index.html --format webm --fps 60 --variables \'{"name":"Ada"}\' -o renders/ada.webm',
     '<%= config.bin %> render examples/hello/index.html --format png-sequence --workers 2 --json',
+    "<%= config.bin %> render examples/hello/index.html --batch examples/hello/rows.csv -o 'renders/{index}-{title}.mp4' --batch-concurrency auto",
+    'cat rows.jsonl | <%= config.bin %> render examples/hello/index.html --batch - --resume',
   ]
   static override args = {composition: Args.string({description: 'composition HTML file', required: true})}
   static override flags = {...renderFlags, ...webhookFlags}
@@ -39,7 +41,7 @@ export default class Render extends BaseCommand {
     const fromFlags = parseRenderOptions(renderFlagsToOptions(otherFlags))
     const options = resolveRenderOptions(config.options, fromFlags)
     assertOutputExtension(options.output, options.format)
-    if (resume && !options.batch) throw new EngineError('INVALID_FLAG', '--resume only applies to a batch: add --batch <rows.json>')
+    if (resume && !options.batch) throw new EngineError('INVALID_FLAG', '--resume only applies to a batch: add --batch <rows.csv>')
     if (server !== undefined && options.batch) throw new EngineError('INVALID_FLAG', '--server renders one composition; drop --batch or --server')
     if (options.docker && server !== undefined) throw new EngineError('INVALID_FLAG', '--docker renders on this machine; drop --docker or --server')
     if (options.docker && otherFlags['browser-path'] !== undefined) {

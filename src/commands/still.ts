@@ -23,7 +23,7 @@ export default class Still extends BaseCommand {
   static override examples = [
     '<%= config.bin %> still examples/hello/index.html --time 1.5 -o renders/hello.png',
     '<%= config.bin %> still examples/hello/index.html --frame 45 --quality 85 -o thumb.jpg --variables \'{"title":"Hi"}\'',
-    "<%= config.bin %> still examples/hello/index.html --batch rows.json --output 'thumbs/{index}.jpg'",
+    "<%= config.bin %> still examples/hello/index.html --batch examples/hello/rows.csv --output 'thumbs/{index}.jpg'",
   ]
   static override args = {composition: Args.string({description: 'composition HTML file', required: true})}
   static override flags = {
@@ -45,7 +45,7 @@ export default class Still extends BaseCommand {
     // A still is a frame of the render a config describes: its fps, browser and variables apply.
     const {format: _format, output: _output, ...configOptions} = config.options
     const options = resolveRenderOptions(configOptions, parseRenderOptions(renderFlagsToOptions({...renderFlagValues, output})))
-    if (resume && !options.batch) throw new EngineError('INVALID_FLAG', '--resume only applies to a batch: add --batch <rows.json>')
+    if (resume && !options.batch) throw new EngineError('INVALID_FLAG', '--resume only applies to a batch: add --batch <rows.csv>')
     const variables = {
       ...options.variables,
       ...(options.variablesFile ? await readVariablesFile(options.variablesFile) : {}),
@@ -59,12 +59,12 @@ export default class Still extends BaseCommand {
     const pool = new BrowserPool()
     try {
       if (options.batch) {
-        const template = options.output ?? batchTemplate(defaultStillPath(args.composition, 'png'))
         const batch = await renderBatch({
           composition: args.composition,
           batchFile: options.batch,
           // Rows are planned as frames of a frame-file render: no video size rules apply to an image.
-          options: {...options, format: 'png-sequence', output: template},
+          options: {...options, format: 'png-sequence'},
+          defaultTemplate: batchTemplate(defaultStillPath(args.composition, 'png')),
           baseVariables: variables,
           resume,
           render: async (request) => {

@@ -167,6 +167,6 @@ describe('engine render --batch', () => {
     expect(quiet).toMatchObject({status: 0, stdout: 'q/manifest.json\n'})
     const resume = engine(dir, '--resume', ...TINY)
     expect(resume.status).toBe(1)
-    expect(resume.stderr).toContain('error [INVALID_FLAG]: --resume only applies to a batch: add --batch <rows.json>')
+    expect(resume.stderr).toContain('error [INVALID_FLAG]: --resume only applies to a batch: add --batch <rows.csv>')
   })
 })

@@ -40,6 +40,26 @@ describe('renderBatch --resume', () => {
     })
   }
 
+  it('never lets the manifest point a completed row at another file: the row is checked where this run puts it', async () => {
+    const first = await run()
+    expect(first.summary.counts.completed).toBe(3)
+    const manifestPath = join(scratch(), 'out/manifest.json')
+    await writeFile(join(scratch(), 'elsewhere.mp4'), 'a file the batch never wrote')
+    await writeFile(manifestPath, (await readFile(manifestPath, 'utf8')).replace('"output":"0-Ada.mp4"', '"output":"../elsewhere.mp4"'))
+    await rm(join(scratch(), 'out/0-Ada.mp4'))
+
+    const second = await run({resume: true})
+    expect(second.fake.calls.map((call) => call.options.output)).toEqual([join(scratch(), 'out/0-Ada.mp4')])
+    expect(second.events).toContainEqual(expect.objectContaining({type: 'warning', code: 'output-missing', message: expect.stringContaining('row 0 was completed but')}))
+    expect(second.manifest.rows[0]).toMatchObject({status: 'completed', output: '0-Ada.mp4'})
+  })
+
+  it("with --output, the template names every file and rows' own output fields are reported as ignored", async () => {
+    const {fake, events} = await run({rows: [{title: 'Ada', output: 'mine/ada.mp4'}, {title: 'Bo'}]})
+    expect(fake.calls.map((call) => call.options.output)).toEqual([join(scratch(), 'out/0-Ada.mp4'), join(scratch(), 'out/1-Bo.mp4')])
+    expect(events).toContainEqual({type: 'warning', code: 'row-output-ignored', message: expect.stringContaining('1 row names its own output')})
+  })
+
   it('renders only the rows that are not completed, keeping the finished ones and their files', async () => {
     const first = await run({fake: failingOnce(1)})
     expect(first.manifest.rows.map((row) => row.status)).toEqual(['completed', 'failed', 'completed'])

@@ -9,18 +9,19 @@ export interface CliResult {
   stderr: string
 }
 
-/** Runs the built CLI (`npm test` builds first) exactly as a user would, on this test's Node. */
-export function runCli(args: string[], options: {cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number} = {}): Promise<CliResult> {
+/** Runs the built CLI (`npm test` builds first) exactly as a user would, on this test's Node; `input` is its standard input. */
+export function runCli(args: string[], options: {cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number; input?: string} = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [join(REPO_ROOT, 'bin', 'run.js'), ...args], {
       cwd: options.cwd ?? REPO_ROOT,
       env: {...process.env, ...options.env},
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
     })
+    if (options.input !== undefined) child.stdin!.end(options.input)
     let stdout = ''
     let stderr = ''
-    child.stdout.on('data', (chunk) => (stdout += chunk))
-    child.stderr.on('data', (chunk) => (stderr += chunk))
+    child.stdout!.on('data', (chunk) => (stdout += chunk))
+    child.stderr!.on('data', (chunk) => (stderr += chunk))
     const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 120_000)
     child.on('error', reject)
     child.on('close', (code) => {

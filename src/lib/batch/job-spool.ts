@@ -39,6 +39,8 @@ export class JobSpool {
   }
 
   async remove(): Promise<void> {
+    // A batch refused halfway through its rows drops what was still being written.
+    this.writer.on('error', () => {})
     this.writer.destroy()
     await rm(this.directory, {recursive: true, force: true})
   }

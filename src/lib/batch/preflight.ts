@@ -18,8 +18,10 @@ export const MAX_LISTED = 20
 export interface PreflightInput {
   /** The rows in file order, as read (readRows). */
   rows: AsyncIterable<SourceRow> | Iterable<SourceRow>
-  /** `--output` template, for rows without an output of their own; relative paths (and rows' outputs) resolve against `cwd`. */
+  /** `--output` template; relative paths (and rows' own outputs) resolve against `cwd`. */
   template: string
+  /** Rows may name their own output (an `output`/`outputKey` field): true unless `--output` was given, which wins. */
+  rowOutputs?: boolean
   cwd: string
   /** The top-level composition's declarations and id. */
   declarations: readonly VariableDeclaration[]
@@ -67,7 +69,7 @@ export interface PreflightResult {
   /** `manifest.json` in the deepest directory that holds every output. */
   manifestPath: string
   /** Rows whose text no served font covers (without --strict-fonts): the first MAX_LISTED, then one that counts the rest. */
-  warnings: {code: 'font-fallback'; message: string}[]
+  warnings: {code: 'font-fallback' | 'row-output-ignored'; message: string}[]
   /** Over the rows as written (not the file's formatting): a resumed batch must have the same rows. */
   rowsSha256: string
   /** Every output and the row it belongs to. */
@@ -96,6 +98,7 @@ export async function preflightBatch(input: PreflightInput, accept: (job: BatchJ
   let warned = 0
   let directory: string | undefined
   let total = 0
+  let ignoredOutputs = 0
   for await (const row of input.rows) {
     hash.update(total === 0 ? '' : ',').update(JSON.stringify(row.written))
     total++
@@ -106,12 +109,14 @@ export async function preflightBatch(input: PreflightInput, accept: (job: BatchJ
       const findings = validateVariableValues(input.declarations, row.values, {source: `row ${row.index}`, compositionId: input.compositionId, strict: true})
       for (const finding of findings) problems.add({...at, field: `"${finding.variable}"`, reason: describeFinding(finding)})
     }
+    if (row.output !== undefined && !input.rowOutputs) ignoredOutputs++
     const output = outputOf(row, input, problems)
     if (output === undefined) continue
     const owner = owners.get(output)
     if (owner !== undefined) {
-      const how = row.output === undefined ? 'make the template unique per row, for example with {index}' : 'give each row its own output'
-      problems.add({...at, field: row.output === undefined ? '--output' : 'output', reason: `"${relative(input.cwd, output) || output}" is also the output of row ${owner}; ${how}`})
+      const own = row.output !== undefined && input.rowOutputs
+      const how = own ? 'give each row its own output' : 'make the template unique per row, for example with {index}'
+      problems.add({...at, field: own ? '"output"' : '--output', reason: `"${relative(input.cwd, output) || output}" is also the output of row ${owner}; ${how}`})
       continue
     }
     owners.set(output, row.index)
@@ -126,6 +131,9 @@ export async function preflightBatch(input: PreflightInput, accept: (job: BatchJ
     if (problems.count === 0) await accept(job)
   }
   if (warned > MAX_LISTED) warnings.push({code: 'font-fallback', message: `${warned - MAX_LISTED} more rows have characters in no served font`})
+  if (ignoredOutputs > 0) {
+    warnings.push({code: 'row-output-ignored', message: `${ignoredOutputs} row${ignoredOutputs === 1 ? ' names its' : 's name their'} own output (an output or outputKey field), but --output is given: the template names every file; drop --output to use the rows' names`})
+  }
   if (total === 0) problems.add({reason: `the batch file has no rows; it must hold ${ACCEPTED_BATCH_FORMATS}`})
 
   const manifestPath = directory === undefined ? '' : join(directory, MANIFEST_FILE)
@@ -135,9 +143,9 @@ export async function preflightBatch(input: PreflightInput, accept: (job: BatchJ
   return {total, manifestPath, warnings, rowsSha256: hash.update(']').digest('hex'), outputs: owners}
 }
 
-/** The row's absolute output: its own `output` field, else the template filled from its values. */
+/** The row's absolute output: its own `output` field (unless --output was given), else the template filled from its values. */
 function outputOf(row: SourceRow, input: PreflightInput, problems: ProblemList): string | undefined {
-  if (row.output !== undefined) return resolve(input.cwd, row.output)
+  if (row.output !== undefined && input.rowOutputs) return resolve(input.cwd, row.output)
   const filled = fillOutputTemplate(input.template, row.index, row.values)
   if (filled.ok) return resolve(input.cwd, filled.path)
   for (const problem of filled.problems) problems.add({row: row.index, ...(row.line !== undefined && {line: row.line}), ...problem})

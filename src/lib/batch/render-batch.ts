@@ -28,8 +28,10 @@ export interface BatchRequest {
   batchFile: string
   /** What `-` reads (default: the process's standard input). */
   stdin?: Readable
-  /** `options.output` is the template; without it, `renders/<name>-{index}.<ext>`. */
+  /** `options.output` is the template for every row; without it, rows may name their own output and the others use `defaultTemplate`. */
   options: ResolvedRenderOptions
+  /** The template without `--output` (default: `renders/<name>-{index}.<ext>`). */
+  defaultTemplate?: string
   /** `--variables-file` < `--variables`: the layer under every row. */
   baseVariables?: Record<string, unknown>
   /** Keep the rows the existing manifest records as completed. */
@@ -67,13 +69,14 @@ export async function renderBatch(request: BatchRequest): Promise<BatchSummary> 
   const format = getFormat(options.format)
   planRender(compiled, options, format)
 
-  const outputTemplate = resolve(cwd, options.output ?? defaultOutputTemplate(compositionPath, format, cwd))
+  const outputTemplate = resolve(cwd, options.output ?? request.defaultTemplate ?? defaultOutputTemplate(compositionPath, format, cwd))
   const spool = await JobSpool.create()
   try {
     const checked = await preflightBatch(
       {
         rows: readRows(source, compiled.declarations),
         template: outputTemplate,
+        rowOutputs: options.output === undefined,
         cwd,
         declarations: compiled.declarations,
         compositionId: compiled.compositionId,
