@@ -1,6 +1,7 @@
 import {relative} from 'node:path'
 import type {BatchEvent, BatchEventListener, BatchSummary} from '../lib/batch/index.js'
 import {EngineError} from '../lib/errors/engine-error.js'
+import {describeWarning} from './render-progress.js'
 
 /** `--json`: every batch event, row render events included, as one line of JSON on stdout. */
 export function batchJsonLines(event: BatchEvent): void {
@@ -28,7 +29,7 @@ export function batchLines(log: (line: string) => void): BatchEventListener {
       else if (event.status === 'skipped') log(`${where}: skipped, ${event.skippedReason}`)
     } else if (event.type === 'warning') {
       const row = 'row' in event ? `row ${event.row}: ` : ''
-      process.stderr.write(`warning [${event.code}]: ${row}${event.message}\n`)
+      process.stderr.write(describeWarning({...event, message: row + event.message}) + '\n')
     } else if (event.type === 'batch-done') {
       const {completed, failed, skipped} = event.counts
       log(`${completed} completed, ${failed} failed, ${skipped} skipped in ${(event.elapsedMs / 1000).toFixed(1)} s (${event.rowsPerMinute} rows/min); manifest ${display(event.manifest)}`)

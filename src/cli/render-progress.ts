@@ -12,6 +12,11 @@ export function jsonLines(event: RenderEvent): void {
   if (event.type !== 'error') process.stdout.write(JSON.stringify(event) + '\n')
 }
 
+/** A warning line for stderr; a notice (`level: 'info'`) is a note, not a warning. */
+export function describeWarning(event: {code: string; message: string; level?: 'info'}): string {
+  return `${event.level === 'info' ? 'note' : 'warning'} [${event.code}]: ${event.message}`
+}
+
 function describeProgress(event: Extract<RenderEvent, {type: 'progress'}>): string {
   const eta = event.etaSeconds === null ? '' : ` · ETA ${event.etaSeconds.toFixed(0)}s`
   return `frame ${event.frame}/${event.totalFrames} · ${event.framesPerSecond.toFixed(1)} frames/s${eta}`
@@ -24,7 +29,7 @@ function progressListener(task: {title: string; output: string}, title: string):
     else if (event.type === 'stage' && event.stage !== 'done') task.title = `${title}: ${event.stage}`
     else if (event.type === 'start') {
       task.title = `${title}: ${event.totalFrames} frames ${event.width}x${event.height} @ ${event.fps} fps, ${event.workers} worker(s), ${event.browser.beginFrame ? 'begin-frame' : 'screenshot'} capture`
-    } else if (event.type === 'warning') process.stderr.write(`warning [${event.code}]: ${event.message}\n`)
+    } else if (event.type === 'warning') process.stderr.write(describeWarning(event) + '\n')
     else if (event.type === 'done') task.title = `${title}: done`
   }
 }

@@ -3,6 +3,7 @@ import {extname, relative} from 'node:path'
 import {BaseCommand} from '../cli/base-command.js'
 import {assertNoFailedRows, batchJsonLines, batchLines} from '../cli/batch-progress.js'
 import {renderFlags, renderFlagsToOptions} from '../cli/render-flags.js'
+import {describeWarning} from '../cli/render-progress.js'
 import {parseTimeFlag} from '../cli/time-flag.js'
 import {renderBatch} from '../lib/batch/render-batch.js'
 import {BrowserPool} from '../lib/browser/browser-pool.js'
@@ -88,7 +89,7 @@ export default class Still extends BaseCommand {
         onEvent: (event) => {
           if (event.type !== 'warning') return
           if (options.json) this.log(JSON.stringify(event))
-          else process.stderr.write(`warning [${event.code}]: ${event.message}\n`)
+          else process.stderr.write(describeWarning(event) + '\n')
         },
       })
       const path = relative(process.cwd(), result.output) || result.output

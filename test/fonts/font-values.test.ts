@@ -59,7 +59,10 @@ describe('CSS font values', () => {
     expect(mapGenericFamilies('monospace', 'font-family')).toBe('"Noto Sans Mono"')
     expect(mapGenericFamilies('"sans-serif", My serif', 'font-family')).toBe('"sans-serif", My serif')
     expect(mapGenericFamilies('bold 12px/1 serif', 'font')).toBe('bold 12px/1 "Noto Serif"')
-    expect(mapGenericFamilies('12px Inter, system-ui !important', 'font')).toBe('12px Inter, "Noto Sans" !important')
+    expect(mapGenericFamilies('12px Inter, sans-serif !important', 'font')).toBe('12px Inter, "Noto Sans" !important')
+    // system-ui is a generic in Chromium: quoted, it names the stand-in engine serves under that name.
+    expect(mapGenericFamilies('12px Inter, system-ui !important', 'font')).toBe('12px Inter, "system-ui" !important')
+    expect(mapGenericFamilies('ui-monospace, monospace', 'font-family')).toBe('ui-monospace, "Noto Sans Mono"')
   })
 })
 

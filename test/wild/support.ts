@@ -31,7 +31,7 @@ export function useProject(): {dir: () => string; write: (name: string, content:
 export function page(body: string, root: {attributes?: string; head?: string} = {}): string {
   return `<!doctype html>
 <html data-composition-id="main" data-width="320" data-height="180" ${root.attributes ?? 'data-duration="1"'}>
-<head><style>html, body { margin: 0; background: #fff; }</style>${root.head ?? ''}</head>
+<head><style>html, body { margin: 0; }</style>${root.head ?? ''}</head>
 <body>${body}</body>
 </html>`
 }

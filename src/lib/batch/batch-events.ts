@@ -29,7 +29,7 @@ export type BatchEvent =
       skippedReason?: string
     }
   | RowRenderEvent
-  | {type: 'warning'; code: string; message: string}
+  | {type: 'warning'; code: string; message: string; level?: 'info'}
   | ({type: 'webhook'; row: number | null} & WebhookDelivery)
   | {type: 'batch-done'; counts: StatusCounts; manifest: string; elapsedMs: number; rowsPerMinute: number}
 

@@ -89,7 +89,7 @@ export async function preflightBatch(input: PreflightInput, accept: (job: BatchJ
     for (const finding of input.compositionFindings.filter((f) => f.severity === 'error')) problems.add({reason: `[${finding.code}] ${finding.message}`})
   }
   if (input.strictFonts) {
-    for (const finding of input.fontFindings?.filter((f) => f.code === 'font-fallback') ?? []) problems.add({reason: `[font-fallback] ${finding.message}`})
+    for (const finding of input.fontFindings?.filter((f) => f.code === 'font-fallback' || f.code === 'font-substituted') ?? []) problems.add({reason: `[${finding.code}] ${finding.message}`})
   }
 
   const hash = createHash('sha256').update('[')

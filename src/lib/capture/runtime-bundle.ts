@@ -1,21 +1,12 @@
-import {existsSync} from 'node:fs'
 import {readFile} from 'node:fs/promises'
-import {dirname, join} from 'node:path'
-import {fileURLToPath} from 'node:url'
+import {join} from 'node:path'
 import {EngineError} from '../errors/engine-error.js'
+import {packageRoot} from '../sandbox/package-root.js'
 
 /** Where `npm run build` bundles src/lib/runtime/page/index.ts, relative to the package root. */
 export const RUNTIME_BUNDLE_PATH = join('dist', 'runtime', 'engine-runtime.js')
 
 let bundle: Promise<string> | undefined
-
-/** The package root: the nearest directory above this module with a package.json (works from src/ and dist/). */
-export function packageRoot(from = dirname(fileURLToPath(import.meta.url))): string {
-  for (let directory = from; ; directory = dirname(directory)) {
-    if (existsSync(join(directory, 'package.json'))) return directory
-    if (dirname(directory) === directory) return from
-  }
-}
 
 /** The in-page runtime script, read once per process. */
 export function loadRuntimeBundle(): Promise<string> {

@@ -11,6 +11,7 @@ import {resolveVariables} from '../variables/resolve-variables.js'
 import {validateVariableValues, type VariableFinding} from '../variables/validate-values.js'
 import type {VariableDeclaration} from '../variables/variable-declaration.js'
 import {checkCompositionAttributes} from './check-composition-attributes.js'
+import {inlineProjectStylesheets} from './inline-stylesheets.js'
 import {describeElement, isInsideTemplate} from './load-html.js'
 import {parseComposition, type HostSource, type ParsedComposition} from './parse-composition.js'
 import {parseVariableValues} from './parse-variable-values.js'
@@ -143,6 +144,7 @@ export async function compileComposition(path: string, options: CompileOptions =
     const nested = await inlineHost(next, `i${++counter}`, context)
     pending.unshift(...nested)
   }
+  await inlineProjectStylesheets(parsed.$, {pageDir: context.rootDir, projectDir, sourceFiles: context.sourceFiles})
   const fonts = await prepareFonts(parsed.$, {env: options.env, fontPackages: options.fontPackages, downloadFonts: options.downloadFonts})
   const {html, lines: scriptLines} = context.markers.resolve(parsed.$.html())
   return {

@@ -1,5 +1,5 @@
 import type {FontStyle} from '../fonts/font-catalog.js'
-import type {FontFinding} from '../fonts/prepare-fonts.js'
+import type {FontFinding} from '../fonts/font-findings.js'
 import type {FamilyResolution} from '../fonts/resolve-fonts.js'
 import {compileComposition} from './compile-composition.js'
 
@@ -14,6 +14,8 @@ export interface ResolvedFamilyReport {
   version?: string
   /** Faces (weight x style x subset) served to the page. */
   faces: number
+  /** A system or proprietary family drawn with a bundled stand-in, and why that one. */
+  substitute?: FamilyResolution['substitute']
 }
 
 export interface FontResolution {

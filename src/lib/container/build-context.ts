@@ -1,7 +1,7 @@
 import {cp, mkdir, readFile} from 'node:fs/promises'
 import {join} from 'node:path'
 import {z} from 'zod'
-import {packageRoot} from '../capture/runtime-bundle.js'
+import {packageRoot} from '../sandbox/package-root.js'
 import {EngineError} from '../errors/engine-error.js'
 
 /** Where the Dockerfile and its companions live in the package. */

@@ -1,6 +1,6 @@
 import {readFileSync} from 'node:fs'
 import {join} from 'node:path'
-import {packageRoot} from '../capture/runtime-bundle.js'
+import {packageRoot} from '../sandbox/package-root.js'
 import {DETERMINISTIC_PROFILE} from '../profile/render-profile.js'
 import {CONTAINER_PLATFORM} from './container-run-command.js'
 import type {ContainerRuntimeName} from './detect-container-runtime.js'

@@ -1,6 +1,8 @@
+import {readdirSync} from 'node:fs'
 import {createRequire} from 'node:module'
 import {readdir} from 'node:fs/promises'
 import {dirname, join} from 'node:path'
+import {packageRoot} from '../sandbox/package-root.js'
 import {SERVED_SUBSETS} from './font-subsets.js'
 
 /**
@@ -43,18 +45,37 @@ export const BUNDLED_FONT_SLUGS = [
 const require = createRequire(import.meta.url)
 
 /**
- * Directory of each bundled Fontsource package, as installed next to engine. For packagers (the
- * Lambda bundle) that must carry the fonts a render can resolve. A package that is not installed
- * is left out: its families then resolve as missing, with the warning that says so.
+ * Families engine carries in its own `fonts/` folder as Latin woff2 files only (Fontsource layout,
+ * written by scripts/vendor-fonts.mjs): metric-compatible stand-ins for system and proprietary
+ * families and more families templates use, at a fraction of a whole package's size.
+ */
+export const VENDORED_FONTS_DIR = join(packageRoot(), 'fonts')
+
+/**
+ * Directory of each bundled Fontsource package, as installed next to engine, then those engine
+ * carries itself. A package that is not installed is left out: its families then resolve as
+ * missing, with the warning that says so.
  */
 export function bundledFontPackageDirectories(): string[] {
-  return BUNDLED_FONT_SLUGS.flatMap((slug) => {
+  const installed = BUNDLED_FONT_SLUGS.flatMap((slug) => {
     try {
       return [dirname(require.resolve(`@fontsource/${slug}/package.json`))]
     } catch {
       return []
     }
   })
+  return [...installed, ...vendoredFontDirectories()]
+}
+
+function vendoredFontDirectories(): string[] {
+  try {
+    return readdirSync(VENDORED_FONTS_DIR, {withFileTypes: true})
+      .filter((entry) => entry.isDirectory())
+      .map((entry) => join(VENDORED_FONTS_DIR, entry.name))
+      .sort()
+  } catch {
+    return []
+  }
 }
 
 /**

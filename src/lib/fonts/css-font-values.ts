@@ -1,4 +1,4 @@
-import {GENERIC_FAMILY_FACES, isGenericFamily} from './generic-families.js'
+import {GENERIC_FAMILY_FACES, isGenericFamily, isSystemFamilyKeyword} from './generic-families.js'
 
 /** One entry of a `font-family` list: a name, and whether it was written as a bare keyword. */
 export interface FamilyName {
@@ -110,7 +110,8 @@ function quoteFamily(name: string): string {
 
 /**
  * Replaces the generic keywords of a `font-family` value (or of a `font` shorthand's family list)
- * with their bundled faces, quoted: `Inter, sans-serif` → `Inter, "Noto Sans"`.
+ * with their bundled faces, quoted: `Inter, sans-serif` → `Inter, "Noto Sans"`; a system keyword
+ * becomes the family name of its stand-in: `system-ui` → `"system-ui"`.
  */
 export function mapGenericFamilies(value: string, property: 'font-family' | 'font'): string {
   const parts = splitTopLevel(value, ',')
@@ -119,9 +120,10 @@ export function mapGenericFamilies(value: string, property: 'font-family' | 'fon
       // In a shorthand the first part holds the size too: only its last token can be a family.
       const shorthandHead = property === 'font' && index === 0
       const match = (shorthandHead ? /^(.*?)([-\w]+)(\s*(?:!important)?\s*)$/is : /^(\s*)([-\w]+)(\s*(?:!important)?\s*)$/is).exec(part)
-      if (!match || !isGenericFamily(match[2])) return part
+      if (!match || !(isGenericFamily(match[2]) || isSystemFamilyKeyword(match[2]))) return part
       if (shorthandHead && match[1].trim() !== '' && !/\s$/.test(match[1])) return part
-      return `${match[1]}${quoteFamily(GENERIC_FAMILY_FACES[match[2].toLowerCase()])}${match[3]}`
+      const face = isGenericFamily(match[2]) ? GENERIC_FAMILY_FACES[match[2].toLowerCase()] : match[2]
+      return `${match[1]}${quoteFamily(face)}${match[3]}`
     })
     .join(',')
 }

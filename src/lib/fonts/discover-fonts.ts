@@ -1,8 +1,9 @@
 import type {CheerioAPI} from 'cheerio'
 import type {Element} from 'domhandler'
-import postcss, {type Root} from 'postcss'
+import postcss, {type Declaration, type Root} from 'postcss'
 import {mapGenericFamilies, parseFamilyList, parseFontShorthand, parseFontStyle, parseFontWeight, type FamilyName} from './css-font-values.js'
 import type {FontStyle} from './font-catalog.js'
+import {expandVariables, mapOutsideVariables, variableNames, type CustomProperties} from './css-variables.js'
 import {isGenericFamily} from './generic-families.js'
 import {isGoogleFontsHost, isGoogleFontsStylesheet, parseGoogleFontsUrl, type FaceRequest} from './google-fonts-url.js'
 
@@ -28,19 +29,30 @@ export interface FontDiscovery {
   /** Families (lower-cased) a Google Fonts stylesheet asks for: engine may download them once. */
   googleFamilies: Set<string>
   unreadableUrls: string[]
+  /** Each distinct family list the page writes, in order: the first family of it that can be drawn draws its text. */
+  lists: FamilyName[][]
 }
 
-const GENERIC_WORD = /(?<![\w-])(sans-serif|serif|monospace|system-ui|ui-sans-serif|ui-serif|ui-monospace|ui-rounded|cursive|fantasy|math|fangsong)(?![\w-])/gi
+const GENERIC_WORD = /(?<![\w-])(sans-serif|serif|monospace|cursive|fantasy|math|fangsong)(?![\w-])/gi
+
+/** A block of declarations: a rule of a `<style>` or a `style` attribute, with what to call it in messages. */
+interface DeclarationBlock {
+  where: string
+  declarations: Declaration[]
+  /** Called when a declaration of the block was rewritten (a style attribute is written back). */
+  changed(): void
+}
 
 /**
  * Finds the fonts a compiled page asks for and makes it render offline: records the families of
  * every `font-family`/`font` declaration in `<style>` elements and `style` attributes (with the
- * weight and style declared beside them), the families of project `@font-face` rules, and the
- * faces of Google Fonts `<link>`s and `@import`s, which are removed. Generic keywords in those
- * declarations are replaced by their bundled faces. Mutates `$`.
+ * weight and style declared beside them), following `var()` to the values its custom properties
+ * are given anywhere in the page, the families of project `@font-face` rules, and the faces of
+ * Google Fonts `<link>`s and `@import`s, which are removed. Generic keywords in those declarations
+ * and in the custom properties they use are replaced by their bundled faces. Mutates `$`.
  */
 export function discoverFonts($: CheerioAPI): FontDiscovery {
-  const discovery: FontDiscovery = {requests: new Map(), projectFamilies: new Set(), generics: new Set(), googleUrls: [], googleFamilies: new Set(), unreadableUrls: []}
+  const discovery: FontDiscovery = {requests: new Map(), projectFamilies: new Set(), generics: new Set(), googleUrls: [], googleFamilies: new Set(), unreadableUrls: [], lists: []}
 
   $('link[href]').each((_, element) => {
     const href = element.attribs.href
@@ -53,11 +65,12 @@ export function discoverFonts($: CheerioAPI): FontDiscovery {
     }
   })
 
+  const blocks: DeclarationBlock[] = []
+  const writeBacks: (() => void)[] = []
   $('style').each((_, element) => {
-    const css = $(element).text()
     let root: Root
     try {
-      root = postcss.parse(css)
+      root = postcss.parse($(element).text())
     } catch {
       return
     }
@@ -76,67 +89,123 @@ export function discoverFonts($: CheerioAPI): FontDiscovery {
       }
     })
     root.walkRules((rule) => {
-      collectDeclarations(discovery, '<style>', (property) => {
-        let value: string | undefined
-        rule.each((node) => {
-          if (node.type === 'decl' && node.prop.toLowerCase() === property) value = node.value
-        })
-        return value
-      })
-      rule.each((node) => {
-        if (node.type !== 'decl') return
-        const property = node.prop.toLowerCase()
-        if (property === 'font-family' || property === 'font') node.value = mapGenericFamilies(node.value, property)
-      })
+      blocks.push({where: '<style>', declarations: rule.nodes.filter((node): node is Declaration => node.type === 'decl'), changed: () => {}})
     })
-    $(element).text(root.toString())
+    writeBacks.push(() => $(element).text(root.toString()))
   })
 
   $('[style]').each((_, element) => {
-    const style = (element as Element).attribs.style
     let root: Root
     try {
-      root = postcss.parse(`x{${style}}`)
+      root = postcss.parse(`x{${(element as Element).attribs.style}}`)
     } catch {
       return
     }
     const rule = root.first
     if (rule?.type !== 'rule') return
-    const where = `the style attribute of ${describe(element as Element)}`
-    collectDeclarations(discovery, where, (property) => {
-      let value: string | undefined
-      rule.walkDecls((declaration) => {
-        if (declaration.prop.toLowerCase() === property) value = declaration.value
-      })
-      return value
-    })
     let changed = false
-    rule.walkDecls((declaration) => {
-      const property = declaration.prop.toLowerCase()
-      if (property !== 'font-family' && property !== 'font') return
-      const mapped = mapGenericFamilies(declaration.value, property)
-      if (mapped !== declaration.value) {
-        declaration.value = mapped
-        changed = true
-      }
+    blocks.push({
+      where: `the style attribute of ${describe(element as Element)}`,
+      declarations: rule.nodes.filter((node): node is Declaration => node.type === 'decl'),
+      changed: () => (changed = true),
     })
-    if (changed) (element as Element).attribs.style = rule.nodes.map(String).join('; ')
+    writeBacks.push(() => {
+      if (changed) (element as Element).attribs.style = rule.nodes.map(String).join('; ')
+    })
   })
+
+  // SVG text names its family in a presentation attribute.
+  $('[font-family]').each((_, element) => {
+    const attribs = (element as Element).attribs
+    const declaration = postcss.decl({prop: 'font-family', value: attribs['font-family']})
+    blocks.push({where: `the font-family attribute of ${describe(element as Element)}`, declarations: [declaration], changed: () => {}})
+    writeBacks.push(() => {
+      attribs['font-family'] = declaration.value
+    })
+  })
+
+  const properties = customProperties(blocks)
+  for (const block of blocks) collectDeclarations(discovery, block, properties)
+  mapGenerics(blocks, properties)
+  for (const writeBack of writeBacks) writeBack()
 
   // Scripts may set any family: generic keywords anywhere in the page count as used.
   for (const match of $.html().matchAll(GENERIC_WORD)) discovery.generics.add(match[1].toLowerCase())
   return discovery
 }
 
-function collectDeclarations(discovery: FontDiscovery, where: string, read: (property: string) => string | undefined): void {
-  const familyValue = read('font-family')
-  const shorthand = read('font')
-  const parsedShorthand = shorthand === undefined ? undefined : parseFontShorthand(shorthand)
-  const families = familyValue !== undefined ? parseFamilyList(familyValue) : parsedShorthand ? parseFamilyList(parsedShorthand.families) : []
-  if (families.length === 0) return
-  const weight = parseFontWeight(read('font-weight') ?? parsedShorthand?.weight) ?? 400
-  const style = parseFontStyle(read('font-style') ?? parsedShorthand?.style) ?? 'normal'
-  families.forEach((family, index) => addFamily(discovery, family, {weight, style}, where, index === 0))
+function isFontProperty(property: string): property is 'font-family' | 'font' {
+  const lower = property.toLowerCase()
+  return lower === 'font-family' || lower === 'font'
+}
+
+/** Every value each custom property is given in the page, by name (custom property names are case-sensitive). */
+function customProperties(blocks: readonly DeclarationBlock[]): Map<string, string[]> {
+  const properties = new Map<string, string[]>()
+  for (const block of blocks) {
+    for (const declaration of block.declarations) {
+      if (!declaration.prop.startsWith('--')) continue
+      const values = properties.get(declaration.prop) ?? []
+      const value = declaration.value.trim()
+      if (!values.includes(value)) values.push(value)
+      properties.set(declaration.prop, values)
+    }
+  }
+  return properties
+}
+
+/**
+ * Rewrites generic keywords to their bundled faces in font declarations (inside `var()` fallbacks
+ * too) and in every custom property a font declaration refers to, directly or through another.
+ */
+function mapGenerics(blocks: readonly DeclarationBlock[], properties: ReadonlyMap<string, readonly string[]>): void {
+  const fontVariables = new Set<string>()
+  const pending = blocks.flatMap((block) => block.declarations.filter((declaration) => isFontProperty(declaration.prop)).flatMap((declaration) => variableNames(declaration.value)))
+  while (pending.length > 0) {
+    const name = pending.pop()!
+    if (fontVariables.has(name)) continue
+    fontVariables.add(name)
+    for (const value of properties.get(name) ?? []) pending.push(...variableNames(value))
+  }
+  for (const block of blocks) {
+    for (const declaration of block.declarations) {
+      const property = declaration.prop.toLowerCase()
+      const mode = isFontProperty(property) ? property : fontVariables.has(declaration.prop) ? undefined : null
+      if (mode === null) continue
+      const mapped = mapOutsideVariables(declaration.value, (text) => mapGenericFamilies(text, mode ?? (parseFontShorthand(text) ? 'font' : 'font-family')))
+      if (mapped === declaration.value) continue
+      declaration.value = mapped
+      block.changed()
+    }
+  }
+}
+
+function collectDeclarations(discovery: FontDiscovery, block: DeclarationBlock, properties: CustomProperties): void {
+  const read = (property: string): string[] => {
+    let value: string | undefined
+    for (const declaration of block.declarations) if (declaration.prop.toLowerCase() === property) value = declaration.value
+    return value === undefined ? [] : expandVariables(value, properties)
+  }
+  const familyValues = read('font-family')
+  const shorthands = read('font').flatMap((value) => parseFontShorthand(value) ?? [])
+  const lists = familyValues.length > 0 ? familyValues : shorthands.map((shorthand) => shorthand.families)
+  const weight = [...read('font-weight'), ...shorthands.map((shorthand) => shorthand.weight)].map(parseFontWeight).find((value) => value !== undefined) ?? 400
+  const style = [...read('font-style'), ...shorthands.map((shorthand) => shorthand.style)].map(parseFontStyle).find((value) => value !== undefined) ?? 'normal'
+  for (const list of lists) addList(discovery, parseFamilyList(list), {weight, style}, block.where)
+}
+
+/** Lists kept per page: enough for any real page, bounded for hostile ones. */
+const MAX_LISTS = 1000
+const listKeys = new WeakMap<FontDiscovery, Set<string>>()
+
+function addList(discovery: FontDiscovery, families: FamilyName[], face: Omit<FaceRequest, 'family'>, where: string): void {
+  families.forEach((family, index) => addFamily(discovery, family, face, where, index === 0))
+  const keys = listKeys.get(discovery) ?? new Set<string>()
+  listKeys.set(discovery, keys)
+  const key = families.map((family) => `${family.keyword ? '' : '"'}${family.name.toLowerCase()}`).join(',')
+  if (families.length === 0 || keys.has(key) || keys.size >= MAX_LISTS) return
+  keys.add(key)
+  discovery.lists.push(families)
 }
 
 function addFamily(discovery: FontDiscovery, family: FamilyName, face: Omit<FaceRequest, 'family'>, where: string, first: boolean): void {

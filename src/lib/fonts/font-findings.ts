@@ -1,8 +1,41 @@
 import {EngineError} from '../errors/engine-error.js'
 import type {FontFallbackRecord, FontFailureRecord, PageFontReport} from './page/page-fonts.js'
-import type {FontFinding} from './prepare-fonts.js'
+import {installableInstead, type FamilySubstitute} from './family-substitutes.js'
+import type {FamilyResolution} from './resolve-fonts.js'
 
-function fixFor(family: string): string {
+export interface FontFinding {
+  /** `font-substituted` is information (a family drawn on purpose with its stand-in), the others are warnings. */
+  code: 'font-fallback' | 'font-url-unreadable' | 'font-substituted'
+  message: string
+  family?: string
+  level?: 'info'
+}
+
+/** What compile resolved, as the page-time check needs it. */
+export interface CompiledFontFindings {
+  families: readonly FamilyResolution[]
+  findings: readonly FontFinding[]
+}
+
+/** A family drawn on purpose with its bundled stand-in: told once, as information. */
+export function substitutionFinding(family: string, substitute: FamilySubstitute): FontFinding {
+  return {
+    code: 'font-substituted',
+    level: 'info',
+    family,
+    message: `"${family}" is drawn with ${substitute.family} (${substitute.why}); name an installed family or add an @font-face rule to draw another`,
+  }
+}
+
+/**
+ * How to draw a family engine does not have. A known proprietary one cannot be installed: the fix
+ * names an open family to use instead, never `engine fonts add` of the proprietary name.
+ */
+export function missingFamilyFix(family: string): string {
+  const instead = installableInstead(family)
+  if (instead !== undefined) {
+    return `Fix: "${family}" is a proprietary font engine cannot install; name an open family such as "${instead}" instead (\`engine fonts add "${instead}"\` if it is not bundled), or an @font-face rule pointing at a font file you may use`
+  }
   return `Fix: \`engine fonts add "${family}"\` (needs the npm registry once), or an @font-face rule pointing at the font file`
 }
 
@@ -18,42 +51,75 @@ export function fallbackMessage(record: FontFallbackRecord): string {
         `Fix: a family that covers them (bundled Inter, Roboto and Noto Sans cover Latin, Cyrillic, Greek and Vietnamese; \`engine fonts list\` shows the subsets of each), or an @font-face rule for a font that has them`
       )
     case 'not-available':
-      return `font ${face} is not available to the page, so ${where} falls back to another font. ${fixFor(record.family)}`
+      return `font ${face} is not available to the page, so ${where} falls back to another font. ${missingFamilyFix(record.family)}`
   }
 }
 
-/** The page's fallbacks as findings, leaving out families compile already reported as missing. */
-export function pageFontFindings(report: PageFontReport, compileFindings: readonly FontFinding[]): FontFinding[] {
-  const reported = new Set(compileFindings.map((finding) => finding.family?.toLowerCase()).filter(Boolean))
-  return report.fallbacks
+/**
+ * The page's fallbacks as findings, leaving out families compile already reported as missing, and
+ * the stand-ins its text is drawn with that compile did not report (a family a script set).
+ */
+export function pageFontFindings(report: PageFontReport, compiled: CompiledFontFindings): FontFinding[] {
+  const reported = new Set(compiled.findings.map((finding) => finding.family?.toLowerCase()).filter(Boolean))
+  const fallbacks: FontFinding[] = report.fallbacks
     .filter((record) => !(record.reason === 'not-available' && reported.has(record.family.toLowerCase())))
     .map((record) => ({code: 'font-fallback', family: record.family, message: fallbackMessage(record)}))
+  const substituted = new Map(compiled.families.flatMap((family) => (family.substitute ? [[family.family.toLowerCase(), {...family, substitute: family.substitute}] as const] : [])))
+  const substitutions = report.drawn.flatMap((name) => {
+    const family = substituted.get(name.toLowerCase())
+    return family && !reported.has(name.toLowerCase()) ? [substitutionFinding(family.family, family.substitute)] : []
+  })
+  return [...fallbacks, ...substitutions]
 }
 
-/** With --strict-fonts (config `strictFonts`), any fallback stops the render before its first frame. */
-export function assertNoFontFallbacks(findings: readonly FontFinding[]): void {
-  const fallbacks = findings.filter((finding) => finding.code === 'font-fallback')
-  if (fallbacks.length === 0) return
-  throw new EngineError(
-    'FONT_MISSING',
-    `--strict-fonts: ${fallbacks.length} font fallback${fallbacks.length === 1 ? '' : 's'}, nothing was rendered:\n${fallbacks.map((finding) => `  - ${finding.message}`).join('\n')}`,
-    {findings: fallbacks},
-  )
+/**
+ * With --strict-fonts (config `strictFonts`), text that is not drawn with the family it names, by a
+ * fallback or by a stand-in, stops the render before its first frame.
+ */
+export function assertFontsAsNamed(findings: readonly FontFinding[]): void {
+  const refused = findings.filter((finding) => finding.code === 'font-fallback' || finding.code === 'font-substituted')
+  if (refused.length === 0) return
+  const count = (code: FontFinding['code'], one: string, many: string) => {
+    const n = refused.filter((finding) => finding.code === code).length
+    return n === 0 ? [] : [`${n} ${n === 1 ? one : many}`]
+  }
+  const what = [...count('font-fallback', 'font fallback', 'font fallbacks'), ...count('font-substituted', 'substituted family', 'substituted families')].join(' and ')
+  throw new EngineError('FONT_MISSING', `--strict-fonts: ${what}, nothing was rendered:\n${refused.map((finding) => `  - ${finding.message}`).join('\n')}`, {findings: refused})
 }
 
-type Warn = (warning: {code: string; message: string}) => void
+type Warn = (warning: {code: string; message: string; level?: 'info'}) => void
 
-/** Compile's font findings: warnings, or (strict) an error before the browser starts. */
-export function reportCompileFonts(findings: readonly FontFinding[], strict: boolean, warn: Warn): void {
-  if (strict) assertNoFontFallbacks(findings)
-  for (const finding of findings) warn({code: finding.code, message: finding.message})
-}
+/**
+ * Tells a render's font findings once each, wherever they come from: compile, each worker's page
+ * when it is ready, and the page's samples while it is seeked. With --strict-fonts a fallback or a
+ * stand-in is an error instead (before the browser starts, before the first frame, or, for a
+ * family a script sets later, as soon as a sample sees it).
+ */
+export class FontReporter {
+  private readonly told = new Set<string>()
 
-/** The page's font report once it is ready, before its first frame: warnings, or (strict) an error. */
-export function reportPageFonts(report: PageFontReport, compileFindings: readonly FontFinding[], strict: boolean, warn: Warn): void {
-  const findings = pageFontFindings(report, compileFindings)
-  if (strict) assertNoFontFallbacks(findings)
-  for (const finding of findings) warn({code: finding.code, message: finding.message})
+  constructor(
+    private readonly compiled: CompiledFontFindings,
+    private readonly strict: boolean,
+    private readonly warn: Warn,
+  ) {}
+
+  compile(): void {
+    this.tell(this.compiled.findings)
+  }
+
+  page(report: PageFontReport): void {
+    this.tell(pageFontFindings(report, this.compiled))
+  }
+
+  private tell(findings: readonly FontFinding[]): void {
+    const fresh = findings.filter((finding) => !this.told.has(finding.message))
+    if (this.strict) assertFontsAsNamed(fresh)
+    for (const finding of fresh) {
+      this.told.add(finding.message)
+      this.warn({code: finding.code, message: finding.message, ...(finding.level && {level: finding.level})})
+    }
+  }
 }
 
 /** A served face that did not load: the render cannot show the font it resolved. */

@@ -2,6 +2,7 @@ import {readdir, stat} from 'node:fs/promises'
 import {join} from 'node:path'
 import {fontCacheDirectory} from './font-cache-dir.js'
 import {loadFontCatalog, type FontSource, type FontStyle} from './font-catalog.js'
+import {substituteTable} from './family-substitutes.js'
 import {GENERIC_FAMILY_FACES} from './generic-families.js'
 
 export interface ListedFamily {
@@ -19,6 +20,8 @@ export interface ListedFamily {
 export interface FontList {
   families: ListedFamily[]
   generics: Record<string, string>
+  /** System and proprietary family names, each drawn with the bundled stand-in given. */
+  substitutes: {names: string[]; family: string; kind: 'metric-compatible' | 'close'; why: string}[]
   cache: {directory: string; bytes: number; files: number}
 }
 
@@ -38,7 +41,8 @@ export async function listFonts(env: NodeJS.ProcessEnv = process.env): Promise<F
     }))
     .sort((a, b) => a.family.localeCompare(b.family))
   const directory = fontCacheDirectory(env)
-  return {families, generics: {...GENERIC_FAMILY_FACES}, cache: {directory, ...(await directorySize(directory))}}
+  const substitutes = substituteTable().map((row) => ({names: [...row.names], family: row.family, kind: row.kind, why: row.why}))
+  return {families, generics: {...GENERIC_FAMILY_FACES}, substitutes, cache: {directory, ...(await directorySize(directory))}}
 }
 
 async function directorySize(directory: string): Promise<{bytes: number; files: number}> {

@@ -7,13 +7,8 @@ import {fontFilePath, loadFontCatalog, type CatalogFamily, type FontStyle} from 
 import type {EagerFace, RuntimeFonts, ServedFontFace} from './font-plan.js'
 import {DEFAULT_FAMILY_FACE} from './generic-families.js'
 import {resolveFonts, type FamilyResolution} from './resolve-fonts.js'
+import {missingFamilyFix, substitutionFinding, type FontFinding} from './font-findings.js'
 import {downloadGoogleFamilies, googleFamiliesToDownload} from './google-fonts-download.js'
-
-export interface FontFinding {
-  code: 'font-fallback' | 'font-url-unreadable'
-  message: string
-  family?: string
-}
 
 export interface CompiledFonts {
   families: FamilyResolution[]
@@ -56,7 +51,7 @@ export async function prepareFonts($: CheerioAPI, options: PrepareFontsOptions =
   }
   const families = resolveFonts(discovery, catalog, scriptText)
   const served = families.filter((family): family is FamilyResolution & {entry: CatalogFamily} => family.entry !== undefined)
-  const faces = (await Promise.all(served.map((family) => servedFaces(family.entry, env)))).flat()
+  const faces = (await Promise.all(served.map((family) => servedFaces(family.family, family.entry, env)))).flat()
   const eager: EagerFace[] = served.flatMap((family) => eagerFaces(family))
   // The page default (text that names no family) is the standard font, a serif: a bundled face too.
   $('head').prepend(`<style ${FONTS_STYLE_ATTRIBUTE}>:where(html){font-family:"${DEFAULT_FAMILY_FACE}"}</style>`)
@@ -66,8 +61,9 @@ export async function prepareFonts($: CheerioAPI, options: PrepareFontsOptions =
     message: `cannot read the font stylesheet URL ${url}: it was removed so the render does not wait on the network; name the families with font-family (bundled or \`engine fonts add "<family>"\`) or an @font-face rule`,
   }))
   for (const family of families) {
-    if (family.source !== 'missing' || !family.first) continue
-    findings.push({code: 'font-fallback', family: family.family, message: missingFamilyMessage(family, downloadFailures.get(family.family.toLowerCase()))})
+    if (!family.first) continue
+    if (family.substitute) findings.push(substitutionFinding(family.family, family.substitute))
+    else if (family.source === 'missing') findings.push({code: 'font-fallback', family: family.family, message: missingFamilyMessage(family, downloadFailures.get(family.family.toLowerCase()))})
   }
   return {families, runtime: {faces, eager}, removedUrls: discovery.googleUrls, findings}
 }
@@ -77,15 +73,16 @@ function missingFamilyMessage(family: FamilyResolution, downloadFailure?: string
   const download = downloadFailure === undefined ? '' : ` Downloading it from Google Fonts failed: ${downloadFailure}.`
   return (
     `font-family "${family.family}"${weights}, asked for in ${family.where}, is not declared with @font-face, bundled or in the font cache: ` +
-    `its text falls back to another font.${download} Fix: \`engine fonts add "${family.family}"\` (needs the npm registry once), or an @font-face rule pointing at the font file`
+    `its text falls back to another font.${download} ${missingFamilyFix(family.family)}`
   )
 }
 
 /**
  * Every weight, style and served subset of a family: CSS picks among them as it would on the web.
- * A variable family has one face per style and subset, covering its whole weight range.
+ * A variable family has one face per style and subset, covering its whole weight range. The
+ * faces carry `family`, the name the page asks for (a stand-in's files serve a proprietary name).
  */
-async function servedFaces(entry: CatalogFamily, env: NodeJS.ProcessEnv): Promise<ServedFontFace[]> {
+async function servedFaces(family: string, entry: CatalogFamily, env: NodeJS.ProcessEnv): Promise<ServedFontFace[]> {
   const faces: Promise<ServedFontFace>[] = []
   const variable = entry.variableWeight
   for (const weight of variable ? [variable.default] : entry.weights) {
@@ -94,7 +91,7 @@ async function servedFaces(entry: CatalogFamily, env: NodeJS.ProcessEnv): Promis
         const path = fontFilePath(entry, subset.name, weight, style)
         faces.push(
           cacheFontFile(path, env).then((name) => ({
-            family: entry.family,
+            family,
             weight,
             ...(variable && {weightRange: `${variable.min} ${variable.max}`}),
             style,
@@ -113,5 +110,5 @@ async function servedFaces(entry: CatalogFamily, env: NodeJS.ProcessEnv): Promis
 function eagerFaces(family: FamilyResolution & {entry: CatalogFamily}): EagerFace[] {
   const weights = family.weights.length > 0 ? family.weights : [400]
   const styles: FontStyle[] = family.styles.length > 0 ? family.styles : ['normal']
-  return weights.flatMap((weight) => styles.map((style) => ({family: family.entry.family, weight, style})))
+  return weights.flatMap((weight) => styles.map((style) => ({family: family.family, weight, style})))
 }

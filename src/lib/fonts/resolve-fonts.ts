@@ -1,6 +1,8 @@
 import {findFamily, type CatalogFamily, type FontCatalog, type FontSource, type FontStyle} from './font-catalog.js'
 import type {FontDiscovery} from './discover-fonts.js'
-import {DEFAULT_FAMILY_FACE, GENERIC_FAMILY_FACES} from './generic-families.js'
+import {substitutedNames, substituteFor, type FamilySubstitute} from './family-substitutes.js'
+import type {FamilyName} from './css-font-values.js'
+import {DEFAULT_FAMILY_FACE, GENERIC_FAMILY_FACES, isGenericFamily} from './generic-families.js'
 
 /** How one family the composition asks for is drawn. */
 export interface FamilyResolution {
@@ -17,12 +19,14 @@ export interface FamilyResolution {
   packageName?: string
   version?: string
   entry?: CatalogFamily
+  /** A system or proprietary family drawn with `entry`, a bundled stand-in, under its own name. */
+  substitute?: FamilySubstitute
 }
 
 /**
  * Resolves each discovered family: the project's own `@font-face` first (left alone), then the
- * font cache, then the bundled set; generic keywords (and the page default) resolve to their
- * fixed bundled faces. Pure.
+ * font cache, then the bundled set, then the stand-in of a system or proprietary family; generic
+ * keywords (and the page default) resolve to their fixed bundled faces. Pure.
  */
 export function resolveFonts(discovery: FontDiscovery, catalog: FontCatalog, scriptText = ''): FamilyResolution[] {
   const resolutions = new Map<string, FamilyResolution>()
@@ -33,19 +37,19 @@ export function resolveFonts(discovery: FontDiscovery, catalog: FontCatalog, scr
       resolutions.set(key, {family: request.family, source: 'project', where: request.where, first: request.first, weights, styles, generics: []})
       continue
     }
-    const entry = findFamily(catalog, request.family)
-    resolutions.set(
-      key,
-      entry
-        ? {family: entry.family, source: entry.source, where: request.where, first: request.first, weights, styles, generics: [], packageName: entry.packageName, version: entry.version, entry}
-        : {family: request.family, source: 'missing', where: request.where, first: request.first, weights, styles, generics: []},
-    )
+    const asked = {where: request.where, first: request.first, weights, styles}
+    resolutions.set(key, servedAs(request.family, catalog, asked) ?? {family: request.family, source: 'missing', ...asked, generics: []})
   }
-  // Families a script may set: any served family named in a script counts as used.
+  keepDrawnStandIns(resolutions, discovery.lists)
+  // Families a script may set: any family engine can serve that a script names counts as used.
+  // A stand-in found there is not told about now: the page says whether its text uses it.
   if (scriptText !== '') {
-    for (const [key, entry] of catalog.families) {
-      if (resolutions.has(key) || !namedIn(scriptText, entry.family)) continue
-      resolutions.set(key, {family: entry.family, source: entry.source, where: 'a script', first: true, weights: [], styles: [], generics: [], packageName: entry.packageName, version: entry.version, entry})
+    const servable = [...[...catalog.families.values()].map((entry) => entry.family), ...substitutedNames()]
+    for (const family of servable) {
+      const key = family.toLowerCase()
+      if (resolutions.has(key) || !namedIn(scriptText, family)) continue
+      const resolution = servedAs(family, catalog, {where: 'a script', first: true, weights: [], styles: []})
+      if (resolution) resolutions.set(key, resolution.substitute ? {...resolution, first: false} : resolution)
     }
   }
   const generics = new Map<string, string[]>()
@@ -71,6 +75,30 @@ export function resolveFonts(discovery: FontDiscovery, catalog: FontCatalog, scr
     )
   }
   return [...resolutions.values()]
+}
+
+/** The family as engine serves it: from the catalog under its own name, or a stand-in's faces under the name asked for. */
+function servedAs(family: string, catalog: FontCatalog, request: Pick<FamilyResolution, 'where' | 'first' | 'weights' | 'styles'>): FamilyResolution | undefined {
+  const entry = findFamily(catalog, family)
+  if (entry) return {family: entry.family, source: entry.source, ...request, generics: [], packageName: entry.packageName, version: entry.version, entry}
+  const substitute = substituteFor(family)
+  const standIn = substitute && findFamily(catalog, substitute.family)
+  if (!substitute || !standIn) return undefined
+  return {family, source: standIn.source, ...request, generics: [], packageName: standIn.packageName, version: standIn.version, entry: standIn, substitute}
+}
+
+/**
+ * A stand-in is served only where it draws text: as the first family of some list that engine can
+ * draw (`-apple-system, BlinkMacSystemFont, Arial` needs only the first). Those are marked `first`.
+ */
+function keepDrawnStandIns(resolutions: Map<string, FamilyResolution>, lists: readonly FamilyName[][]): void {
+  const drawable = (family: FamilyName) => (family.keyword && isGenericFamily(family.name)) || (resolutions.get(family.name.toLowerCase())?.source ?? 'missing') !== 'missing'
+  const drawn = new Set(lists.flatMap((list) => list.find(drawable)?.name.toLowerCase() ?? []))
+  for (const [key, resolution] of resolutions) {
+    if (!resolution.substitute) continue
+    if (drawn.has(key)) resolution.first = true
+    else resolutions.delete(key)
+  }
 }
 
 function namedIn(text: string, family: string): boolean {

@@ -84,7 +84,8 @@ async function fontFindings(file: string, display: string): Promise<LintFinding[
   } catch {
     return []
   }
-  return compiled.fonts.findings.map((finding) => ({
+  // A substitution is drawn on purpose: `engine fonts resolve` shows it, it is no finding.
+  return compiled.fonts.findings.filter((finding) => finding.code !== 'font-substituted').map((finding) => ({
     code: finding.code === 'font-fallback' ? 'font-unresolved' : 'font-url-unreadable',
     severity: 'warning',
     message: finding.message,

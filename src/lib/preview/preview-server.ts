@@ -3,7 +3,7 @@ import {createServer, type IncomingMessage, type Server, type ServerResponse} fr
 import type {AddressInfo} from 'node:net'
 import {dirname, join, relative, resolve, sep} from 'node:path'
 import {z} from 'zod'
-import {packageRoot} from '../capture/runtime-bundle.js'
+import {packageRoot} from '../sandbox/package-root.js'
 import {EngineError, toEngineError} from '../errors/engine-error.js'
 import type {Fps} from '../plan/fps.js'
 import {ChangeFeed} from './change-feed.js'

@@ -10,7 +10,8 @@ import {gpuEncoderByName} from '../encode/gpu/gpu-encoders.js'
 import {openSegmentEncoder, type SegmentEncoder} from '../encode/segment-encoder.js'
 import {segmentPath} from '../encode/segment-path.js'
 import type {FrameRange, RenderPlan} from '../plan/render-plan.js'
-import type {ReadyReport} from '../runtime/page-protocol.js'
+import type {PageFontReport} from '../fonts/page/page-fonts.js'
+import {ENGINE_GLOBAL, type ReadyReport} from '../runtime/page-protocol.js'
 
 export interface CaptureSegmentsOptions {
   plan: RenderPlan
@@ -30,6 +31,8 @@ export interface CaptureSegmentsOptions {
   onFrame: (index: number, image: Buffer) => void
   /** Each worker's page once it is ready, before its first frame; throwing stops the render. */
   onReady?: (report: ReadyReport) => void
+  /** What the page's text was drawn with while a segment was captured (see fontSamples); throwing stops the render. */
+  onFontSamples?: (report: PageFontReport) => void
 }
 
 /**
@@ -76,6 +79,7 @@ export async function captureSegments(options: CaptureSegmentsOptions): Promise<
       options.onReady?.(worker.ready)
       while (next < segments.length && !stop.signal.aborted) {
         const finish = await encodeSegment(next++, capture)
+        if (options.onFontSamples) options.onFontSamples(await worker.evaluate<PageFontReport>(`window.${ENGINE_GLOBAL}.fontSamples()`))
         await finishing
         finishing = finish()
         finishing.catch(() => {})

@@ -10,7 +10,7 @@ import {resolveFfmpeg} from '../encode/resolve-ffmpeg.js'
 import {EngineError, toEngineError} from '../errors/engine-error.js'
 import {DEFAULT_POSTER_FORMAT, posterFrame, posterPath} from '../still/poster.js'
 import {writeImage} from '../still/write-image.js'
-import {reportCompileFonts, reportPageFonts} from '../fonts/font-findings.js'
+import {FontReporter} from '../fonts/font-findings.js'
 import {findBackgroundOnRoot} from '../lint/find-background-on-root.js'
 import {formatFps, frameTime} from '../plan/fps.js'
 import {renderedFrames} from '../plan/frame-range.js'
@@ -19,6 +19,7 @@ import {assertWithinLimits, type RenderLimits} from '../plan/render-limits.js'
 import {resolveRenderBrowser} from '../profile/resolve-render-browser.js'
 import type {ResolvedRenderOptions} from '../plan/render-options.js'
 import type {RenderPlan} from '../plan/render-plan.js'
+import type {PageFontReport} from '../fonts/page/page-fonts.js'
 import type {ReadyReport} from '../runtime/page-protocol.js'
 import {assertNoStrictErrors} from '../variables/strict-variables.js'
 import {browserForPlan} from '../capture/plan-browser.js'
@@ -104,7 +105,8 @@ async function render(request: RenderRequest, emit: (event: RenderEvent) => void
   for (const finding of compiled.findings) emit({type: 'warning', code: finding.code, message: finding.message})
   for (const notice of compiled.notices) emit({type: 'warning', ...notice})
   const warn = (warning: {code: string; message: string}) => emit({type: 'warning', ...warning})
-  reportCompileFonts(compiled.fonts.findings, options.strictFonts, warn)
+  const fonts = new FontReporter(compiled.fonts, options.strictFonts, warn)
+  fonts.compile()
 
   const format = getFormat(options.format)
   const {plan: planned, notices} = planRender(compiled, options, format)
@@ -165,14 +167,10 @@ async function render(request: RenderRequest, emit: (event: RenderEvent) => void
       // The poster is the very image this frame's encoder got: no second page load or seek.
       if (index === poster?.frame) poster.image = image
     }
-    let fontsChecked = false
-    // Every worker loads the same page: the first one's report speaks for all.
-    const onReady = (report: ReadyReport) => {
-      if (fontsChecked) return
-      fontsChecked = true
-      reportPageFonts(report.fonts, compiled.fonts.findings, options.strictFonts, warn)
-    }
-    const segments = await renderRange(plan, range, {browser, pool: request.pool, requests, ffmpeg, workDir, workers, signal, onFrame, onReady})
+    // Every worker loads the same page: each finding is told once.
+    const onReady = (report: ReadyReport) => fonts.page(report.fonts)
+    const onFontSamples = (report: PageFontReport) => fonts.page(report)
+    const segments = await renderRange(plan, range, {browser, pool: request.pool, requests, ffmpeg, workDir, workers, signal, onFrame, onReady, onFontSamples})
     const capturedAt = performance.now()
     emit({type: 'stage', stage: 'assemble'})
     await assembleRender(plan, segments, {outputPath: output, audioTrack: (await mixed) ? audioTrack : undefined, ffmpeg, signal})

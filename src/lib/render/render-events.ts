@@ -28,7 +28,8 @@ export type RenderEvent =
     }
   | {type: 'stage'; stage: RenderStage}
   | {type: 'progress'; stage: RenderStage; frame: number; totalFrames: number; framesPerSecond: number; etaSeconds: number | null}
-  | {type: 'warning'; code: string; message: string}
+  /** `level: 'info'` marks a notice (a font drawn on purpose with its stand-in), not a problem. */
+  | {type: 'warning'; code: string; message: string; level?: 'info'}
   | {
       type: 'done'
       output: string

@@ -7,6 +7,7 @@ import {ensureMediaFrames} from '../media/ensure-media-frames.js'
 import {gridSegments} from '../plan/segment-grid.js'
 import {workerCount} from '../plan/worker-count.js'
 import type {FrameRange, RenderPlan} from '../plan/render-plan.js'
+import type {PageFontReport} from '../fonts/page/page-fonts.js'
 import type {ReadyReport} from '../runtime/page-protocol.js'
 import type {PageRequests} from '../sandbox/page-requests.js'
 import {captureSegments} from './capture-segments.js'
@@ -28,6 +29,8 @@ export interface RenderRangeOptions {
   onFrame: (index: number, image: Buffer) => void
   /** Each worker's page once it is ready, before its first frame; throwing stops the render. */
   onReady?: (report: ReadyReport) => void
+  /** What the page's text was drawn with during each captured segment; throwing stops the render. */
+  onFontSamples?: (report: PageFontReport) => void
 }
 
 /** Capture workers for a range: as asked, within the cores, and never more than its segments. */

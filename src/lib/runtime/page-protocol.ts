@@ -58,6 +58,12 @@ export interface EnginePageApi {
   canSeekTo(frame: number): boolean
   errors(): PageErrorRecord[]
   /**
+   * Font fallbacks and drawn families seen since the last call, and now: the page looks at its text
+   * once per second of video while it is seeked, so families scripts set after it was ready are
+   * checked too.
+   */
+  fontSamples(): PageFontReport
+  /**
    * The page's `<video>`/`<audio>` elements after its scripts ran (so a script-assigned `src`
    * counts), timed as if each source without `data-duration` lasted `sourceSeconds[index]`.
    */

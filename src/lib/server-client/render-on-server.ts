@@ -70,7 +70,7 @@ export async function renderOnServer(request: ServerRenderRequest): Promise<Serv
       const {requestId: _requestId, ...plan} = event
       emit({...plan, composition: request.composition, output})
     }
-    else if (event.type === 'warning') emit({type: 'warning', code: event.code, message: event.message})
+    else if (event.type === 'warning') emit({type: 'warning', code: event.code, message: event.message, ...(event.level && {level: event.level})})
     else if (event.type === 'progress') {
       totalFrames = event.totalFrames
       if (event.framesPerSecond === undefined) emit({type: 'stage', stage: event.stage})

@@ -313,6 +313,6 @@ function relayTo(requestId: string, send: (event: StreamEvent) => void): (event:
         framesPerSecond: event.framesPerSecond,
         etaSeconds: event.etaSeconds,
       })
-    } else if (event.type === 'warning') send({type: 'warning', requestId, code: event.code, message: event.message})
+    } else if (event.type === 'warning') send({type: 'warning', requestId, code: event.code, message: event.message, ...(event.level && {level: event.level})})
   }
 }

@@ -24,7 +24,7 @@ export type StreamEvent =
       framesPerSecond?: number
       etaSeconds?: number | null
     }
-  | {type: 'warning'; requestId: string; code: string; message: string; count?: number}
+  | {type: 'warning'; requestId: string; code: string; message: string; count?: number; level?: 'info'}
   | {
       type: 'complete'
       requestId: string

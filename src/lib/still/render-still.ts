@@ -5,7 +5,7 @@ import type {BrowserPool} from '../browser/browser-pool.js'
 import {openCaptureWorker} from '../capture/index.js'
 import {compileOrApply} from '../compose/apply-variables.js'
 import type {CompiledComposition} from '../compose/compile-composition.js'
-import {reportCompileFonts, reportPageFonts} from '../fonts/font-findings.js'
+import {FontReporter} from '../fonts/font-findings.js'
 import {getFormat} from '../encode/format-registry.js'
 import {resolveFfmpeg} from '../encode/resolve-ffmpeg.js'
 import {EngineError, toEngineError} from '../errors/engine-error.js'
@@ -82,7 +82,8 @@ export async function renderStill(request: StillRequest): Promise<StillResult> {
   for (const finding of compiled.findings) emit({type: 'warning', code: finding.code, message: finding.message})
   for (const notice of compiled.notices) emit({type: 'warning', ...notice})
   const warn = (warning: {code: string; message: string}) => emit({type: 'warning', ...warning})
-  reportCompileFonts(compiled.fonts.findings, options.strictFonts, warn)
+  const fonts = new FontReporter(compiled.fonts, options.strictFonts, warn)
+  fonts.compile()
   const {plan} = planRender(compiled, {...options, format: FRAME_FORMAT}, getFormat(FRAME_FORMAT))
   const frame = stillFrame(settings, plan.fps)
   if (frame >= plan.totalFrames) {
@@ -109,7 +110,7 @@ export async function renderStill(request: StillRequest): Promise<StillResult> {
     const {plan: finished} = await finalizePlan(stillPlan, {browser, pool: request.pool, ffmpeg, requests, workDir, dynamicRange: {hdr: false, sdr: true}, signal})
     signal?.throwIfAborted()
     const image = await captureOneFrame(finished, frame, {browser, pool: request.pool, requests, signal}, (report) =>
-      reportPageFonts(report.fonts, compiled.fonts.findings, options.strictFonts, warn),
+      fonts.page(report.fonts),
     )
     await writeImage({image, captured: finished.capture.imageFormat, output, format, quality, ffmpegPath: ffmpeg.ffmpegPath, workDir, signal})
     return {

@@ -1,7 +1,7 @@
 import {parseFamilyList} from '../css-font-values.js'
 import type {RuntimeFonts, ServedFontFace} from '../font-plan.js'
 import {parseUnicodeRange, uncoveredCharacters, type CodePointRange} from '../font-subsets.js'
-import {isGenericFamily} from '../generic-families.js'
+import {isGenericFamily, isSystemFamilyKeyword} from '../generic-families.js'
 import {fontFaceRuleSources, unquote} from './font-face-rules.js'
 
 /** A served face that did not load (corrupt or unreachable file). */
@@ -28,6 +28,8 @@ export interface FontFallbackRecord {
 export interface PageFontReport {
   failed: FontFailureRecord[]
   fallbacks: FontFallbackRecord[]
+  /** The families text is drawn with (the first of each element's list), at most MAX_DRAWN of them. */
+  drawn: string[]
 }
 
 interface TextRun {
@@ -42,6 +44,7 @@ interface TextRun {
 const MAX_RUNS = 5000
 const MAX_TEXT = 2000
 const SKIPPED = new Set(['SCRIPT', 'STYLE', 'TEMPLATE', 'NOSCRIPT', 'TITLE'])
+const MAX_DRAWN = 100
 
 /**
  * The page side of the fonts stage: adds the faces the engine serves (before any page script),
@@ -50,6 +53,7 @@ const SKIPPED = new Set(['SCRIPT', 'STYLE', 'TEMPLATE', 'NOSCRIPT', 'TITLE'])
  */
 export class PageFonts {
   private readonly served = new Map<FontFace, ServedFontFace>()
+  private samples = new TextScan()
   /** Faces already made again from their bytes: a second failure is the file's, and is reported. */
   private readonly remade = new Set<ServedFontFace>()
   /** Faces of the page's own @font-face rules already made again (they stay in the set, in error). */
@@ -141,20 +145,31 @@ export class PageFonts {
     for (const [fontFace, face] of this.served) {
       if (fontFace.status === 'error') failed.push({family: face.family, weight: face.weight, style: face.style, file: face.file})
     }
-    const fallbacks = new Map<string, FontFallbackRecord>()
-    for (const run of this.textRuns()) {
-      const record = this.fallbackOf(run)
-      const key = record && `${record.family.toLowerCase()}|${record.weight}|${record.style}|${record.reason}`
-      if (record && key && !fallbacks.has(key)) fallbacks.set(key, record)
-    }
-    return {failed, fallbacks: [...fallbacks.values()]}
+    const scan = new TextScan()
+    scan.add(this.textRuns(), (run) => this.fallbackOf(run))
+    return {failed, ...scan.result()}
+  }
+
+  /**
+   * Looks at the text the page shows now and keeps what it finds until `takeSamples`: families a
+   * script set after the page was ready (a timeline callback, a timer) are checked this way.
+   */
+  sample(): void {
+    this.samples.add(this.textRuns(), (run) => this.fallbackOf(run))
+  }
+
+  /** Fallbacks and drawn families seen by `sample` since the last call. */
+  takeSamples(): PageFontReport {
+    const taken = this.samples.result()
+    this.samples = new TextScan()
+    return {failed: [], ...taken}
   }
 
   private fallbackOf(run: TextRun): FontFallbackRecord | undefined {
     const first = parseFamilyList(run.families)[0]
     if (!first) return undefined
     const base = {family: first.name, weight: run.weight, style: run.style, element: describe(run.element), excerpt: excerpt(run.text)}
-    if (first.keyword && isGenericFamily(first.name)) return {...base, reason: 'generic'}
+    if (first.keyword && (isGenericFamily(first.name) || isSystemFamilyKeyword(first.name))) return {...base, reason: 'generic'}
     const faces = this.facesOf(first.name).filter((face) => face.status === 'loaded')
     if (faces.length === 0) return {...base, reason: 'not-available'}
     const italic = run.style !== 'normal'
@@ -184,6 +199,26 @@ export class PageFonts {
       const style = this.win.getComputedStyle(element)
       return {element, text: text.trim(), families: style.fontFamily, weight: style.fontWeight, style: style.fontStyle}
     })
+  }
+}
+
+/** Fallbacks (one per family, weight, style and reason) and drawn families of text runs, bounded. */
+class TextScan {
+  private readonly fallbacks = new Map<string, FontFallbackRecord>()
+  private readonly drawn = new Set<string>()
+
+  add(runs: readonly TextRun[], fallbackOf: (run: TextRun) => FontFallbackRecord | undefined): void {
+    for (const run of runs) {
+      const first = parseFamilyList(run.families)[0]
+      if (first && this.drawn.size < MAX_DRAWN) this.drawn.add(first.name)
+      const record = fallbackOf(run)
+      const key = record && `${record.family.toLowerCase()}|${record.weight}|${record.style}|${record.reason}`
+      if (record && key && !this.fallbacks.has(key)) this.fallbacks.set(key, record)
+    }
+  }
+
+  result(): Omit<PageFontReport, 'failed'> {
+    return {fallbacks: [...this.fallbacks.values()], drawn: [...this.drawn]}
   }
 }
 

@@ -25,7 +25,7 @@ import {assertWithinWorkflowBudget, clampParallelChunks} from '../workflow-limit
 import {elapsedMs, type ActionContext} from './action-context.js'
 import {siteFontPackages} from '../site-fonts.js'
 import {planPageRequests} from '../../capture/plan-page-requests.js'
-import {assertNoFontFallbacks} from '../../fonts/font-findings.js'
+import {assertFontsAsNamed} from '../../fonts/font-findings.js'
 import {DEFAULT_POSTER_FORMAT, posterFrame, posterPath} from '../../still/poster.js'
 import type {StillFormat} from '../../still/still-settings.js'
 
@@ -39,7 +39,7 @@ export async function planAction({render}: PlanEvent, context: ActionContext): P
   const bucket = new BucketObjects(context.s3, render.bucketName)
   const siteDir = await fetchSite(bucket, render.siteId)
   const compiled = await compileComposition(await siteEntryPath(siteDir, render.siteId, render.entry), {variables: config.variables, projectDir: siteDir, fontPackages: await siteFontPackages(siteDir)})
-  if (config.strictFonts) assertNoFontFallbacks(compiled.fonts.findings)
+  if (config.strictFonts) assertFontsAsNamed(compiled.fonts.findings)
   const sized = {...compiled, width: config.width ?? compiled.width, height: config.height ?? compiled.height}
   // A serverless render never reaches private addresses (they would be the cloud's own).
   const options = resolveRenderOptions({...renderOptionsOf(config), allowPrivateNetwork: false})

@@ -11,7 +11,7 @@ import {EngineError} from '../../errors/engine-error.js'
 import type {RenderPlan} from '../../plan/render-plan.js'
 import {planHash} from '../../render/finalize-plan.js'
 import {rangeWorkers, renderRange} from '../../render/render-range.js'
-import {assertNoFontFallbacks, pageFontFindings} from '../../fonts/font-findings.js'
+import {assertFontsAsNamed, pageFontFindings} from '../../fonts/font-findings.js'
 import type {ReadyReport} from '../../runtime/page-protocol.js'
 import {writeImage} from '../../still/write-image.js'
 import {browserForPlan} from '../../capture/plan-browser.js'
@@ -63,7 +63,7 @@ export async function renderChunkAction(event: RenderChunkEvent, context: Action
     }
     // Fallbacks only the loaded page shows (a glyph its faces lack) fail a strict render here.
     const onReady = (report: ReadyReport) => {
-      if (stored.strictFonts) assertNoFontFallbacks(pageFontFindings(report.fonts, []))
+      if (stored.strictFonts) assertFontsAsNamed(pageFontFindings(report.fonts, {families: [], findings: []}))
     }
     const workers = rangeWorkers(plan, chunk, 'auto', availableParallelism())
     const encoded = await renderRange(plan, chunk, {browser, requests, ffmpeg, workDir, workers, fontPackages, onFrame, onReady}).finally(() => progress.settle())

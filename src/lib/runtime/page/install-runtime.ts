@@ -127,9 +127,12 @@ export function installRuntime(win: Window & typeof globalThis, config: RuntimeC
     seekLoadedAssets = await assets.settleChanges()
     // Text this frame shows may have needed faces that failed to load.
     if (seekLoadedAssets) await fonts.remakeFailed()
+    if (Math.floor(frame + 1e-9) % fontSampleFrames === 0) fonts.sample()
     return errors.first()
   }
   let seekLoadedAssets = false
+  /** Frames between two looks at the page's text: one per second of video. */
+  const fontSampleFrames = Math.max(1, Math.round(config.fps.num / config.fps.den))
 
   const api: EnginePageApi = {
     getVariables: () => scope.variables(),
@@ -139,6 +142,10 @@ export function installRuntime(win: Window & typeof globalThis, config: RuntimeC
     seekLoadedAssets: () => seekLoadedAssets,
     canSeekTo: (frame) => clock.canRewindTo(frameSeconds(frame, config) * 1000),
     errors: () => [...errors.records],
+    fontSamples: () => {
+      fonts.sample()
+      return fonts.takeSamples()
+    },
     mediaElements: async (sourceSeconds = {}) => {
       await ready()
       const probed = Object.entries(sourceSeconds).map(([index, seconds]) => ({index: Number(index), sourceSeconds: seconds}))
