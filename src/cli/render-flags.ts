@@ -28,7 +28,8 @@ export const renderFlags = {
   variables: Flags.string({description: 'variable overrides as JSON object text'}),
   'variables-file': Flags.string({description: 'variable overrides from a JSON file'}),
   'strict-variables': Flags.boolean({description: 'turn variable warnings into errors'}),
-  'strict-fonts': Flags.boolean({description: 'a font that falls back (missing family or glyphs) is an error before any frame is captured'}),
+  'strict-fonts': Flags.boolean({description: 'a font that falls back (missing family or glyphs) or is drawn with a stand-in is an error before any frame is captured'}),
+  strict: Flags.boolean({description: 'the composition exactly as written: --strict-variables, --strict-fonts, and a root without data-duration is an error instead of taking the length of its timelines'}),
   network: Flags.boolean({
     description: 'let the page load public http(s) URLs, fetched once through the download cache (default on); --no-network blocks them for a hermetic render',
     allowNo: true,

@@ -8,6 +8,7 @@ import {getFormat} from '../encode/format-registry.js'
 import {servedCoverage} from '../fonts/row-text-coverage.js'
 import {planRender} from '../plan/plan-render.js'
 import {assertOutputExtension} from '../render/format-from-output.js'
+import {assertDurationWritten} from '../render/time-composition.js'
 import type {ResolvedRenderOptions} from '../plan/render-options.js'
 import type {WebhookTarget} from '../notify/index.js'
 import type {BatchEventListener} from './batch-events.js'
@@ -67,7 +68,9 @@ export async function renderBatch(request: BatchRequest): Promise<BatchSummary> 
   const template = await compileComposition(compositionPath, {strictVariables: options.strictVariables, downloadFonts: options.network !== false})
   const compiled = applyVariables(template, baseVariables, options.strictVariables)
   const format = getFormat(options.format)
-  planRender(compiled, options, format)
+  if (options.strict) assertDurationWritten(compiled)
+  // Each row's page tells a length its root does not write; any length checks the rest of the plan.
+  planRender({...compiled, durationSeconds: compiled.durationSeconds ?? 1}, options, format)
 
   const outputTemplate = resolve(cwd, options.output ?? request.defaultTemplate ?? defaultOutputTemplate(compositionPath, format, cwd))
   const spool = await JobSpool.create()

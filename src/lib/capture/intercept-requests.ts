@@ -25,7 +25,7 @@ export async function interceptRequests(connection: PageConnection, requests: Pa
 
 async function answer(connection: PageConnection, requests: PageRequests, event: Protocol.Fetch.RequestPausedEvent): Promise<void> {
   const {requestId} = event
-  const response = await requests.answer(event.request.url).catch(() => 'blocked' as const)
+  const response = await requests.answer(event.request.url, event.resourceType).catch(() => 'blocked' as const)
   const reply =
     response === 'browser'
       ? connection.send('Fetch.continueRequest', {requestId})

@@ -9,8 +9,9 @@ export interface CompositionAttributeProblem {
 
 /**
  * The composition element must exist and carry an id. The top-level file also needs a positive
- * integer `data-width`/`data-height` and a positive `data-duration`; in a sub-composition they are
- * optional but must be valid when written.
+ * integer `data-width`/`data-height`; its `data-duration` may be left out (the render then takes
+ * the length of its registered timelines, see infer-duration). Written, each must be valid, in a
+ * sub-composition too.
  */
 export function checkCompositionAttributes(parsed: ParsedComposition, options: {isRoot: boolean}): CompositionAttributeProblem[] {
   const {root} = parsed
@@ -26,9 +27,9 @@ export function checkCompositionAttributes(parsed: ParsedComposition, options: {
     ]
   }
   const problems: CompositionAttributeProblem[] = []
-  const check = (name: string, attribute: NumberAttribute, integer: boolean, example: string) => {
+  const check = (name: string, attribute: NumberAttribute, integer: boolean, example: string, required = options.isRoot) => {
     if (attribute.raw === undefined) {
-      if (options.isRoot) {
+      if (required) {
         problems.push({
           code: 'composition-attribute-missing',
           message: `the root composition element ${describeElement(root)} has no ${name}; add for example ${name}="${example}"`,
@@ -48,6 +49,6 @@ export function checkCompositionAttributes(parsed: ParsedComposition, options: {
   }
   check('data-width', parsed.width, true, '1920')
   check('data-height', parsed.height, true, '1080')
-  check('data-duration', parsed.duration, false, '5')
+  check('data-duration', parsed.duration, false, '5', false)
   return problems
 }

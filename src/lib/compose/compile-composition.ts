@@ -11,6 +11,7 @@ import {resolveVariables} from '../variables/resolve-variables.js'
 import {validateVariableValues, type VariableFinding} from '../variables/validate-values.js'
 import type {VariableDeclaration} from '../variables/variable-declaration.js'
 import {checkCompositionAttributes} from './check-composition-attributes.js'
+import {findMissingAssets, missingAssetMessage} from './find-missing-assets.js'
 import {inlineProjectStylesheets} from './inline-stylesheets.js'
 import {describeElement, isInsideTemplate} from './load-html.js'
 import {parseComposition, type HostSource, type ParsedComposition} from './parse-composition.js'
@@ -50,7 +51,11 @@ export interface CompiledComposition {
   compositionId: string
   width: number
   height: number
-  durationSeconds: number
+  /**
+   * The root's `data-duration`; undefined when it has none, and the render takes the length of the
+   * page's registered timelines (timeComposition).
+   */
+  durationSeconds?: number
   /** The top-level composition's declarations. */
   declarations: VariableDeclaration[]
   /** Resolved top-level values: declared defaults < command-line overrides. */
@@ -71,10 +76,15 @@ export interface CompiledComposition {
   sourceFiles: Record<string, string>
 }
 
+/** A compiled composition whose length is known (written, or taken from its timelines). */
+export type TimedComposition = CompiledComposition & {durationSeconds: number}
+
 /** Something compile let pass that the author should hear about. */
 export interface CompileNotice {
-  code: 'declarations-invalid'
+  code: 'declarations-invalid' | 'asset-missing'
   message: string
+  /** `asset-missing`: the project path (`/assets/logo.png`), so that the render tells it once. */
+  path?: string
 }
 
 const URL_ATTRIBUTES = ['src', 'href', 'poster', 'data-composition-src'] as const
@@ -145,6 +155,9 @@ export async function compileComposition(path: string, options: CompileOptions =
     pending.unshift(...nested)
   }
   await inlineProjectStylesheets(parsed.$, {pageDir: context.rootDir, projectDir, sourceFiles: context.sourceFiles})
+  for (const asset of await findMissingAssets(parsed.$, {pageDir: context.rootDir, projectDir})) {
+    context.notices.push({code: 'asset-missing', message: missingAssetMessage(asset, projectDir), path: asset.path})
+  }
   const fonts = await prepareFonts(parsed.$, {env: options.env, fontPackages: options.fontPackages, downloadFonts: options.downloadFonts})
   const {html, lines: scriptLines} = context.markers.resolve(parsed.$.html())
   return {
@@ -153,7 +166,7 @@ export async function compileComposition(path: string, options: CompileOptions =
     compositionId,
     width: parsed.width.value!,
     height: parsed.height.value!,
-    durationSeconds: parsed.duration.value!,
+    ...(parsed.duration.value !== undefined && {durationSeconds: parsed.duration.value}),
     declarations,
     variables: resolveVariables(declarations, options.variables),
     instances: context.instances,

@@ -9,7 +9,8 @@ export const LINT_CODES = [
   {code: 'enum-missing-options', severity: 'error', description: 'an enum declaration has no options list (or an empty one)'},
   {code: 'enum-default-not-option', severity: 'error', description: "an enum's default is not one of its option values"},
   {code: 'composition-id-missing', severity: 'error', description: 'no element carries data-composition-id'},
-  {code: 'composition-attribute-missing', severity: 'error', description: 'the root composition lacks data-width, data-height or data-duration'},
+  {code: 'composition-attribute-missing', severity: 'error', description: 'the root composition lacks data-width or data-height, or data-duration with no script that could register a timeline to take the length from'},
+  {code: 'duration-inferred', severity: 'warning', description: 'the root composition has no data-duration: a render takes the length of its longest timeline registered in window.__timelines (an error with --strict)'},
   {code: 'composition-attribute-invalid', severity: 'error', description: 'data-width/data-height is not a positive whole number, or data-duration is not a positive number'},
   {code: 'clip-timing-invalid', severity: 'error', description: 'data-start is empty or negative, data-duration is not a positive number, or data-track-index is not a whole number >= 0'},
   {code: 'start-unknown-reference', severity: 'error', description: 'data-start names an id that no clip of the same composition carries'},
@@ -25,6 +26,7 @@ export const LINT_CODES = [
   {code: 'color-grading-unknown-variable', severity: 'error', description: 'data-color-grading references $name / ${name} that the composition does not declare'},
   {code: 'color-grading-partial-substitution', severity: 'warning', description: 'data-color-grading has $name inside a longer value; only a whole value is substituted'},
   {code: 'font-unresolved', severity: 'warning', description: 'a font family is not declared with @font-face, bundled or in the font cache, so its text falls back to another font (engine fonts add "<family>")'},
+  {code: 'asset-missing', severity: 'warning', description: 'an <img>, srcset, video poster, SVG <image> or CSS url() names a project file that does not exist: it renders blank'},
   {code: 'font-url-unreadable', severity: 'warning', description: 'a Google Fonts stylesheet URL cannot be read; it is removed so renders do not wait on the network'},
   {code: 'background-with-alpha', severity: 'warning', description: 'html or body sets a background, which covers the transparency of an alpha format (mov, webm, png-sequence)'},
 ] as const

@@ -69,15 +69,18 @@ export async function lintComposition(path: string, options: LintOptions = {}): 
 
   const file = resolve(path)
   await visit(file, path, await readCompositionFile(file, 'composition'), [])
-  if (!findings.some((finding) => finding.severity === 'error')) findings.push(...(await fontFindings(file, path)))
+  if (!findings.some((finding) => finding.severity === 'error')) findings.push(...(await compiledFindings(file, path)))
   // Files in the order they were first reached, each file's findings by line.
   const fileOrder = [...new Set(findings.map((finding) => finding.file))]
   const rank = (finding: LintFinding) => fileOrder.indexOf(finding.file)
   return findings.sort((a, b) => rank(a) - rank(b) || (a.line ?? 0) - (b.line ?? 0))
 }
 
-/** Families the fonts stage cannot resolve (only for a composition that compiles: errors come first). */
-async function fontFindings(file: string, display: string): Promise<LintFinding[]> {
+/**
+ * What only the compiled page shows (only for a composition that compiles: errors come first):
+ * families the fonts stage cannot resolve, and images it names that are not in the project.
+ */
+async function compiledFindings(file: string, display: string): Promise<LintFinding[]> {
   let compiled
   try {
     compiled = await compileComposition(file)
@@ -85,12 +88,13 @@ async function fontFindings(file: string, display: string): Promise<LintFinding[
     return []
   }
   // A substitution is drawn on purpose: `engine fonts resolve` shows it, it is no finding.
-  return compiled.fonts.findings.filter((finding) => finding.code !== 'font-substituted').map((finding) => ({
-    code: finding.code === 'font-fallback' ? 'font-unresolved' : 'font-url-unreadable',
-    severity: 'warning',
-    message: finding.message,
-    file: display,
-  }))
+  const fonts = compiled.fonts.findings
+    .filter((finding) => finding.code !== 'font-substituted')
+    .map((finding): LintFinding => ({code: finding.code === 'font-fallback' ? 'font-unresolved' : 'font-url-unreadable', severity: 'warning', message: finding.message, file: display}))
+  const assets = compiled.notices
+    .filter((notice) => notice.code === 'asset-missing')
+    .map((notice): LintFinding => ({code: 'asset-missing', severity: 'warning', message: notice.message, file: display}))
+  return [...assets, ...fonts]
 }
 
 async function readOptional(path: string): Promise<string | undefined> {

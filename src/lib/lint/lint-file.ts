@@ -1,6 +1,6 @@
 import {checkCompositionAttributes} from '../compose/check-composition-attributes.js'
 import {parseColorGrading} from '../compose/color-grading-references.js'
-import {lineOf} from '../compose/load-html.js'
+import {describeElement, lineOf} from '../compose/load-html.js'
 import type {ClipSource, ParsedComposition} from '../compose/parse-composition.js'
 import {resolveTiming, type TimingItem} from '../compose/resolve-timing.js'
 import {declarationLine} from './declaration-line.js'
@@ -23,6 +23,7 @@ export function lintFile(parsed: ParsedComposition, file: string, options: LintF
   for (const problem of checkCompositionAttributes(parsed, {isRoot: options.isRoot})) {
     add(problem.code, 'error', problem.message, problem.line)
   }
+  if (options.isRoot && parsed.root && parsed.duration.raw === undefined) lintMissingDuration(parsed, add)
   for (const problem of parsed.declarations.problems) {
     add(problem.code, problem.severity, problem.message, declarationLine(parsed, problem.index))
   }
@@ -83,6 +84,31 @@ function lintTiming(clips: ClipSource[], add: Add, compositionDuration: number |
     } else if (finding.kind === 'cycle') {
       add('start-cycle', 'error', `data-start references form a cycle: ${finding.chain.join(' -> ')}; one of them must start at a time in seconds`, line)
     }
+  }
+}
+
+/**
+ * A root without data-duration renders as long as its longest registered timeline, with a
+ * warning; a page with no script that could register one cannot render at all.
+ */
+function lintMissingDuration(parsed: ParsedComposition, add: Add): void {
+  const root = parsed.root!
+  const scripts = parsed.$('script').toArray()
+  const mayRegister = scripts.some((script) => script.attribs.src !== undefined || /__timelines/.test(parsed.$(script).text()))
+  if (mayRegister) {
+    add(
+      'duration-inferred',
+      'warning',
+      `the root composition element ${describeElement(root)} has no data-duration: a render takes the length of its longest timeline registered in window.__timelines (a duration-inferred warning; --strict refuses it); write data-duration to fix the length`,
+      lineOf(root),
+    )
+  } else {
+    add(
+      'composition-attribute-missing',
+      'error',
+      `the root composition element ${describeElement(root)} has no data-duration and no script that registers a timeline to take the length from; add for example data-duration="5"`,
+      lineOf(root),
+    )
   }
 }
 

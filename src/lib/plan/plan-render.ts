@@ -43,6 +43,13 @@ export function planRender(compiled: CompiledComposition, options: ResolvedRende
     })
   }
   const imageFormat = captureImageFormat(format)
+  if (compiled.durationSeconds === undefined) {
+    throw new EngineError(
+      'COMPOSITION_INVALID',
+      `${compiled.file}: the root has no data-duration, so its length comes from its page's timelines: render it with renderComposition (or write data-duration) before planning`,
+      {file: compiled.file},
+    )
+  }
   const totalFrames = frameCount(compiled.durationSeconds, fps)
   const frameRange = resolveFrameRange(options.frames, {totalFrames, fps})
   const plan: RenderPlan = {

@@ -68,6 +68,8 @@ export const renderOptionsSchema = z
     variablesFile: z.string().min(1),
     strictVariables: z.boolean(),
     strictFonts: z.boolean(),
+    /** Everything as written: strict variables and fonts, and a root without data-duration is refused. */
+    strict: z.boolean(),
     /** Public http(s) URLs the page names are fetched (false: `--no-network`, hermetic renders). */
     network: z.boolean(),
     /** The page may reach loopback and private addresses: only for trusted compositions. */
@@ -106,6 +108,7 @@ export const RENDER_DEFAULTS = {
   batchFailFast: false,
   strictVariables: false,
   strictFonts: false,
+  strict: false,
   gpu: false,
   browserGpu: true,
   hdr: false,

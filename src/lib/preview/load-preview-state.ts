@@ -21,6 +21,7 @@ export async function loadPreviewState(target: PreviewTarget, revision: number):
     return state
   }
   const {compositionId, width, height, durationSeconds, declarations} = compiled.value
-  state.composition = {compositionId, width, height, durationSeconds, totalFrames: frameCount(durationSeconds, target.fps), declarations}
+  const timing = durationSeconds === undefined ? {} : {durationSeconds, totalFrames: frameCount(durationSeconds, target.fps)}
+  state.composition = {compositionId, width, height, ...timing, declarations}
   return state
 }

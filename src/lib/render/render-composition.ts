@@ -24,9 +24,12 @@ import type {ReadyReport} from '../runtime/page-protocol.js'
 import {assertNoStrictErrors} from '../variables/strict-variables.js'
 import {browserForPlan} from '../capture/plan-browser.js'
 import {planPageRequests} from '../capture/plan-page-requests.js'
+import type {PageRequests} from '../sandbox/page-requests.js'
 import {assembleRender, mixRenderAudio} from './assemble-render.js'
 import {finalizePlan} from './finalize-plan.js'
 import {assertOutputExtension} from './format-from-output.js'
+import {requestNoticeReporter} from './request-notices.js'
+import {timeComposition} from './time-composition.js'
 import {defaultOutputPath, outputBytes} from './output-path.js'
 import {prepareOutputPath} from './prepare-output-path.js'
 import {ProgressMeter} from './progress-meter.js'
@@ -103,13 +106,31 @@ async function render(request: RenderRequest, emit: (event: RenderEvent) => void
   })
   if (options.strictVariables) assertNoStrictErrors(compiled.findings)
   for (const finding of compiled.findings) emit({type: 'warning', code: finding.code, message: finding.message})
-  for (const notice of compiled.notices) emit({type: 'warning', ...notice})
+  for (const notice of compiled.notices) emit({type: 'warning', code: notice.code, message: notice.message})
   const warn = (warning: {code: string; message: string}) => emit({type: 'warning', ...warning})
   const fonts = new FontReporter(compiled.fonts, options.strictFonts, warn)
   fonts.compile()
 
   const format = getFormat(options.format)
-  const {plan: planned, notices} = planRender(compiled, options, format)
+  const onNotice = requestNoticeReporter(compiled, warn)
+  // The browser and ffmpeg are needed before planning only when the page must tell its length.
+  let tools: ReturnType<typeof resolveTools> | undefined
+  const toolsOnce = () => (tools ??= resolveTools(options))
+  let probeRequests: PageRequests | undefined
+  const timed =
+    compiled.durationSeconds === undefined
+      ? await timeComposition(compiled, {
+          options,
+          format,
+          browser: (await toolsOnce())[1].browser,
+          pool: request.pool,
+          requests: (plan) => (probeRequests = planPageRequests(plan, {signal, onNotice})),
+          strict: options.strict,
+          warn,
+          signal,
+        })
+      : {...compiled, durationSeconds: compiled.durationSeconds}
+  const {plan: planned, notices} = planRender(timed, options, format)
   if (request.limits) assertWithinLimits(planned, request.limits)
   for (const notice of notices) emit({type: 'warning', ...notice})
   if (format.alpha) {
@@ -118,7 +139,7 @@ async function render(request: RenderRequest, emit: (event: RenderEvent) => void
   const output = options.output ? resolve(options.output) : defaultOutputPath(request.composition, format)
   await prepareOutputPath(output, {sweep: !request.partialsSwept})
 
-  const [ffmpeg, {browser: resolved, notices: browserNotices}] = await Promise.all([resolveFfmpeg(), resolveRenderBrowser(options)])
+  const [ffmpeg, {browser: resolved, notices: browserNotices}] = await toolsOnce()
   const browser = browserForPlan(resolved, planned)
   for (const notice of browserNotices) emit({type: 'warning', ...notice})
   const poster =
@@ -139,7 +160,7 @@ async function render(request: RenderRequest, emit: (event: RenderEvent) => void
     fps: formatFps(planned.fps),
     totalFrames: outputFrames,
     firstFrame: range.start,
-    durationSeconds: planned.frameRange ? durationSeconds : compiled.durationSeconds,
+    durationSeconds: planned.frameRange ? durationSeconds : timed.durationSeconds,
     workers,
     quality: planned.encode.quality,
     browser: {executablePath: browser.executablePath, source: browser.source, beginFrame: browser.beginFrame},
@@ -149,7 +170,8 @@ async function render(request: RenderRequest, emit: (event: RenderEvent) => void
   const compiledAt = performance.now()
 
   const workDir = await mkdtemp(join(tmpdir(), 'engine-render-'))
-  const requests = planPageRequests(planned, {signal, onNotice: ({code, message}) => warn({code, message})})
+  // The probe's policy served the same page: its downloads and notices carry over.
+  const requests = probeRequests ?? planPageRequests(planned, {signal, onNotice})
   try {
     const finished = await finalizePlan(planned, {browser, pool: request.pool, ffmpeg, requests, workDir, dynamicRange: {hdr: options.hdr, sdr: options.sdr}, signal})
     const {plan} = finished
@@ -210,4 +232,9 @@ async function render(request: RenderRequest, emit: (event: RenderEvent) => void
   } finally {
     await rm(workDir, {recursive: true, force: true})
   }
+}
+
+/** ffmpeg and the capture browser of this machine, resolved together. */
+function resolveTools(options: ResolvedRenderOptions) {
+  return Promise.all([resolveFfmpeg(), resolveRenderBrowser(options)])
 }

@@ -6,7 +6,8 @@ export type {ResolvedRenderOptions} from '../plan/render-options.js'
  * Layers, lowest first: built-in defaults, the config file, then what the caller passed (flags,
  * request body, SDK). Each layer was validated where it entered; the merge is validated again so
  * that combinations across layers (a crf from config with a bitrate flag) are caught too. Without
- * an explicit format, the output's extension chooses it (`-o x.webm`).
+ * an explicit format, the output's extension chooses it (`-o x.webm`). `strict` turns on the
+ * other strict options.
  */
 export function resolveRenderOptions(...layers: RenderOptionsInput[]): ResolvedRenderOptions {
   const merged: Record<string, unknown> = {...RENDER_DEFAULTS}
@@ -15,5 +16,6 @@ export function resolveRenderOptions(...layers: RenderOptionsInput[]): ResolvedR
   }
   const explicitFormat = layers.findLast((layer) => layer.format !== undefined)?.format
   merged.format = formatForOutput(merged.output as string | undefined, explicitFormat) ?? merged.format
+  if (merged.strict === true) Object.assign(merged, {strictVariables: true, strictFonts: true})
   return parseRenderOptions(merged) as ResolvedRenderOptions
 }

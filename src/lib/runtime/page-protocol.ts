@@ -34,6 +34,11 @@ export interface ReadyReport {
   clipCount: number
   /** Served faces that failed to load, and text drawn with a fallback font. */
   fonts: PageFontReport
+  /**
+   * Seconds of the longest timeline registered for the root (`window.__timelines`), if any: the
+   * length of a root without data-duration; `endless` when one repeats forever.
+   */
+  timelineSeconds?: number | 'endless'
 }
 
 /** Result of `__engine.seek(frame)`: the first page error recorded so far, if any. */

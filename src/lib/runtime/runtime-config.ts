@@ -14,8 +14,8 @@ export interface RuntimeConfig {
   compositionId: string
   /** Frame rate of the render; the page derives every time from it, never from a constant. */
   fps: Fps
-  /** Root duration in seconds, read from the source at compile time. */
-  durationSeconds: number
+  /** Root duration in seconds: the source's data-duration, or the length of its registered timelines. */
+  durationSeconds?: number
   width: number
   height: number
   /** Resolved variables of the root composition (defaults < --variables). */
@@ -52,7 +52,7 @@ export function runtimeConfig(
   return {
     compositionId: compiled.compositionId,
     fps: options.fps,
-    durationSeconds: compiled.durationSeconds,
+    ...(compiled.durationSeconds !== undefined && {durationSeconds: compiled.durationSeconds}),
     width: compiled.width,
     height: compiled.height,
     variables: compiled.variables,

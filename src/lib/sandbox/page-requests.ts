@@ -16,9 +16,11 @@ export interface PageResponse {
 
 /** What the page's requests ran into, reported once per URL. */
 export interface RequestNotice {
-  code: 'blocked-request' | 'request-failed'
+  code: 'blocked-request' | 'request-failed' | 'asset-missing'
   url: string
   message: string
+  /** `asset-missing`: the project path the page asked for (`/assets/logo.png`). */
+  path?: string
 }
 
 export interface PageRequestsOptions {
@@ -36,6 +38,9 @@ export interface PageRequestsOptions {
 
 /** Larger files are refused: the answer travels through the DevTools pipe in one message. */
 const MAX_SERVED_BYTES = 128 * 1024 ** 2
+/** Requests whose missing file leaves the frame without something the author drew (DevTools resource types). */
+const ASSET_TYPES: Readonly<Record<string, string>> = {Image: 'an image', Stylesheet: 'a stylesheet', Script: 'a script'}
+
 /** Only content-addressed font files and extracted video frames are engine assets. */
 const ASSET_PATHS: Record<EngineAssetKind, RegExp> = {
   fonts: /^[0-9a-f]{64}\.(woff2|woff|ttf|otf)$/,
@@ -64,8 +69,12 @@ export class PageRequests {
     return [...this.fetched]
   }
 
-  /** The answer to one request of the page: a response, the browser's own ('browser'), or 'blocked'. */
-  async answer(url: string): Promise<PageResponse | 'browser' | 'blocked'> {
+  /**
+   * The answer to one request of the page: a response, the browser's own ('browser'), or
+   * 'blocked'. `resourceType` (DevTools' name: Image, Script…) makes a missing project file of a
+   * kind the frame shows an `asset-missing` notice.
+   */
+  async answer(url: string, resourceType?: string): Promise<PageResponse | 'browser' | 'blocked'> {
     const route = routeRequest(url, this.options.documentUrl)
     switch (route.kind) {
       case 'browser':
@@ -78,8 +87,15 @@ export class PageRequests {
       case 'asset':
         if (!ASSET_PATHS[route.assetKind].test(route.relativePath)) return notFound()
         return this.serveFile(url, await projectFile(engineAssetDirectory(route.assetKind, this.options.env), route.relativePath))
-      case 'project':
-        return this.serveFile(url, await projectFile(this.options.projectDir, route.urlPath))
+      case 'project': {
+        const found = await projectFile(this.options.projectDir, route.urlPath)
+        const kind = resourceType === undefined ? undefined : ASSET_TYPES[resourceType]
+        if (found.kind === 'missing' && kind !== undefined) {
+          const message = `the page asked for ${kind}, ${route.urlPath.slice(1)}, which does not exist in ${this.options.projectDir}: it renders blank; add the file or fix the path`
+          this.notice('asset-missing', url, message, route.urlPath)
+        }
+        return this.serveFile(url, found)
+      }
       case 'remote':
         return this.serveRemote(url)
     }
@@ -172,10 +188,10 @@ export class PageRequests {
     return respond(200, type ?? contentType(found.path), await readFile(found.path))
   }
 
-  private notice(code: RequestNotice['code'], url: string, message: string): void {
+  private notice(code: RequestNotice['code'], url: string, message: string, path?: string): void {
     if (this.reported.has(url)) return
     this.reported.add(url)
-    this.options.onNotice?.({code, url, message})
+    this.options.onNotice?.({code, url, message, ...(path !== undefined && {path})})
   }
 }
 

@@ -10,6 +10,8 @@ import {getFormat} from '../encode/format-registry.js'
 import {resolveFfmpeg} from '../encode/resolve-ffmpeg.js'
 import {EngineError, toEngineError} from '../errors/engine-error.js'
 import {finalizePlan} from '../render/finalize-plan.js'
+import {requestNoticeReporter} from '../render/request-notices.js'
+import {timeComposition} from '../render/time-composition.js'
 import {outputSize, planRender} from '../plan/plan-render.js'
 import type {RenderPlan} from '../plan/render-plan.js'
 import type {ResolvedRenderOptions} from '../plan/render-options.js'
@@ -80,11 +82,15 @@ export async function renderStill(request: StillRequest): Promise<StillResult> {
   })
   if (options.strictVariables) assertNoStrictErrors(compiled.findings)
   for (const finding of compiled.findings) emit({type: 'warning', code: finding.code, message: finding.message})
-  for (const notice of compiled.notices) emit({type: 'warning', ...notice})
+  for (const notice of compiled.notices) emit({type: 'warning', code: notice.code, message: notice.message})
   const warn = (warning: {code: string; message: string}) => emit({type: 'warning', ...warning})
   const fonts = new FontReporter(compiled.fonts, options.strictFonts, warn)
   fonts.compile()
-  const {plan} = planRender(compiled, {...options, format: FRAME_FORMAT}, getFormat(FRAME_FORMAT))
+  const frameOptions = {...options, format: FRAME_FORMAT}
+  const tools = Promise.all([resolveFfmpeg(), resolveRenderBrowser(options)])
+  tools.catch(() => {})
+  const timed = await timeComposition(compiled, {options: frameOptions, format: getFormat(FRAME_FORMAT), browser: (await tools)[1].browser, pool: request.pool, strict: options.strict, warn, signal})
+  const {plan} = planRender(timed, frameOptions, getFormat(FRAME_FORMAT))
   const frame = stillFrame(settings, plan.fps)
   if (frame >= plan.totalFrames) {
     const last = plan.totalFrames - 1
@@ -100,12 +106,12 @@ export async function renderStill(request: StillRequest): Promise<StillResult> {
     capture: format === 'jpeg' ? {imageFormat: 'jpeg', jpegQuality: quality, transparent: false} : {imageFormat: 'png', jpegQuality: quality, transparent: true},
   }
 
-  const [ffmpeg, {browser: resolved, notices}] = await Promise.all([resolveFfmpeg(), resolveRenderBrowser(options)])
+  const [ffmpeg, {browser: resolved, notices}] = await tools
   const browser = browserForPlan(resolved, plan)
   for (const notice of notices) emit({type: 'warning', ...notice})
   const workDir = await mkdtemp(join(tmpdir(), 'engine-still-'))
   try {
-    const requests = planPageRequests(stillPlan, {signal, onNotice: ({code, message}) => warn({code, message})})
+    const requests = planPageRequests(stillPlan, {signal, onNotice: requestNoticeReporter(compiled, warn)})
     // A still is an image: its media's dynamic range is the page's, SDR.
     const {plan: finished} = await finalizePlan(stillPlan, {browser, pool: request.pool, ffmpeg, requests, workDir, dynamicRange: {hdr: false, sdr: true}, signal})
     signal?.throwIfAborted()

@@ -9,6 +9,7 @@ import {formatFps} from '../../plan/fps.js'
 import {renderedFrames} from '../../plan/frame-range.js'
 import {outputSize, planRender} from '../../plan/plan-render.js'
 import {resolveRenderOptions} from '../../render/resolve-options.js'
+import {timeComposition} from '../../render/time-composition.js'
 import {mixRenderAudio} from '../../render/assemble-render.js'
 import {finalizePlan, type FinishedPlan} from '../../render/finalize-plan.js'
 import {browserForPlan} from '../../capture/plan-browser.js'
@@ -43,7 +44,13 @@ export async function planAction({render}: PlanEvent, context: ActionContext): P
   const sized = {...compiled, width: config.width ?? compiled.width, height: config.height ?? compiled.height}
   // A serverless render never reaches private addresses (they would be the cloud's own).
   const options = resolveRenderOptions({...renderOptionsOf(config), allowPrivateNetwork: false})
-  const {plan: planned, notices} = planRender(sized, options, getFormat(options.format))
+  const format = getFormat(options.format)
+  const inferred: {code: string; message: string}[] = []
+  const timed =
+    sized.durationSeconds === undefined
+      ? await timeComposition(sized, {options, format, browser: await resolveBrowser({browserGpu: false}), strict: false, warn: (warning) => inferred.push(warning)})
+      : {...sized, durationSeconds: sized.durationSeconds}
+  const {plan: planned, notices} = planRender(timed, options, format)
   const poster = config.poster === undefined ? undefined : posterOf(config.poster, config.posterFormat ?? DEFAULT_POSTER_FORMAT, planned, render.outputKey)
   const range = renderedFrames(planned)
   const chunkPlan = planChunks(range, planned.segmentFrames, config)
@@ -83,6 +90,7 @@ export async function planAction({render}: PlanEvent, context: ActionContext): P
     maxParallelChunks: parallel.maxParallelChunks,
     chunkMode: chunkPlan.mode,
     warnings: [
+      ...inferred,
       ...notices,
       ...compiled.findings.map((finding) => ({code: finding.code, message: finding.message})),
       ...compiled.notices,

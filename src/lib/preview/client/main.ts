@@ -7,6 +7,7 @@ import {Player} from './player.js'
 import {PREVIEW_ROUTES, VARIABLES_PARAMETER, type ChangeEvent, type PreviewState} from './preview-protocol.js'
 import {VariablesPanel} from './variables-panel.js'
 import type {PageErrorRecord} from '../../runtime/page-protocol.js'
+import {frameCount} from '../../plan/fps.js'
 
 const byId = <T extends HTMLElement>(id: string) => document.getElementById(id) as T
 const body = document.body
@@ -62,11 +63,19 @@ async function refresh(): Promise<void> {
     showError(state.error ? `${state.error.code}: ${state.error.message}` : 'the composition could not be read')
     return
   }
-  byId('composition-size').textContent = `${composition.width}×${composition.height}, ${composition.durationSeconds} s at ${state.fps.num}${state.fps.den === 1 ? '' : `/${state.fps.den}`} fps`
+  showTiming(composition.durationSeconds)
   view.setSize(composition.width, composition.height)
-  player.setTiming(state.fps, composition.totalFrames)
   panel.setDeclarations(composition.declarations)
   await reload()
+}
+
+/** The composition's length in the header and the player; unknown until its page tells it. */
+function showTiming(seconds: number | undefined): void {
+  if (!state?.composition) return
+  const {width, height} = state.composition
+  const length = seconds === undefined ? 'length from its timelines' : `${Math.round(seconds * 1000) / 1000} s`
+  byId('composition-size').textContent = `${width}×${height}, ${length} at ${state.fps.num}${state.fps.den === 1 ? '' : `/${state.fps.den}`} fps`
+  if (seconds !== undefined) player.setTiming(state.fps, frameCount(seconds, state.fps))
 }
 
 /** Loads the composition with the current variable values, keeping the frame on screen. */
@@ -83,6 +92,9 @@ async function reload(): Promise<void> {
   pageErrors = []
   addPageErrors([...outcome.report.errors, outcome.seekError])
   showPageErrors(pageErrorList, pageErrors)
+  // A root without data-duration lasts as long as the timelines its page registered.
+  const {timelineSeconds} = outcome.report
+  if (state.composition.durationSeconds === undefined && typeof timelineSeconds === 'number') showTiming(timelineSeconds)
   body.dataset.frame = String(shownFrame)
   body.dataset.shownVariables = JSON.stringify(values)
   body.dataset.state = 'ready'

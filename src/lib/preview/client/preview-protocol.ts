@@ -16,8 +16,9 @@ export interface PreviewState {
     compositionId: string
     width: number
     height: number
-    durationSeconds: number
-    totalFrames: number
+    /** Undefined when the root has no data-duration: the page's registered timelines give it once loaded. */
+    durationSeconds?: number
+    totalFrames?: number
     declarations: VariableDeclaration[]
   }
   lint: LintFinding[]

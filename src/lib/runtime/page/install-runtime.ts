@@ -104,7 +104,8 @@ export function installRuntime(win: Window & typeof globalThis, config: RuntimeC
     ClipVisibility.install(win.document)
     media.apply()
     stage = 'ready'
-    return {errors: [...errors.records], timingFindings: timing.findings, clipCount: timing.clips.length, fonts: fonts.report()}
+    const timelineSeconds = registry.rootSeconds()
+    return {errors: [...errors.records], timingFindings: timing.findings, clipCount: timing.clips.length, fonts: fonts.report(), ...(timelineSeconds !== undefined && {timelineSeconds})}
   }
 
   let readyPromise: Promise<ReadyReport> | undefined

@@ -6,7 +6,13 @@ export interface SeekableTimeline {
   totalTime(time: number, suppressEvents?: boolean): unknown
   paused?(): boolean
   pause?(): unknown
+  /** GSAP: seconds with repeats; one cycle. */
+  totalDuration?(): number
+  duration?(): number
 }
+
+/** A GSAP timeline repeating forever reports about 1e10 s: anything longer than a day has no usable length. */
+const ENDLESS_SECONDS = 24 * 3600
 
 export interface RegisteredTimeline {
   compositionId: string
@@ -58,6 +64,21 @@ export class TimelineRegistry {
     })
   }
 
+  /**
+   * Seconds of the longest timeline registered for the root composition, as the runtime seeks it
+   * (repeats included); `endless` when one repeats forever, undefined without any.
+   */
+  rootSeconds(): number | 'endless' | undefined {
+    let longest: number | 'endless' | undefined
+    for (const entry of this.entries) {
+      if (entry.instanceKey !== undefined) continue
+      const seconds = lengthOf(entry.timeline)
+      if (seconds === 'endless' || longest === 'endless') longest = 'endless'
+      else if (seconds !== undefined && (longest === undefined || seconds > longest)) longest = seconds
+    }
+    return longest
+  }
+
   private register(compositionId: string, value: unknown): void {
     if (!isSeekable(value)) {
       this.unregister(compositionId)
@@ -89,6 +110,12 @@ export class TimelineRegistry {
       candidates[0]
     )
   }
+}
+
+function lengthOf(timeline: SeekableTimeline): number | 'endless' | undefined {
+  const seconds = timeline.totalDuration?.() ?? timeline.duration?.()
+  if (typeof seconds !== 'number' || Number.isNaN(seconds) || seconds <= 0) return undefined
+  return seconds >= ENDLESS_SECONDS ? 'endless' : seconds
 }
 
 function isSeekable(value: unknown): value is SeekableTimeline {
