@@ -22,7 +22,7 @@ describe('engine doctor', () => {
     expect(byName.ffmpeg.info.formats).toEqual(expect.arrayContaining([expect.objectContaining({format: 'mp4', available: true})]))
     expect(byName.browser.info).toMatchObject({beginFrame: true, version: expect.stringMatching(/Chrome/)})
     expect(byName['container runtime'].required).toBe(false)
-    expect(byName.fonts).toMatchObject({status: 'ok', summary: expect.stringMatching(/^29 bundled families, \d+ in the font cache/)})
+    expect(byName.fonts).toMatchObject({status: 'ok', summary: expect.stringMatching(/^41 bundled families, \d+ in the font cache/)})
     expect(byName.fonts.info.bundled).toEqual(expect.arrayContaining(['Inter', 'JetBrains Mono', 'Noto Sans']))
   })
 

@@ -96,14 +96,17 @@ describe('compileComposition', () => {
     expect((error as Error).message).toMatch(/sub-composition cycle: a\.html -> b\.html -> a\.html/)
   })
 
-  it('refuses a root without width, height or duration, naming the attribute and the file', async () => {
+  it('refuses a root without width or height, naming the attribute and the file; leaves a missing duration to the render', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'engine-compile-'))
-    const file = join(dir, 'no-duration.html')
-    await writeFile(file, '<html><body><div data-composition-id="x" data-width="320" data-height="180"></div></body></html>')
+    const file = join(dir, 'no-width.html')
+    await writeFile(file, '<html><body><div data-composition-id="x" data-height="180" data-duration="1"></div></body></html>')
     const error = await compileComposition(file).catch((e: unknown) => e)
     expect(isEngineError(error, 'COMPOSITION_INVALID')).toBe(true)
     expect((error as Error).message).toContain(file)
-    expect((error as Error).message).toContain('has no data-duration')
+    expect((error as Error).message).toContain('has no data-width')
+    const untimed = join(dir, 'no-duration.html')
+    await writeFile(untimed, '<html><body><div data-composition-id="x" data-width="320" data-height="180"></div></body></html>')
+    expect((await compileComposition(untimed)).durationSeconds).toBeUndefined()
   })
 
   it('refuses invalid declarations and a missing sub-composition file', async () => {

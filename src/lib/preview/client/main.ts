@@ -7,7 +7,6 @@ import {Player} from './player.js'
 import {PREVIEW_ROUTES, VARIABLES_PARAMETER, type ChangeEvent, type PreviewState} from './preview-protocol.js'
 import {VariablesPanel} from './variables-panel.js'
 import type {PageErrorRecord} from '../../runtime/page-protocol.js'
-import {frameCount} from '../../plan/fps.js'
 
 const byId = <T extends HTMLElement>(id: string) => document.getElementById(id) as T
 const body = document.body
@@ -75,7 +74,8 @@ function showTiming(seconds: number | undefined): void {
   const {width, height} = state.composition
   const length = seconds === undefined ? 'length from its timelines' : `${Math.round(seconds * 1000) / 1000} s`
   byId('composition-size').textContent = `${width}×${height}, ${length} at ${state.fps.num}${state.fps.den === 1 ? '' : `/${state.fps.den}`} fps`
-  if (seconds !== undefined) player.setTiming(state.fps, frameCount(seconds, state.fps))
+  // Frames as plan/fps.ts counts them (this page loads only files of its own folder).
+  if (seconds !== undefined) player.setTiming(state.fps, Math.max(1, Math.ceil((seconds * state.fps.num) / state.fps.den - 1e-9)))
 }
 
 /** Loads the composition with the current variable values, keeping the frame on screen. */
