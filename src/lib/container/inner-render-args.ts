@@ -51,6 +51,7 @@ export function innerRenderArgs(input: InnerRenderInput): string[] {
   if (options.videoBitrate !== undefined) args.push('--video-bitrate', options.videoBitrate)
   if (options.strictVariables) args.push('--strict-variables')
   if (options.strictFonts) args.push('--strict-fonts')
+  if (options.strict) args.push('--strict')
   if (options.network === false) args.push('--no-network')
   if (options.allowPrivateNetwork) args.push('--allow-private-network')
   if (options.hdr) args.push('--hdr')

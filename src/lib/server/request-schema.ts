@@ -5,7 +5,7 @@ import {parseFps} from '../plan/fps.js'
 import {parseRenderOptions, renderOptionsSchema, type RenderOptionsInput} from '../plan/render-options.js'
 
 /** Render options a client may choose; everything else (output, browser, GPU) is the server's. */
-export const CLIENT_OPTION_KEYS = ['format', 'fps', 'quality', 'crf', 'videoBitrate', 'workers', 'strictVariables', 'strictFonts', 'gifLoop', 'poster', 'posterFormat', 'scale', 'frames', 'network'] as const
+export const CLIENT_OPTION_KEYS = ['format', 'fps', 'quality', 'crf', 'videoBitrate', 'workers', 'strictVariables', 'strictFonts', 'strict', 'gifLoop', 'poster', 'posterFormat', 'scale', 'frames', 'network'] as const
 
 /** Variables one request may set: far more than any composition declares, far fewer than a flood. */
 export const MAX_VARIABLE_KEYS = 1000
@@ -23,6 +23,7 @@ export const renderStreamBodySchema = renderOptionsSchema
     workers: true,
     strictVariables: true,
     strictFonts: true,
+    strict: true,
     gifLoop: true,
     poster: true,
     posterFormat: true,
