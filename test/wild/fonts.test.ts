@@ -77,12 +77,16 @@ describe('fonts named the ways templates name them', SLOW, () => {
   })
 
   it('a fix never names a family that cannot be installed', async () => {
-    const file = await project.write('proprietary/index.html', page('<p style="font-family: \'Apple Color Emoji\'">hi</p><p style="font-family: Futura, sans-serif">f</p>'))
+    const file = await project.write(
+      'proprietary/index.html',
+      page('<p style="font-family: \'Apple Color Emoji\'">hi</p><p style="font-family: Futura, sans-serif">f</p><p style="font-family: -webkit-pictograph">w</p>'),
+    )
     const {fonts} = await compileComposition(file, {env: {ENGINE_CACHE_DIR: join(project.dir(), 'cache')}})
     const messages = fonts.findings.map((finding) => finding.message)
-    expect(messages).toHaveLength(2)
+    expect(messages).toHaveLength(3)
     expect(messages[0]).toMatch(/"Apple Color Emoji" is a proprietary font engine cannot install; name an open family such as "Noto Color Emoji" instead/)
     expect(messages[1]).toMatch(/"Futura" is a proprietary font .* such as "Jost"/)
-    for (const message of messages) expect(message).not.toMatch(/engine fonts add "(Apple Color Emoji|Futura)"/)
+    expect(messages[2]).toMatch(/"-webkit-pictograph" names a browser's or system's own face, which no one can install/)
+    for (const message of messages) expect(message).not.toMatch(/engine fonts add "(Apple Color Emoji|Futura|-webkit-pictograph)"/)
   })
 })

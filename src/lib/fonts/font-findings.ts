@@ -33,6 +33,10 @@ export function substitutionFinding(family: string, substitute: FamilySubstitute
  */
 export function missingFamilyFix(family: string): string {
   const instead = installableInstead(family)
+  // `-webkit-…`, `.SF NS Text`: names a browser or an operating system gives its own faces.
+  if (/^[-.]/.test(family.trim())) {
+    return `Fix: "${family}" names a browser's or system's own face, which no one can install; name an open family (\`engine fonts list\` shows those served), or an @font-face rule pointing at a font file you may use`
+  }
   if (instead !== undefined) {
     return `Fix: "${family}" is a proprietary font engine cannot install; name an open family such as "${instead}" instead (\`engine fonts add "${instead}"\` if it is not bundled), or an @font-face rule pointing at a font file you may use`
   }
