@@ -1,7 +1,7 @@
 import {relative} from 'node:path'
 import type {BatchEvent, BatchEventListener, BatchSummary} from '../lib/batch/index.js'
 import {EngineError} from '../lib/errors/engine-error.js'
-import {describeWarning} from './render-progress.js'
+import {describeWarning, inListrTask} from './render-progress.js'
 
 /** `--json`: every batch event, row render events included, as one line of JSON on stdout. */
 export function batchJsonLines(event: BatchEvent): void {
@@ -18,33 +18,128 @@ function display(path: string): string {
  */
 export function batchLines(log: (line: string) => void): BatchEventListener {
   return (event) => {
-    if (event.type === 'batch-start') {
-      const already = event.rows - event.toRender
-      log(`Rendering ${event.toRender} of ${event.rows} rows, ${event.concurrency} at a time${already > 0 ? ` (${already} already completed)` : ''}; manifest ${display(event.manifest)}`)
-    } else if (event.type === 'row') {
+    if (event.type === 'batch-start') log(startLine(event))
+    else if (event.type === 'row') {
       const where = `row ${event.row} (${display(event.output)})`
       if (event.status === 'running') log(`${where}: rendering`)
       else if (event.status === 'completed') log(`${where}: done in ${((event.renderMs ?? 0) / 1000).toFixed(1)} s`)
       else if (event.status === 'failed') log(`${where}: failed [${event.error?.code}] ${event.error?.message}`)
       else if (event.status === 'skipped') log(`${where}: skipped, ${event.skippedReason}`)
-    } else if (event.type === 'warning') {
-      const row = 'row' in event ? `row ${event.row}: ` : ''
-      process.stderr.write(describeWarning({...event, message: row + event.message}) + '\n')
-    } else if (event.type === 'batch-done') {
-      const {completed, failed, skipped} = event.counts
-      log(`${completed} completed, ${failed} failed, ${skipped} skipped in ${(event.elapsedMs / 1000).toFixed(1)} s (${event.rowsPerMinute} rows/min); manifest ${display(event.manifest)}`)
-    }
+    } else if (event.type === 'warning') warn(event)
+    else if (event.type === 'batch-done') log(doneLine(event))
   }
 }
 
-/** A batch with failed rows exits non-zero; the error names each failed row. */
+function startLine(event: Extract<BatchEvent, {type: 'batch-start'}>): string {
+  const already = event.rows - event.toRender
+  return `Rendering ${event.toRender} of ${event.rows} rows, ${event.concurrency} at a time${already > 0 ? ` (${already} already completed)` : ''}; manifest ${display(event.manifest)}`
+}
+
+function doneLine(event: Extract<BatchEvent, {type: 'batch-done'}>): string {
+  const {completed, failed, skipped} = event.counts
+  return `${completed} completed, ${failed} failed, ${skipped} skipped in ${(event.elapsedMs / 1000).toFixed(1)} s (${event.rowsPerMinute} rows/min); manifest ${display(event.manifest)}`
+}
+
+/** A batch's warnings and notes, and those of a row's render (which name the row). */
+function warn(event: Extract<BatchEvent, {type: 'warning'}>): void {
+  const row = 'row' in event ? `row ${event.row}: ` : ''
+  process.stderr.write(describeWarning({...event, message: row + event.message}) + '\n')
+}
+
+/** Rows done, failed and left of a running batch, and the rate that gives its ETA. */
+export class BatchTally {
+  total = 0
+  private toRender = 0
+  private already = 0
+  completed = 0
+  failed = 0
+  skipped = 0
+  private startedAt = 0
+
+  constructor(private readonly now: () => number = Date.now) {}
+
+  add(event: BatchEvent): void {
+    if (event.type === 'batch-start') {
+      this.total = event.rows
+      this.toRender = event.toRender
+      this.already = event.rows - event.toRender
+      this.startedAt = this.now()
+    } else if (event.type === 'row') {
+      if (event.status === 'completed') this.completed++
+      else if (event.status === 'failed') this.failed++
+      else if (event.status === 'skipped') this.skipped++
+    }
+  }
+
+  /** `812/1,234 rows done · 3 failed · 98.5 rows/min · ETA 4m 12s`. */
+  describe(): string {
+    const number = (value: number) => value.toLocaleString('en-US')
+    const minutes = (this.now() - this.startedAt) / 60_000
+    const finished = this.completed + this.failed + this.skipped
+    const perMinute = minutes > 0 ? finished / minutes : 0
+    const left = this.toRender - finished
+    const parts = [`${number(this.already + this.completed)}/${number(this.total)} rows done`]
+    if (this.failed > 0) parts.push(`${number(this.failed)} failed`)
+    if (this.skipped > 0) parts.push(`${number(this.skipped)} skipped`)
+    parts.push(`${perMinute.toFixed(1)} rows/min`)
+    parts.push(finished > 0 && left > 0 ? `ETA ${duration((left / perMinute) * 60)}` : left > 0 ? 'ETA …' : 'finishing')
+    return parts.join(' · ')
+  }
+}
+
+function duration(seconds: number): string {
+  const whole = Math.ceil(seconds)
+  if (whole < 60) return `${whole}s`
+  if (whole < 3600) return `${Math.floor(whole / 60)}m ${String(whole % 60).padStart(2, '0')}s`
+  return `${Math.floor(whole / 3600)}h ${String(Math.floor((whole % 3600) / 60)).padStart(2, '0')}m`
+}
+
+/**
+ * How a batch reports itself in a terminal: one live line (rows done / failed / total, rows per
+ * minute, ETA) under a listr2 task, failures and warnings on stderr as they happen, and the summary
+ * at the end. Piped output keeps one line per row change (`batchLines`), `--json` the events.
+ */
+export function withBatchProgress<T>(mode: {json: boolean; quiet: boolean}, log: (line: string) => void, run: (onEvent?: BatchEventListener) => Promise<T>): Promise<T> {
+  if (mode.json) return run(batchJsonLines)
+  if (mode.quiet) return run(undefined)
+  if (!process.stdout.isTTY) return run(batchLines(log))
+  const tally = new BatchTally()
+  let done: Extract<BatchEvent, {type: 'batch-done'}> | undefined
+  const finished = inListrTask('Batch', async (task) => {
+    const refresh = () => (task.output = tally.describe())
+    const timer = setInterval(refresh, 1000)
+    try {
+      return await run((event) => {
+        tally.add(event)
+        if (event.type === 'batch-start') task.title = startLine(event)
+        else if (event.type === 'warning') warn(event)
+        else if (event.type === 'row' && event.status === 'failed') process.stderr.write(`row ${event.row} (${display(event.output)}): failed [${event.error?.code}] ${event.error?.message}\n`)
+        else if (event.type === 'batch-done') done = event
+        if (event.type === 'row' && event.status !== 'running') refresh()
+      })
+    } finally {
+      clearInterval(timer)
+    }
+  })
+  return finished.then((result) => {
+    if (done) log(doneLine(done))
+    return result
+  })
+}
+
+/** Failed rows the error names; the manifest has them all. */
+const MAX_NAMED_FAILURES = 20
+
+/** A batch with failed rows exits non-zero; the error names the failed rows (the first 20). */
 export function assertNoFailedRows(summary: BatchSummary): void {
-  if (summary.failed.length === 0) return
+  if (summary.counts.failed === 0) return
   const total = Object.values(summary.counts).reduce((sum, count) => sum + count, 0)
-  const rows = summary.failed.map((row) => `  - row ${row.row}: [${row.code}] ${row.message}`).join('\n')
+  const named = summary.failed.slice(0, MAX_NAMED_FAILURES)
+  const rows = named.map((row) => `  - row ${row.row}: [${row.code}] ${row.message}`).join('\n')
+  const more = summary.counts.failed > named.length ? `\n  … and ${summary.counts.failed - named.length} more` : ''
   throw new EngineError(
     'BATCH_ROW_FAILED',
-    `${summary.failed.length} of ${total} rows failed:\n${rows}\nDetails are in ${display(summary.manifest)}; run again with --resume to render only the rows that are not completed.`,
-    {failed: summary.failed, manifest: summary.manifest},
+    `${summary.counts.failed} of ${total} rows failed:\n${rows}${more}\nDetails are in ${display(summary.manifest)}; run again with --resume to render only the rows that are not completed.`,
+    {failed: named, manifest: summary.manifest},
   )
 }

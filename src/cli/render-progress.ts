@@ -38,7 +38,16 @@ function progressListener(task: {title: string; output: string}, title: string):
  * Runs a render under a listr2 task whose title follows the stages and whose output line shows
  * frames, frames/s and ETA. Warnings go to stderr so that they survive the redraws.
  */
-export async function withProgress<T>(title: string, run: (onEvent: RenderEventListener) => Promise<T>): Promise<T> {
+export function withProgress<T>(title: string, run: (onEvent: RenderEventListener) => Promise<T>): Promise<T> {
+  return inListrTask(title, (task) => run(progressListener(task, title)))
+}
+
+/**
+ * Runs `work` as the one task of a listr2 list (the live display in a terminal, plain lines when
+ * piped). An error is rethrown as it was; the task line only names its code, since the command
+ * prints the error once.
+ */
+export async function inListrTask<T>(title: string, work: (task: {title: string; output: string}) => Promise<T>): Promise<T> {
   let result: T | undefined
   let failure: unknown
   const list = new Listr(
@@ -47,9 +56,8 @@ export async function withProgress<T>(title: string, run: (onEvent: RenderEventL
         title,
         task: async (_context, task) => {
           try {
-            result = await run(progressListener(task, title))
+            result = await work(task)
           } catch (error) {
-            // The command prints the error once; the task line only says which error stopped it.
             failure = error
             throw new Error(toEngineError(error).code)
           }

@@ -2,7 +2,7 @@ import {Args} from '@oclif/core'
 import {randomUUID} from 'node:crypto'
 import {relative} from 'node:path'
 import {BaseCommand} from '../cli/base-command.js'
-import {assertNoFailedRows, batchJsonLines, batchLines} from '../cli/batch-progress.js'
+import {assertNoFailedRows, withBatchProgress} from '../cli/batch-progress.js'
 import {renderFlags, renderFlagsToOptions} from '../cli/render-flags.js'
 import {jsonLines, withProgress} from '../cli/render-progress.js'
 import {describeUndelivered, webhookFlags, webhookFromFlags} from '../cli/webhook-flags.js'
@@ -70,26 +70,30 @@ export default class Render extends BaseCommand {
           : renderComposition({composition: args.composition, options, variables, signal: controller.signal, onEvent})
     try {
       if (options.batch) {
-        const onEvent = options.json ? batchJsonLines : options.quiet ? undefined : batchLines((line) => this.log(line))
+        const log = (line: string) => this.log(line)
         if (options.docker) {
           if (webhook) throw new EngineError('INVALID_FLAG', '--webhook with --batch --docker is not supported yet: drop --docker, or call the webhook from your own script after the batch')
-          const done = await renderBatchInContainer({composition: args.composition, options, variables, resume, signal: controller.signal, onEvent, onBuildLog})
+          const done = await withBatchProgress(options, log, (onEvent) =>
+            renderBatchInContainer({composition: args.composition, options, variables, resume, signal: controller.signal, onEvent, onBuildLog}),
+          )
           if (options.quiet) this.log(relative(process.cwd(), done.manifest))
           return
         }
         // Rows share warm browser processes instead of launching one per worker per row.
         const pool = new BrowserPool()
-        const batch = await renderBatch({
-          composition: args.composition,
-          batchFile: options.batch,
-          options,
-          baseVariables: variables,
-          resume,
-          render: (request) => renderComposition({...request, pool}),
-          signal: controller.signal,
-          onEvent,
-          webhook,
-        }).finally(() => pool.close())
+        const batch = await withBatchProgress(options, log, (onEvent) =>
+          renderBatch({
+            composition: args.composition,
+            batchFile: options.batch!,
+            options,
+            baseVariables: variables,
+            resume,
+            render: (request) => renderComposition({...request, pool}),
+            signal: controller.signal,
+            onEvent,
+            webhook,
+          }),
+        ).finally(() => pool.close())
         if (options.quiet) this.log(relative(process.cwd(), batch.manifest))
         // --json already carried them as webhook events.
         if (!options.json) for (const delivery of batch.undeliveredWebhooks) process.stderr.write(describeUndelivered(delivery, delivery.row) + '\n')

@@ -1,7 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 import {extname, relative} from 'node:path'
 import {BaseCommand} from '../cli/base-command.js'
-import {assertNoFailedRows, batchJsonLines, batchLines} from '../cli/batch-progress.js'
+import {assertNoFailedRows, withBatchProgress} from '../cli/batch-progress.js'
 import {renderFlags, renderFlagsToOptions} from '../cli/render-flags.js'
 import {describeWarning} from '../cli/render-progress.js'
 import {parseTimeFlag} from '../cli/time-flag.js'
@@ -60,21 +60,23 @@ export default class Still extends BaseCommand {
     const pool = new BrowserPool()
     try {
       if (options.batch) {
-        const batch = await renderBatch({
-          composition: args.composition,
-          batchFile: options.batch,
-          // Rows are planned as frames of a frame-file render: no video size rules apply to an image.
-          options: {...options, format: 'png-sequence'},
-          defaultTemplate: batchTemplate(defaultStillPath(args.composition, 'png')),
-          baseVariables: variables,
-          resume,
-          render: async (request) => {
-            const result = await renderStill({...request, still, pool})
-            return {output: result.output, durationSeconds: 0, bytes: result.bytes}
-          },
-          signal: controller.signal,
-          onEvent: options.json ? batchJsonLines : options.quiet ? undefined : batchLines((line) => this.log(line)),
-        })
+        const batch = await withBatchProgress(options, (line) => this.log(line), (onEvent) =>
+          renderBatch({
+            composition: args.composition,
+            batchFile: options.batch!,
+            // Rows are planned as frames of a frame-file render: no video size rules apply to an image.
+            options: {...options, format: 'png-sequence'},
+            defaultTemplate: batchTemplate(defaultStillPath(args.composition, 'png')),
+            baseVariables: variables,
+            resume,
+            render: async (request) => {
+              const result = await renderStill({...request, still, pool})
+              return {output: result.output, durationSeconds: 0, bytes: result.bytes}
+            },
+            signal: controller.signal,
+            onEvent,
+          }),
+        )
         if (options.quiet) this.log(relative(process.cwd(), batch.manifest))
         assertNoFailedRows(batch)
         return

@@ -1,0 +1,36 @@
+import {execFile} from 'node:child_process'
+import {writeFile} from 'node:fs/promises'
+import {join} from 'node:path'
+import {promisify} from 'node:util'
+import {describe, expect, it} from 'vitest'
+import {BatchTally} from '../../src/cli/batch-progress.js'
+import {CARD, useScratchDir} from '../batch/support.js'
+import {REPO_ROOT} from '../support/run-cli.js'
+
+const exec = promisify(execFile)
+
+describe('batch progress in a terminal', () => {
+  const scratch = useScratchDir()
+
+  it('counts rows done, failed and skipped, and derives rows/min and the ETA from the rows finished so far', () => {
+    let now = 0
+    const tally = new BatchTally(() => now)
+    tally.add({type: 'batch-start', composition: 'c', manifest: 'm', rows: 1000, toRender: 900, concurrency: 2, failFast: false})
+    expect(tally.describe()).toBe('100/1,000 rows done · 0.0 rows/min · ETA …')
+    for (let row = 100; row < 130; row++) tally.add({type: 'row', row, status: row === 105 ? 'failed' : 'completed', output: `${row}.mp4`})
+    now = 60_000
+    // 30 rows in a minute, 870 left: 29 minutes.
+    expect(tally.describe()).toBe('129/1,000 rows done · 1 failed · 30.0 rows/min · ETA 29m 00s')
+  })
+
+  it('shows the live line under a pseudo-terminal and ends with the summary', async () => {
+    const dir = scratch()
+    await writeFile(join(dir, 'rows.csv'), 'background\n#ff0000\n#00ff00\n#0000ff\n')
+    const command = `stty cols 160 rows 40; ${process.execPath} ${join(REPO_ROOT, 'bin/run.js')} still ${CARD} --batch rows.csv -o 'out/{index}.png'`
+    const {stdout} = await exec('script', ['-qfec', command, '/dev/null'], {cwd: dir, env: {...process.env, COLUMNS: '160'}, timeout: 120_000})
+    expect(stdout).toContain('Rendering 3 of 3 rows, 1 at a time')
+    expect(stdout).toMatch(/3\/3 rows done · [\d.]+ rows\/min · finishing|rows done · [\d.]+ rows\/min · ETA/)
+    expect(stdout).toMatch(/3 completed, 0 failed, 0 skipped in [\d.]+ s \([\d.]+ rows\/min\); manifest out\/manifest\.json/)
+    expect(stdout).not.toContain('row 0 (out/0.png): rendering')
+  })
+})
