@@ -2,9 +2,9 @@ import {createReadStream, createWriteStream, type WriteStream} from 'node:fs'
 import {mkdtemp, rm} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
-import {createInterface} from 'node:readline'
 import {once} from 'node:events'
 import type {BatchJob} from './preflight.js'
+import {readLines} from './rows/read-lines.js'
 
 /**
  * The checked rows of a running batch, one JSON line each, in a temporary file: the batch reads its
@@ -35,7 +35,7 @@ export class JobSpool {
   }
 
   async *jobs(): AsyncGenerator<BatchJob> {
-    for await (const line of createInterface({input: createReadStream(this.path), crlfDelay: Infinity})) yield JSON.parse(line) as BatchJob
+    for await (const line of readLines(createReadStream(this.path))) yield JSON.parse(line) as BatchJob
   }
 
   async remove(): Promise<void> {

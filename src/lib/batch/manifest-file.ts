@@ -2,9 +2,10 @@ import {randomUUID} from 'node:crypto'
 import {createReadStream} from 'node:fs'
 import {mkdir, open, rename, rm} from 'node:fs/promises'
 import {basename, dirname, join} from 'node:path'
-import {createInterface} from 'node:readline'
 import {JSONParser} from '@streamparser/json'
 import {EngineError} from '../errors/engine-error.js'
+import {previousJournal} from './manifest-journal.js'
+import {readLines} from './rows/read-lines.js'
 import {manifestHeadSchema, manifestRowSchema, type BatchManifest, type ManifestHead, type ManifestRow, type RowRecord} from './batch-manifest.js'
 
 /** The journal of `manifest.json`: `manifest.journal.jsonl` beside it. */
@@ -104,16 +105,21 @@ export async function readManifestFile(path: string, onRow: (row: ManifestRow) =
 }
 
 /**
- * Replays the journal beside a manifest: each complete line, in order. A last line cut short by a
- * crash (or anything after it) is ignored: its change was never acknowledged.
+ * Replays the journals beside a manifest (the one a compaction moved aside, if a crash left it,
+ * then the current one): each complete line, in order. A last line cut short by a crash (or
+ * anything after it) is ignored: its change was never acknowledged.
  */
-export async function readJournal(path: string, onRecord: (record: RowRecord) => void): Promise<void> {
-  const lines = createInterface({input: createReadStream(path), crlfDelay: Infinity})
+export async function readJournal(manifestPath: string, onRecord: (record: RowRecord) => void): Promise<void> {
+  const current = journalPath(manifestPath)
+  for (const path of [previousJournal(current), current]) await replay(path, onRecord)
+}
+
+async function replay(path: string, onRecord: (record: RowRecord) => void): Promise<void> {
   try {
-    for await (const line of lines) {
+    for await (const line of readLines(createReadStream(path))) {
       let record: RowRecord
       try {
-        record = manifestRowSchema.omit({output: true, variables: true}).parse(JSON.parse(line))
+        record = recordSchema.parse(JSON.parse(line))
       } catch {
         return
       }
@@ -122,10 +128,10 @@ export async function readJournal(path: string, onRecord: (record: RowRecord) =>
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return
     throw error
-  } finally {
-    lines.close()
   }
 }
+
+const recordSchema = manifestRowSchema.omit({output: true, variables: true})
 
 /**
  * The whole manifest of a batch, as its files say now (the journal replayed over `manifest.json`),
@@ -136,7 +142,7 @@ export async function readManifest(path: string): Promise<BatchManifest | undefi
   const head = await readManifestFile(path, (row) => rows.push(row))
   if (!head) return undefined
   const byIndex = new Map(rows.map((row, position) => [row.index, position]))
-  await readJournal(journalPath(path), (record) => {
+  await readJournal(path, (record) => {
     const position = byIndex.get(record.index)
     if (position === undefined) return
     const {output, variables} = rows[position]

@@ -1,4 +1,4 @@
-import {open, type FileHandle} from 'node:fs/promises'
+import {open, rename, rm, type FileHandle} from 'node:fs/promises'
 
 interface Waiting {
   line: string
@@ -11,19 +11,26 @@ interface Waiting {
  * a write is in flight go out together in the next one (one write and one fdatasync per group), so
  * the cost per change stays the same however many rows the batch has, and a change is acknowledged
  * only once it is on disk.
+ *
+ * Compaction rotates it: the journal becomes `<path>.old` and a new one takes every later change
+ * while the manifest is rewritten, so rows never wait for a compaction; `.old` is removed once the
+ * manifest holds it. A crash leaves the manifest and up to two journals, replayed oldest first.
  */
 export class ManifestJournal {
   private readonly waiting: Waiting[] = []
   private flushing: Promise<void> | undefined
   private held = false
 
-  private constructor(private readonly file: FileHandle) {}
+  private constructor(
+    readonly path: string,
+    private file: FileHandle,
+  ) {}
 
-  /** Opens the journal at `path` empty: the manifest written just before holds everything it had. */
+  /** Opens the journal at `path` empty: the manifest written just before holds everything both journals had. */
   static async open(path: string): Promise<ManifestJournal> {
-    const file = await open(path, 'a')
-    await file.truncate(0)
-    return new ManifestJournal(file)
+    await rm(previousJournal(path), {force: true})
+    const file = await open(path, 'w')
+    return new ManifestJournal(path, file)
   }
 
   append(line: string): Promise<void> {
@@ -34,23 +41,28 @@ export class ManifestJournal {
   }
 
   /**
-   * Runs `during` with no journal write in flight and none starting (lines keep queueing), then
-   * empties the journal: for compaction, where `during` has written everything acknowledged so far
-   * into the manifest.
+   * Compacts: moves the journal aside (after the write in flight, while new lines queue for a few
+   * milliseconds), runs `rewrite` (which writes the manifest from memory, so it holds everything
+   * the journal moved aside had), then removes the moved journal.
    */
-  async compact(during: () => Promise<void>): Promise<void> {
+  async compact(rewrite: () => Promise<void>): Promise<void> {
     this.held = true
     try {
       await this.flushing
-      await during()
-      await this.file.truncate(0)
+      const previous = this.file
+      await rename(this.path, previousJournal(this.path))
+      this.file = await open(this.path, 'w')
+      await previous.close()
     } finally {
       this.held = false
       this.kick()
     }
+    await rewrite()
+    await rm(previousJournal(this.path), {force: true})
   }
 
   async close(): Promise<void> {
+    this.held = true
     await this.flushing
     await this.file.close()
   }
@@ -73,4 +85,9 @@ export class ManifestJournal {
       for (const entry of group) entry.reject(error)
     }
   }
+}
+
+/** Where a journal waits while a compaction writes the manifest that will hold it. */
+export function previousJournal(path: string): string {
+  return `${path}.old`
 }

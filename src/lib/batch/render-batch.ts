@@ -3,7 +3,7 @@ import {resolve} from 'node:path'
 import type {Readable} from 'node:stream'
 import {batchLayout} from './batch-concurrency.js'
 import {applyVariables} from '../compose/apply-variables.js'
-import {compileComposition} from '../compose/compile-composition.js'
+import {compileComposition, type CompiledComposition} from '../compose/compile-composition.js'
 import {getFormat} from '../encode/format-registry.js'
 import {servedCoverage} from '../fonts/row-text-coverage.js'
 import {planRender} from '../plan/plan-render.js'
@@ -15,8 +15,8 @@ import type {BatchEventListener} from './batch-events.js'
 import {JobSpool} from './job-spool.js'
 import {ManifestStore} from './manifest-store.js'
 import {defaultOutputTemplate} from './output-template.js'
-import {preflightBatch} from './preflight.js'
-import {openRowSource, readRows} from './rows/read-rows.js'
+import {preflightBatch, type PreflightInput, type PreflightResult} from './preflight.js'
+import {openRowSource, readRows, type RowSource} from './rows/read-rows.js'
 import {STDIN_BATCH} from './rows/batch-format.js'
 import {runBatch, type BatchSummary, type RenderRow} from './run-batch.js'
 import {sweepPartialOutputs} from './sweep-partial-outputs.js'
@@ -48,6 +48,55 @@ export interface BatchRequest {
 }
 
 /**
+ * Reads and checks every row into the spool, then removes what killed renders left beside the
+ * outputs: once per batch, not per row (a row's own sweep would read its folder, which holds every
+ * other row's output). The map of outputs the check needed is dropped when this returns.
+ */
+async function checkRows(
+  source: RowSource,
+  compiled: CompiledComposition,
+  input: Pick<PreflightInput, 'template' | 'rowOutputs' | 'cwd' | 'baseVariables'> & {options: ResolvedRenderOptions},
+  spool: JobSpool,
+): Promise<Omit<PreflightResult, 'outputs'>> {
+  const {outputs, ...checked} = await preflightBatch(
+    {
+      ...input,
+      rows: readRows(source, compiled.declarations),
+      declarations: compiled.declarations,
+      compositionId: compiled.compositionId,
+      strict: input.options.strictVariables,
+      compositionFindings: compiled.findings,
+      fontCoverage: servedCoverage(compiled.fonts),
+      strictFonts: input.options.strictFonts,
+      fontFindings: compiled.fonts.findings,
+    },
+    (job) => spool.append(job),
+  )
+  await spool.seal()
+  await sweepPartialOutputs(outputs)
+  return checked
+}
+
+/**
+ * The batch's manifest store: every row pending, or with `--resume` the rows an earlier run
+ * completed kept (the records read for that are dropped when this returns).
+ */
+async function openStore(
+  identity: BatchIdentity,
+  checked: Pick<PreflightResult, 'manifestPath' | 'total'>,
+  spool: JobSpool,
+  emit: BatchEventListener,
+  request: Pick<BatchRequest, 'resume' | 'webhook' | 'options'>,
+): Promise<ManifestStore> {
+  // A row's own webhook call and poster come after its output is in place: a row killed between the two is not adopted.
+  const adopt = request.webhook === undefined && request.options.poster === undefined
+  const resumed: ResumedRows = request.resume ? await resumeRows(identity, checked.manifestPath, spool.jobs(), adopt) : {kept: new Map(), notices: []}
+  for (const notice of resumed.notices) emit({type: 'warning', ...notice})
+  const head = manifestHead(identity, checked.total, resumed.createdAt)
+  return ManifestStore.start(checked.manifestPath, head, checked.total, () => spool.jobs(), resumed.kept)
+}
+
+/**
  * `engine render --batch`: reads the rows once as a stream and checks all of them before the first
  * render (throwing one BATCH_PREFLIGHT error that lists the problems), then renders them with a
  * manifest next to the outputs. Memory does not grow with the rows: checked rows wait in a spool
@@ -75,27 +124,8 @@ export async function renderBatch(request: BatchRequest): Promise<BatchSummary> 
   const outputTemplate = resolve(cwd, options.output ?? request.defaultTemplate ?? defaultOutputTemplate(compositionPath, format, cwd))
   const spool = await JobSpool.create()
   try {
-    const checked = await preflightBatch(
-      {
-        rows: readRows(source, compiled.declarations),
-        template: outputTemplate,
-        rowOutputs: options.output === undefined,
-        cwd,
-        declarations: compiled.declarations,
-        compositionId: compiled.compositionId,
-        baseVariables,
-        strict: options.strictVariables,
-        compositionFindings: compiled.findings,
-        fontCoverage: servedCoverage(compiled.fonts),
-        strictFonts: options.strictFonts,
-        fontFindings: compiled.fonts.findings,
-      },
-      (job) => spool.append(job),
-    )
-    await spool.seal()
+    const checked = await checkRows(source, compiled, {template: outputTemplate, rowOutputs: options.output === undefined, cwd, baseVariables, options}, spool)
     for (const warning of checked.warnings) emit({type: 'warning', ...warning})
-    // Once per batch, not per row: a row's own sweep would read its folder, which holds every other row's output.
-    await sweepPartialOutputs(checked.outputs)
 
     const identity: BatchIdentity = {
       composition: compositionPath,
@@ -106,13 +136,7 @@ export async function renderBatch(request: BatchRequest): Promise<BatchSummary> 
       outputTemplate,
       settings: renderSettings(options),
     }
-    // A row's own webhook call and poster come after its output is in place: a row killed between the two is not adopted.
-    const adopt = request.webhook === undefined && options.poster === undefined
-    const resumed: ResumedRows = request.resume ? await resumeRows(identity, checked.manifestPath, spool.jobs(), adopt) : {kept: new Map(), notices: []}
-    for (const notice of resumed.notices) emit({type: 'warning', ...notice})
-    const head = manifestHead(identity, checked.total, resumed.createdAt)
-    const store = await ManifestStore.start(checked.manifestPath, head, checked.total, () => spool.jobs(), resumed.kept)
-
+    const store = await openStore(identity, checked, spool, emit, request)
     const pendingRows = checked.total - store.counts.completed
     const layout = batchLayout(options.batchConcurrency, pendingRows, {cores: availableParallelism(), loadAverage: loadavg()[0], freeMemoryBytes: freemem()})
     const rowOptions = layout.workersPerRow !== undefined && options.workers === 'auto' ? {...options, workers: layout.workersPerRow} : options

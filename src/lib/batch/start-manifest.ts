@@ -8,7 +8,7 @@ import {formatFps, parseFps} from '../plan/fps.js'
 import type {ResolvedRenderOptions} from '../plan/render-options.js'
 import {completedOutputProblem} from './check-completed-output.js'
 import {MANIFEST_VERSION, type ManifestHead, type RenderSettings, type RowRecord} from './batch-manifest.js'
-import {journalPath, readJournal, readManifestFile} from './manifest-file.js'
+import {readJournal, readManifestFile} from './manifest-file.js'
 import {MAX_LISTED, type BatchJob} from './preflight.js'
 
 /** What makes two runs the same batch. */
@@ -95,7 +95,7 @@ export async function resumeRows(identity: BatchIdentity, manifestPath: string, 
   if (!head) {
     return {kept: new Map(), notices: [{code: 'resume-no-manifest', message: `--resume: there is no ${manifestPath} yet, so every row is rendered`}]}
   }
-  await readJournal(journalPath(manifestPath), remember)
+  await readJournal(manifestPath, remember)
   assertSameBatch(head, identity, manifestPath)
 
   const format = getFormat(identity.settings.format)

@@ -1,5 +1,5 @@
 import type {Readable} from 'node:stream'
-import {createInterface} from 'node:readline'
+import {readLines} from './read-lines.js'
 import {isPlainObject, kindOf, splitRow, type SourceRow} from './source-row.js'
 
 /**
@@ -9,7 +9,7 @@ import {isPlainObject, kindOf, splitRow, type SourceRow} from './source-row.js'
 export async function* jsonLinesRows(input: Readable, declared: ReadonlySet<string>): AsyncGenerator<SourceRow> {
   let line = 0
   let index = 0
-  for await (const raw of createInterface({input, crlfDelay: Infinity})) {
+  for await (const raw of readLines(input)) {
     line++
     const text = line === 1 ? raw.replace(/^\uFEFF/, '') : raw
     if (text.trim() === '') continue
