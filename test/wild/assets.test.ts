@@ -12,7 +12,8 @@ const BODY = `<style>.panel { width: 80px; height: 40px; background-image: url('
 <div id="hero" style="width: 40px; height: 40px; background: url(&quot;bg/missing.jpg&quot;) center / cover"></div>
 <picture><source srcset="wide.webp 2x, narrow.webp"><img src="present.png" width="10" height="10"></picture>
 <img src="https://cdn.example.test/remote.png" width="1" height="1"><img src="data:image/png;base64,AAAA" width="1" height="1">
-<img src="../outside-missing.png" width="1" height="1"><img src="../outside.png" width="1" height="1">`
+<img src="../outside-missing.png" width="1" height="1"><img src="../outside.png" width="1" height="1">
+<p style="font-family: Gone">g</p>`
 
 describe('a missing image', SLOW, () => {
   const project = useProject()
@@ -22,7 +23,7 @@ describe('a missing image', SLOW, () => {
     await project.write('outside.png', 'not inside the project')
   })
 
-  it('is an asset-missing warning at render with the path, once each; present, remote and data URLs and @font-face sources are not', async () => {
+  it('is an asset-missing warning at render with the path, once each; present, remote and data URLs are not', async () => {
     const composition = await project.write('site/index.html', page(BODY))
     const {warnings} = await render(composition, {output: join(project.dir(), 'out.mp4'), network: false})
     const missing = warnings.filter((warning) => warning.code === 'asset-missing').map((warning) => warning.message)
@@ -34,9 +35,14 @@ describe('a missing image', SLOW, () => {
       // The page cannot reach above its project: the file beside it is as missing as any other.
       expect.stringMatching(/^<img> names \.\.\/outside\.png, but outside\.png does not exist in .*site/),
       expect.stringMatching(/^a url\(\) in <style> \(background-image\) names img\/none\.png, but img\/none\.png does not exist/),
+      expect.stringMatching(/^the src of an @font-face rule in <style> names fonts\/gone\.woff2, but fonts\/gone\.woff2 does not exist/),
       expect.stringMatching(/^a url\(\) in the style attribute of <div id="hero"> names bg\/missing\.jpg/),
     ])
-    expect(missing.join('\n')).not.toMatch(/present|remote|data:|gone\.woff2/)
+    expect(missing.join('\n')).not.toMatch(/present|remote|data:/)
+    // Text in the family whose file is missing falls back, and the fix points at that rule, not at installing "Gone".
+    expect(warnings.filter((warning) => warning.code === 'font-fallback').map((warning) => warning.message)).toEqual([
+      expect.stringMatching(/^font "Gone" 400 is not available to the page, so <p> "g" falls back to another font: the composition's @font-face rule for it did not load/),
+    ])
   })
 
   it('added by a script later is told when the page asks for it', async () => {

@@ -7,7 +7,7 @@ import {projectFile} from '../sandbox/project-file.js'
 import {describeElement, isInsideTemplate} from './load-html.js'
 import {isRelativeUrl} from './rebase-url.js'
 
-/** An image the page names that is not in the project: it would render blank without a word. */
+/** An image or font file the page names that is not in the project: it would render blank, or in another font, without a word. */
 export interface MissingAsset {
   /** Where the page names it: `<img id="logo">`, `the poster of <video>`, `a url() in <style>`. */
   where: string
@@ -21,10 +21,10 @@ const MAX_URLS = 500
 const CSS_URL = /url\(\s*(['"]?)([^'")]*)\1\s*\)/g
 
 /**
- * The project files a compiled page names as images that do not exist: `<img src>` and `srcset`,
- * `<source srcset>`, `<video poster>`, SVG `<image href>`, and `url()`s in its styles (not those of
- * `@font-face`, which the fonts stage reports). Relative URLs resolve against the page's folder,
- * rooted ones against the project; remote and data URLs are not files of the project.
+ * The project files a compiled page names as images or fonts that do not exist: `<img src>` and
+ * `srcset`, `<source srcset>`, `<video poster>`, SVG `<image href>`, and `url()`s in its styles
+ * (`@font-face` sources included). Relative URLs resolve as the browser resolves them against the
+ * page's folder; remote and data URLs are not files of the project.
  */
 export async function findMissingAssets($: CheerioAPI, options: {pageDir: string; projectDir: string}): Promise<MissingAsset[]> {
   const named: Omit<MissingAsset, 'path'>[] = []
@@ -44,8 +44,9 @@ export async function findMissingAssets($: CheerioAPI, options: {pageDir: string
   $('style').each((_, element) => {
     try {
       postcss.parse($(element).text()).walkDecls((declaration) => {
-        if (declaration.parent?.type === 'atrule' && declaration.parent.name.toLowerCase() === 'font-face') return
-        for (const match of declaration.value.matchAll(CSS_URL)) add(`a url() in <style> (${declaration.prop})`, match[2])
+        const fontFace = declaration.parent?.type === 'atrule' && declaration.parent.name.toLowerCase() === 'font-face'
+        const where = fontFace ? `the src of an @font-face rule in <style>` : `a url() in <style> (${declaration.prop})`
+        for (const match of declaration.value.matchAll(CSS_URL)) add(where, match[2])
       })
     } catch {
       // An unparsable sheet is the browser's to skip.

@@ -43,7 +43,8 @@ export function missingFamilyFix(family: string): string {
   return `Fix: \`engine fonts add "${family}"\` (needs the npm registry once), or an @font-face rule pointing at the font file`
 }
 
-export function fallbackMessage(record: FontFallbackRecord): string {
+/** `declared`: the composition's own @font-face rule names the family, so its file is what failed. */
+export function fallbackMessage(record: FontFallbackRecord, declared = false): string {
   const face = `"${record.family}" ${record.weight}${record.style === 'normal' ? '' : ` ${record.style}`}`
   const where = `${record.element} "${record.excerpt}"`
   switch (record.reason) {
@@ -55,7 +56,9 @@ export function fallbackMessage(record: FontFallbackRecord): string {
         `Fix: a family that covers them (bundled Inter, Roboto and Noto Sans cover Latin, Cyrillic, Greek and Vietnamese; \`engine fonts list\` shows the subsets of each), or an @font-face rule for a font that has them`
       )
     case 'not-available':
-      return `font ${face} is not available to the page, so ${where} falls back to another font. ${missingFamilyFix(record.family)}`
+      return declared
+        ? `font ${face} is not available to the page, so ${where} falls back to another font: the composition's @font-face rule for it did not load. Fix: the file its src names (an asset-missing warning names a missing one), or a src that points at a font file of the project`
+        : `font ${face} is not available to the page, so ${where} falls back to another font. ${missingFamilyFix(record.family)}`
   }
 }
 
@@ -65,9 +68,10 @@ export function fallbackMessage(record: FontFallbackRecord): string {
  */
 export function pageFontFindings(report: PageFontReport, compiled: CompiledFontFindings): FontFinding[] {
   const reported = new Set(compiled.findings.map((finding) => finding.family?.toLowerCase()).filter(Boolean))
+  const declared = new Set(compiled.families.flatMap((family) => (family.source === 'project' ? [family.family.toLowerCase()] : [])))
   const fallbacks: FontFinding[] = report.fallbacks
     .filter((record) => !(record.reason === 'not-available' && reported.has(record.family.toLowerCase())))
-    .map((record) => ({code: 'font-fallback', family: record.family, message: fallbackMessage(record)}))
+    .map((record) => ({code: 'font-fallback', family: record.family, message: fallbackMessage(record, declared.has(record.family.toLowerCase()))}))
   const substituted = new Map(compiled.families.flatMap((family) => (family.substitute ? [[family.family.toLowerCase(), {...family, substitute: family.substitute}] as const] : [])))
   const substitutions = report.drawn.flatMap((name) => {
     const family = substituted.get(name.toLowerCase())
