@@ -35,7 +35,11 @@ export class AnimationSeeker {
   seekTimelines(seconds: number): void {
     for (const {instanceKey, timeline} of this.registry.entries) {
       if (timeline.paused && timeline.pause && !timeline.paused()) timeline.pause()
-      timeline.totalTime(Math.max(0, seconds - this.instanceStart(instanceKey)), false)
+      const local = Math.max(0, seconds - this.instanceStart(instanceKey))
+      timeline.totalTime(local, false)
+      // A timeline still at 0 renders nothing for a seek to 0, so a set() at its start would be
+      // missing from the first frame although a browser playing it shows it from the first tick.
+      if (local === 0) timeline.render?.(0, false, true)
     }
   }
 

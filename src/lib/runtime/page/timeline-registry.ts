@@ -9,6 +9,8 @@ export interface SeekableTimeline {
   /** GSAP: seconds with repeats; one cycle. */
   totalDuration?(): number
   duration?(): number
+  /** GSAP: renders `totalTime`; `force` renders even when the time has not moved. */
+  render?(totalTime: number, suppressEvents?: boolean, force?: boolean): unknown
 }
 
 /** A GSAP timeline repeating forever reports about 1e10 s: anything longer than a day has no usable length. */
