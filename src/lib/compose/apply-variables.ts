@@ -18,8 +18,11 @@ export function applyVariables(template: CompiledComposition, variables: Record<
   }
 }
 
+/** Compiles a composition file: compileComposition, or the same elsewhere (the server compiles in a worker thread). */
+export type CompileFunction = (path: string, options: CompileOptions) => Promise<CompiledComposition>
+
 /** The render's compiled composition: `template` with the values applied when there is one, else the file compiled now. */
-export function compileOrApply(path: string, options: CompileOptions & {template?: CompiledComposition}): Promise<CompiledComposition> {
-  const {template, ...compile} = options
-  return template ? Promise.resolve(applyVariables(template, compile.variables, compile.strictVariables)) : compileComposition(path, compile)
+export function compileOrApply(path: string, options: CompileOptions & {template?: CompiledComposition; compile?: CompileFunction}): Promise<CompiledComposition> {
+  const {template, compile = compileComposition, ...compileOptions} = options
+  return template ? Promise.resolve(applyVariables(template, compileOptions.variables, compileOptions.strictVariables)) : compile(path, compileOptions)
 }

@@ -13,6 +13,7 @@ import type {VariableDeclaration} from '../variables/variable-declaration.js'
 import {checkCompositionAttributes} from './check-composition-attributes.js'
 import {findMissingAssets, missingAssetMessage} from './find-missing-assets.js'
 import {inlineProjectStylesheets} from './inline-stylesheets.js'
+import {assertDepthWithinBudget, assertDurationWithinBudget, BudgetMeter, measureTree} from './compile-budget.js'
 import {describeElement, isInsideTemplate} from './load-html.js'
 import {parseComposition, type HostSource, type ParsedComposition} from './parse-composition.js'
 import {parseVariableValues} from './parse-variable-values.js'
@@ -98,6 +99,7 @@ interface CompileContext {
   notices: CompileNotice[]
   markers: ScriptLineMarkers
   sourceFiles: Record<string, string>
+  budget: BudgetMeter
 }
 
 interface PendingHost {
@@ -121,11 +123,14 @@ interface PendingHost {
 export async function compileComposition(path: string, options: CompileOptions = {}): Promise<CompiledComposition> {
   const file = resolve(path)
   const source = await readCompositionFile(file, 'composition')
-  const parsed = parseComposition(source)
+  const parsed = parseComposition(source, path)
   const problems = checkCompositionAttributes(parsed, {isRoot: true})
   if (problems.length > 0) {
     throw new EngineError('COMPOSITION_INVALID', `${path}: ${problems.map((problem) => problem.message).join('; ')}`, {file: path, problems})
   }
+  if (parsed.duration.value !== undefined) assertDurationWithinBudget(parsed.duration.value, path)
+  const budget = new BudgetMeter(path)
+  budget.addElements(parsed.elementCount)
   const strict = options.strictVariables ?? false
   const notices = checkDeclarations(parsed, path, strict)
   const declarations = parsed.declarations.declarations
@@ -139,6 +144,7 @@ export async function compileComposition(path: string, options: CompileOptions =
     notices,
     markers: new ScriptLineMarkers(),
     sourceFiles: {[file]: sha256(source)},
+    budget,
     findings: options.variables
       ? validateVariableValues(declarations, options.variables, {source: '--variables', compositionId, strict})
       : [],
@@ -158,6 +164,8 @@ export async function compileComposition(path: string, options: CompileOptions =
   for (const asset of await findMissingAssets(parsed.$, {pageDir: context.rootDir, projectDir})) {
     context.notices.push({code: 'asset-missing', message: missingAssetMessage(asset, projectDir), path: asset.path})
   }
+  // Each file was within the depth budget; hosts nest them, so the page as a whole is checked too.
+  assertDepthWithinBudget(measureTree(parsed.$.root()[0]).depth, path)
   const fonts = await prepareFonts(parsed.$, {env: options.env, fontPackages: options.fontPackages, downloadFonts: options.downloadFonts})
   const {html, lines: scriptLines} = context.markers.resolve(parsed.$.html())
   return {
@@ -191,10 +199,12 @@ async function inlineHost({host, file, display, chain}: PendingHost, key: string
       {chain: names},
     )
   }
+  context.budget.addInstance(where)
   await assertInsideProject(subFile, context.projectDir, `data-composition-src="${host.src}" on ${where}`)
   const subSource = await readCompositionFile(subFile, `data-composition-src="${host.src}" on ${where}`)
   context.sourceFiles[subFile] = sha256(subSource)
-  const sub = parseComposition(subSource)
+  const sub = parseComposition(subSource, subDisplay)
+  context.budget.addElements(sub.elementCount)
   const problems = checkCompositionAttributes(sub, {isRoot: false})
   if (problems.length > 0 || !sub.root) {
     throw new EngineError('COMPOSITION_INVALID', `${subDisplay} (included by ${where}): ${problems.map((problem) => problem.message).join('; ')}`, {

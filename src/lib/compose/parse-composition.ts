@@ -1,7 +1,8 @@
 import type {CheerioAPI} from 'cheerio'
-import type {Element} from 'domhandler'
+import {isTag, type AnyNode, type Element} from 'domhandler'
 import {parseDeclarations, type ParsedDeclarations} from '../variables/parse-declarations.js'
-import {isInsideTemplate, lineOf, loadHtml} from './load-html.js'
+import {assertDepthWithinBudget, assertSourceWithinBudget, COMPILE_BUDGET, measureTree, type CompileBudget} from './compile-budget.js'
+import {lineOf, loadHtml} from './load-html.js'
 
 export interface NumberAttribute {
   /** The value as written; undefined when the attribute is absent. */
@@ -61,6 +62,8 @@ export interface ParsedComposition {
   clips: ClipSource[]
   hosts: HostSource[]
   media: MediaSource[]
+  /** Elements of the whole file, template content included. */
+  elementCount: number
 }
 
 const NUMBER = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/
@@ -89,20 +92,19 @@ export function parseNumberAttribute(element: Element | undefined, name: string)
 /**
  * Reads one composition file's source into a model: root attributes, declarations, clips,
  * sub-composition hosts and media. Only what lies in the root composition counts; the content of
- * a host is replaced by its sub-composition, so nothing inside a host is read.
+ * a host is replaced by its sub-composition, so nothing inside a host is read. A file over the
+ * compile budget (elements, nesting) is refused with LIMIT_EXCEEDED naming `display`.
  */
-export function parseComposition(source: string): ParsedComposition {
+export function parseComposition(source: string, display = 'composition', budget: CompileBudget = COMPILE_BUDGET): ParsedComposition {
+  assertSourceWithinBudget(source, display, budget)
   const $ = loadHtml(source)
+  const {elements: elementCount, depth} = measureTree($.root()[0])
+  assertDepthWithinBudget(depth, display, budget)
   const htmlElement = $('html')[0]
   const root = findCompositionRoot($)
   const declarationsElement = [htmlElement, root].find((element) => element?.attribs['data-composition-variables'] !== undefined)
   const scope = root ?? htmlElement
-  const inScope = scope
-    ? $(scope)
-        .find('*')
-        .toArray()
-        .filter((element) => !isInsideTemplate(element, scope) && !insideHost(element, scope))
-    : []
+  const inScope = scope ? elementsInScope(scope) : []
 
   const clips: ClipSource[] = []
   const hosts: HostSource[] = []
@@ -155,6 +157,7 @@ export function parseComposition(source: string): ParsedComposition {
     clips,
     hosts,
     media,
+    elementCount,
   }
 }
 
@@ -165,9 +168,20 @@ function parseStart(raw: string | undefined): number | {after: string} {
   return NUMBER.test(trimmed) ? Number(trimmed) : {after: trimmed}
 }
 
-function insideHost(element: Element, boundary: Element): boolean {
-  for (let current = element.parent; current && current !== boundary; current = current.parent) {
-    if (current.type === 'tag' && (current as Element).attribs['data-composition-src'] !== undefined) return true
+/**
+ * The elements below `scope` in document order, one pass without recursion: a host's content is
+ * not entered (its sub-composition replaces it), nor a `<template>`'s content (a document node of
+ * its own, not an element).
+ */
+function elementsInScope(scope: Element): Element[] {
+  const found: Element[] = []
+  const stack: AnyNode[] = [...scope.children].reverse()
+  while (stack.length > 0) {
+    const node = stack.pop()!
+    if (!isTag(node)) continue
+    found.push(node)
+    if (node.attribs['data-composition-src'] !== undefined) continue
+    for (let index = node.children.length - 1; index >= 0; index--) stack.push(node.children[index])
   }
-  return false
+  return found
 }

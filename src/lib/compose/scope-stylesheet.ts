@@ -50,6 +50,9 @@ export function scopeStylesheet(css: string, instanceKey: string, rebase: UrlReb
     ;(isGlobal ? global : scoped).push(node)
   }
   const scope = postcss.atRule({name: 'scope', params: scopeParams, nodes: []})
+  // Detached first: appending a node still in the root removes it from there one by one, which is
+  // quadratic in the number of rules (a 1 MB stylesheet took 3.2 s, 4 MB 36 s).
+  root.removeAll()
   scope.append(scoped)
   scope.walkRules((rule) => {
     rule.selectors = rule.selectors.map(rewriteRootSelector)

@@ -1,6 +1,7 @@
 import {readFile} from 'node:fs/promises'
 import {dirname, join, resolve} from 'node:path'
 import {compileComposition} from '../compose/compile-composition.js'
+import {isEngineError} from '../errors/engine-error.js'
 import {describeElement, lineOf} from '../compose/load-html.js'
 import {parseComposition, type HostSource, type ParsedComposition} from '../compose/parse-composition.js'
 import {parseVariableValues} from '../compose/parse-variable-values.js'
@@ -24,7 +25,7 @@ export async function lintComposition(path: string, options: LintOptions = {}): 
   const parsedFiles = new Map<string, ParsedComposition | undefined>()
 
   const visit = async (file: string, display: string, source: string, chain: string[]): Promise<ParsedComposition> => {
-    const parsed = parseComposition(source)
+    const parsed = parseComposition(source, display)
     parsedFiles.set(file, parsed)
     findings.push(...lintFile(parsed, display, {isRoot: chain.length === 0, alpha: options.alpha}))
     for (const host of parsed.hosts) {
@@ -84,7 +85,9 @@ async function compiledFindings(file: string, display: string): Promise<LintFind
   let compiled
   try {
     compiled = await compileComposition(file)
-  } catch {
+  } catch (error) {
+    // Over a compile budget (too many instances, say) the composition cannot render: say so.
+    if (isEngineError(error) && error.code === 'LIMIT_EXCEEDED') throw error
     return []
   }
   // A substitution is drawn on purpose: `engine fonts resolve` shows it, it is no finding.

@@ -15,7 +15,7 @@ export const DEFAULT_RENDER_LIMITS: RenderLimits = {maxDurationSeconds: 600, max
  * Throws LIMIT_EXCEEDED, naming the composition attribute, its value and the limit, when a planned
  * render is longer or larger than allowed. Runs after compile and plan, before any browser starts.
  */
-export function assertWithinLimits(plan: Pick<RenderPlan, 'width' | 'height' | 'totalFrames' | 'fps'>, limits: RenderLimits): void {
+export function assertWithinLimits(plan: Pick<RenderPlan, 'width' | 'height' | 'totalFrames' | 'fps' | 'scale'>, limits: RenderLimits): void {
   const durationSeconds = (plan.totalFrames * plan.fps.den) / plan.fps.num
   if (durationSeconds > limits.maxDurationSeconds) {
     throw new EngineError(
@@ -24,14 +24,25 @@ export function assertWithinLimits(plan: Pick<RenderPlan, 'width' | 'height' | '
       {field: 'data-duration', value: round(durationSeconds), limit: limits.maxDurationSeconds},
     )
   }
-  const pixels = plan.width * plan.height
-  if (pixels > limits.maxPixels) {
-    throw new EngineError(
-      'LIMIT_EXCEEDED',
-      `data-width x data-height: ${plan.width}x${plan.height} is ${pixels} pixels per frame; this server renders at most ${limits.maxPixels} (engine serve --max-pixels)`,
-      {field: 'data-width x data-height', value: `${plan.width}x${plan.height}`, pixels, limit: limits.maxPixels},
-    )
-  }
+  assertPixelsWithinLimits(plan, limits)
+}
+
+/**
+ * Throws LIMIT_EXCEEDED when the frames drawn (the composition's size times `scale`) have more
+ * pixels than allowed: what costs memory and time is the drawn frame, not the CSS size.
+ */
+export function assertPixelsWithinLimits(plan: Pick<RenderPlan, 'width' | 'height' | 'scale'>, limits: Pick<RenderLimits, 'maxPixels'>): void {
+  const scale = plan.scale ?? 1
+  const width = Math.round(plan.width * scale)
+  const height = Math.round(plan.height * scale)
+  const pixels = width * height
+  if (pixels <= limits.maxPixels) return
+  const drawn = scale === 1 ? `${width}x${height}` : `${plan.width}x${plan.height} at scale ${scale} is ${width}x${height}, which`
+  throw new EngineError(
+    'LIMIT_EXCEEDED',
+    `data-width x data-height: ${drawn} is ${pixels} pixels per frame; this server renders at most ${limits.maxPixels} (engine serve --max-pixels)`,
+    {field: scale === 1 ? 'data-width x data-height' : 'scale', value: `${width}x${height}`, pixels, limit: limits.maxPixels, ...(scale !== 1 && {scale})},
+  )
 }
 
 const round = (seconds: number) => Math.round(seconds * 1000) / 1000

@@ -2,7 +2,7 @@ import {mkdtemp, rm} from 'node:fs/promises'
 import {availableParallelism, tmpdir} from 'node:os'
 import {join, resolve} from 'node:path'
 import type {BrowserPool} from '../browser/browser-pool.js'
-import {compileOrApply} from '../compose/apply-variables.js'
+import {compileOrApply, type CompileFunction} from '../compose/apply-variables.js'
 import type {CompiledComposition} from '../compose/compile-composition.js'
 import {outputExtension} from '../encode/format-plugin.js'
 import {getFormat} from '../encode/format-registry.js'
@@ -59,6 +59,8 @@ export interface RenderRequest {
   template?: CompiledComposition
   /** What killed renders of this output left beside it is already removed (a batch sweeps once for all its rows). */
   partialsSwept?: boolean
+  /** How to compile the file when there is no template (default compileComposition in this thread). */
+  compile?: CompileFunction
 }
 
 export interface RenderResult {
@@ -99,6 +101,7 @@ async function render(request: RenderRequest, emit: (event: RenderEvent) => void
   emit({type: 'stage', stage: 'compile'})
   const compiled = await compileOrApply(request.composition, {
     template: request.template,
+    compile: request.compile,
     variables: request.variables,
     strictVariables: options.strictVariables,
     projectDir: request.projectDir,

@@ -8,6 +8,7 @@ import {EngineError, toEngineError} from '../errors/engine-error.js'
 import type {RenderLimits} from '../plan/render-limits.js'
 import type {RenderOptionsInput} from '../plan/render-options.js'
 import {defaultWorkerCount} from '../plan/worker-count.js'
+import {compileOffThread} from './compile-off-thread.js'
 import {resolveRenderOptions} from '../render/resolve-options.js'
 import {BrowserPool} from '../browser/browser-pool.js'
 import {renderComposition, type RenderRequest, type RenderResult} from '../render/render-composition.js'
@@ -47,6 +48,8 @@ export interface RenderServiceOptions {
   root?: string
   /** Compositions may load public URLs (default true; `engine serve --no-network` clears it). */
   network?: boolean
+  /** An idle browser process is ended after this long (default 60 s). */
+  browserIdleMs?: number
 }
 
 interface Job {
@@ -80,11 +83,17 @@ export class RenderService {
   private readonly pending = new Map<string, Promise<void>>()
   private readonly render: RenderFunction
   private readonly log: (line: string) => void
-  /** Warm browser processes shared by the renders this service runs one after another. */
-  private readonly pool = new BrowserPool()
+  /**
+   * Warm browser processes shared by the renders this service runs one after another: at most as
+   * many idle as its renders can use at once, each ended after a minute unused.
+   */
+  private readonly pool: BrowserPool
 
   constructor(private readonly options: RenderServiceOptions) {
-    this.render = options.render ?? ((request) => renderComposition({...request, pool: this.pool}))
+    const workers = options.maxWorkers ?? defaultWorkerCount(availableParallelism())
+    this.pool = new BrowserPool({maxIdle: options.maxConcurrentRenders * workers, idleTimeoutMs: options.browserIdleMs})
+    this.render =
+      options.render ?? ((request) => renderComposition({...request, pool: this.pool, compile: (path, compileOptions) => compileOffThread(path, compileOptions, request.signal)}))
     this.log = options.log ?? (() => {})
     this.queue = new RenderQueue({
       maxConcurrentRenders: options.maxConcurrentRenders,
@@ -184,6 +193,11 @@ export class RenderService {
   /** Whether a request is still waiting or rendering. */
   isPending(requestId: string): boolean {
     return this.pending.has(requestId)
+  }
+
+  /** The operator's per-request limits (every route: renders, their posters and stills). */
+  get limits(): RenderLimits | undefined {
+    return this.options.limits
   }
 
   /** The operator's network setting: a request may narrow it (`network: false`), never widen it. */

@@ -73,19 +73,23 @@ export function parseStreamBody(body: unknown): ParsedStreamBody {
   const result = renderStreamBodySchema.safeParse(body)
   if (!result.success) throw invalidBody(result.error.issues, body, `composition or html, variables, webhook, and ${CLIENT_OPTION_KEYS.join(', ')}`)
   const {composition, html, variables, webhook, ...options} = result.data
-  const keyCount = variables === undefined ? 0 : Object.keys(variables).length
-  if (keyCount > MAX_VARIABLE_KEYS) {
-    throw new EngineError(
-      'LIMIT_EXCEEDED',
-      `${describe('variables')}: ${keyCount} keys; a request may set at most ${MAX_VARIABLE_KEYS} variables (send only the ones the composition declares)`,
-      {field: 'variables', value: keyCount, limit: MAX_VARIABLE_KEYS},
-    )
-  }
+  assertVariableCount(variables)
   if ((composition === undefined) === (html === undefined)) {
     throw new EngineError('INVALID_REQUEST', 'the body needs exactly one of "composition" (a path inside the server root) or "html" (inline markup)')
   }
   checkOptions(options)
   return {composition, html, options, variables, webhookUrl: webhook?.url}
+}
+
+/** Throws LIMIT_EXCEEDED when a request sets more variables than any request may. */
+export function assertVariableCount(variables: Record<string, unknown> | undefined): void {
+  const keyCount = variables === undefined ? 0 : Object.keys(variables).length
+  if (keyCount <= MAX_VARIABLE_KEYS) return
+  throw new EngineError(
+    'LIMIT_EXCEEDED',
+    `${describe('variables')}: ${keyCount} keys; a request may set at most ${MAX_VARIABLE_KEYS} variables (send only the ones the composition declares)`,
+    {field: 'variables', value: keyCount, limit: MAX_VARIABLE_KEYS},
+  )
 }
 
 function checkOptions(options: RenderOptionsInput): void {

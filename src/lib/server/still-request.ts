@@ -3,7 +3,7 @@ import {EngineError, isEngineError} from '../errors/engine-error.js'
 import {parseFps} from '../plan/fps.js'
 import {parseRenderOptions, renderOptionsSchema, type RenderOptionsInput} from '../plan/render-options.js'
 import {parseStillSettings, stillSettingsSchema, type StillSettings} from '../still/still-settings.js'
-import {describeBodyField, invalidBody} from './request-schema.js'
+import {assertVariableCount, describeBodyField, invalidBody} from './request-schema.js'
 
 /** Body of `POST /still`: the composition, its variables, and which frame as which image. */
 export const stillBodySchema = renderOptionsSchema
@@ -32,6 +32,7 @@ export function parseStillBody(body: unknown): ParsedStillBody {
     throw invalidBody(result.error.issues, body, 'composition or html, variables, fps, strictVariables, scale, frame or time, format (png, jpeg, webp) and quality')
   }
   const {composition, html, variables, frame, time, quality, format, ...options} = result.data
+  assertVariableCount(variables)
   if ((composition === undefined) === (html === undefined)) {
     throw new EngineError('INVALID_REQUEST', 'the body needs exactly one of "composition" (a path inside the server root) or "html" (inline markup)')
   }

@@ -2,7 +2,9 @@ import {mkdtemp, readFile, rm, writeFile} from 'node:fs/promises'
 import type {IncomingMessage, ServerResponse} from 'node:http'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
+import type {CompileOptions} from '../compose/compile-composition.js'
 import {contentType} from '../sandbox/content-type.js'
+import {compileOffThread} from './compile-off-thread.js'
 import {resolveRenderOptions} from '../render/resolve-options.js'
 import {renderStill} from '../still/render-still.js'
 import {stillExtension} from '../still/still-settings.js'
@@ -35,7 +37,8 @@ export async function answerStill(req: IncomingMessage, res: ServerResponse, opt
       const output = join(dir, 'still' + stillExtension(format))
       const network = options.service.networkFor(body.options.network)
       const resolved = resolveRenderOptions({...body.options, output, network, allowPrivateNetwork: false})
-      const result = await renderStill({composition: path, projectDir, options: resolved, still: body.still, variables: body.variables, signal, pool})
+      const compile = (file: string, compileOptions: CompileOptions) => compileOffThread(file, compileOptions, signal)
+      const result = await renderStill({composition: path, projectDir, options: resolved, still: body.still, variables: body.variables, signal, pool, compile, limits: options.service.limits})
       return {result, image: await readFile(result.output)}
     } finally {
       await rm(dir, {recursive: true, force: true})

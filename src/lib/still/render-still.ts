@@ -3,7 +3,8 @@ import {tmpdir} from 'node:os'
 import {extname, join, resolve} from 'node:path'
 import type {BrowserPool} from '../browser/browser-pool.js'
 import {openCaptureWorker} from '../capture/index.js'
-import {compileOrApply} from '../compose/apply-variables.js'
+import {compileOrApply, type CompileFunction} from '../compose/apply-variables.js'
+import {assertPixelsWithinLimits, type RenderLimits} from '../plan/render-limits.js'
 import type {CompiledComposition} from '../compose/compile-composition.js'
 import {FontReporter} from '../fonts/font-findings.js'
 import {getFormat} from '../encode/format-registry.js'
@@ -45,6 +46,10 @@ export interface StillRequest {
   fontPackages?: readonly string[]
   /** The composition compiled once without top-level values (batch rows): `variables` are applied to it. */
   template?: CompiledComposition
+  /** How to compile the file when there is no template (default compileComposition in this thread). */
+  compile?: CompileFunction
+  /** Refuse a frame larger than this, as drawn (the server's per-request limits). */
+  limits?: Pick<RenderLimits, 'maxPixels'>
 }
 
 export interface StillResult {
@@ -74,6 +79,7 @@ export async function renderStill(request: StillRequest): Promise<StillResult> {
 
   const compiled = await compileOrApply(request.composition, {
     template: request.template,
+    compile: request.compile,
     variables: request.variables,
     strictVariables: options.strictVariables,
     projectDir: request.projectDir,
@@ -91,6 +97,7 @@ export async function renderStill(request: StillRequest): Promise<StillResult> {
   tools.catch(() => {})
   const timed = await timeComposition(compiled, {options: frameOptions, format: getFormat(FRAME_FORMAT), browser: (await tools)[1].browser, pool: request.pool, strict: options.strict, warn, signal})
   const {plan} = planRender(timed, frameOptions, getFormat(FRAME_FORMAT))
+  if (request.limits) assertPixelsWithinLimits(plan, request.limits)
   const frame = stillFrame(settings, plan.fps)
   if (frame >= plan.totalFrames) {
     const last = plan.totalFrames - 1
