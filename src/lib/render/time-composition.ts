@@ -3,6 +3,7 @@ import type {BrowserPool} from '../browser/browser-pool.js'
 import {openCaptureWorker} from '../capture/index.js'
 import {browserForPlan} from '../capture/plan-browser.js'
 import type {CompiledComposition, TimedComposition} from '../compose/compile-composition.js'
+import {assertDurationWithinBudget} from '../compose/compile-budget.js'
 import {EngineError} from '../errors/engine-error.js'
 import type {FormatCapabilities} from '../plan/format-capabilities.js'
 import {planRender} from '../plan/plan-render.js'
@@ -58,6 +59,8 @@ export async function timeComposition(compiled: CompiledComposition, options: Ti
     )
   }
   const root = rootOf(compiled)
+  // A length taken from the page is held to the same cap as a written one.
+  assertDurationWithinBudget(seconds, root)
   const rounded = Math.round(seconds * 1000) / 1000
   options.warn({
     code: 'duration-inferred',

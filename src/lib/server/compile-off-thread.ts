@@ -1,6 +1,6 @@
 import {join} from 'node:path'
 import {Worker} from 'node:worker_threads'
-import {packageRoot} from '../capture/runtime-bundle.js'
+import {packageRoot} from '../sandbox/package-root.js'
 import type {CompiledComposition, CompileOptions} from '../compose/compile-composition.js'
 import {EngineError, type ErrorJson} from '../errors/engine-error.js'
 
