@@ -78,7 +78,7 @@ describe('batch rows from CSV, TSV, JSON Lines and JSON', () => {
       {index: 2, line: 4, values: {}, output: undefined},
       {index: 3, line: 5, values: {}, output: undefined},
     ])
-    expect(rows[2].problems[0].reason).toMatch(/^is not valid JSON/)
+    expect(rows[2].problems[0].reason).toMatch(/^not valid JSON/)
     expect(rows[3].problems[0].reason).toBe('must be a JSON object of variable values, got an array')
   })
 

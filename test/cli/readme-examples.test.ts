@@ -6,7 +6,7 @@ import {join} from 'node:path'
 import {promisify} from 'node:util'
 import {describe, expect, it} from 'vitest'
 import {extractCompositionMetadata} from '../../src/lib/compose/extract-composition-metadata.js'
-import {parseBatchLines} from '../../src/lib/lambda/batch-lines.js'
+import {openRowSource, readRows, type SourceRow} from '../../src/lib/batch/index.js'
 import {lintComposition} from '../../src/lib/lint/index.js'
 import {REPO_ROOT} from '../support/run-cli.js'
 
@@ -33,19 +33,21 @@ describe('the README, as a new user would follow it', () => {
 
   it('names only example files that exist in its commands', () => {
     const paths = codeBlocks('sh').flatMap((block) => [...block.matchAll(/\bexamples\/[\w./-]+/g)].map((match) => match[0]))
-    expect(paths).toContain('examples/hello/rows.jsonl')
+    expect(paths).toContain('examples/hello/rows.csv')
     for (const path of paths) expect(existsSync(join(REPO_ROOT, path)), path).toBe(true)
   })
 
-  it('ships a render-batch rows file whose every line is usable and sets only declared variables', () => {
-    const lines = parseBatchLines(readFileSync(join(REPO_ROOT, 'examples/hello/rows.jsonl'), 'utf8'))
-    const declared = extractCompositionMetadata(readFileSync(join(REPO_ROOT, 'examples/hello/index.html'), 'utf8')).variables.map((variable) => variable.id)
-    expect(lines.length).toBeGreaterThan(1)
-    for (const line of lines) {
-      if (!('variables' in line)) throw new Error(`line ${line.line}: ${line.error.message}`)
-      expect(declared).toEqual(expect.arrayContaining(Object.keys(line.variables)))
+  it('ships one rows file, for render --batch and lambda render-batch alike, whose every row is usable and sets only declared variables', async () => {
+    const composition = extractCompositionMetadata(readFileSync(join(REPO_ROOT, 'examples/hello/index.html'), 'utf8'))
+    const declared = composition.variables.map((variable) => variable.id)
+    const rows: SourceRow[] = []
+    for await (const row of readRows(await openRowSource(join(REPO_ROOT, 'examples/hello/rows.csv')), composition.variables)) rows.push(row)
+    expect(rows.length).toBeGreaterThan(1)
+    for (const row of rows) {
+      expect(row.problems, `line ${row.line}`).toEqual([])
+      expect(declared).toEqual(expect.arrayContaining(Object.keys(row.values)))
     }
-    expect(new Set(lines.map((line) => line.outputKey)).size).toBe(lines.length)
+    expect(new Set(rows.map((row) => row.output)).size).toBe(rows.length)
   })
 
   it('gets machine-readable --json through npm the way it documents', async () => {

@@ -49,13 +49,25 @@ describe('what `engine lambda deploy` creates', () => {
     }
   })
 
-  it('the state machine role may only invoke the function (plus log delivery)', () => {
+  it('the workflows\' role may only invoke the function, run this stack\'s renders and batches, and read and write batch rows (plus log delivery)', () => {
     const role = resources.stateMachineRole
     expect(role.AssumeRolePolicyDocument.Statement[0].Principal).toEqual({Service: 'states.amazonaws.com'})
-    const [invoke, logs] = role.PolicyDocument.Statement
-    expect(invoke).toMatchObject({Action: ['lambda:InvokeFunction'], Resource: [FUNCTION_ARN, `${FUNCTION_ARN}:*`]})
-    expect(logs.Action.every((action) => action.startsWith('logs:'))).toBe(true)
-    expect(role.PolicyDocument.Statement).toHaveLength(2)
+    const bySid = Object.fromEntries(role.PolicyDocument.Statement.map((statement) => [statement.Sid, statement]))
+    expect(bySid.InvokeRenderFunction).toMatchObject({Action: ['lambda:InvokeFunction'], Resource: [FUNCTION_ARN, `${FUNCTION_ARN}:*`]})
+    const machine = 'arn:aws:states:eu-west-1:123456789012:stateMachine:engine-render'
+    expect(bySid.BatchRuns).toMatchObject({Action: ['states:StartExecution'], Resource: [machine, `${machine}-batch`]})
+    expect(bySid.BatchFollowsRuns.Resource).toEqual(['arn:aws:states:eu-west-1:123456789012:execution:engine-render:*', 'arn:aws:states:eu-west-1:123456789012:execution:engine-render-batch:*'])
+    expect(bySid.BatchWaitsForRenders.Resource).toBe('arn:aws:events:eu-west-1:123456789012:rule/StepFunctionsGetEventsForStepFunctionsExecutionRule')
+    expect(bySid.BatchRows).toMatchObject({Action: ['s3:GetObject', 's3:PutObject'], Resource: `arn:aws:s3:::${BUCKET}/batches/*`})
+    expect(bySid.LogDelivery.Action.every((action: string) => action.startsWith('logs:'))).toBe(true)
+    expect(Object.keys(bySid).sort()).toEqual(['BatchFollowsRuns', 'BatchMapRuns', 'BatchRows', 'BatchRuns', 'BatchWaitsForRenders', 'InvokeRenderFunction', 'LogDelivery'])
+  })
+
+  it('a batch workflow beside the render workflow, naming it and the function', () => {
+    expect(resources.batchStateMachine).toMatchObject({name: 'engine-render-batch', arn: 'arn:aws:states:eu-west-1:123456789012:stateMachine:engine-render-batch', type: 'STANDARD'})
+    const text = JSON.stringify(resources.batchStateMachine.definition)
+    expect(text).toContain('"StateMachineArn":"arn:aws:states:eu-west-1:123456789012:stateMachine:engine-render"')
+    expect(text).toContain(`"Resource":"${FUNCTION_ARN}"`)
   })
 
   // Plan, RenderChunk, Assemble and the failure path's NotifyFailure, all the same function.
@@ -75,7 +87,11 @@ describe('what `engine lambda deploy` creates', () => {
   })
 
   it('outputs what callers export', () => {
-    expect(resources.outputs).toEqual({RenderBucketName: BUCKET, RenderStateMachineArn: 'arn:aws:states:eu-west-1:123456789012:stateMachine:engine-render'})
+    expect(resources.outputs).toEqual({
+      RenderBucketName: BUCKET,
+      RenderStateMachineArn: 'arn:aws:states:eu-west-1:123456789012:stateMachine:engine-render',
+      BatchStateMachineArn: 'arn:aws:states:eu-west-1:123456789012:stateMachine:engine-render-batch',
+    })
   })
 
   it('deploy --dry-run prints the same resources and creates nothing', async () => {

@@ -17,6 +17,7 @@ const DEPLOY_ACTIONS = [
 const CALLER_ACTIONS = [
   's3:ListBucket', 's3:GetObject', 's3:PutObject', 's3:DeleteObject', 's3:AbortMultipartUpload',
   'states:StartExecution', 'states:DescribeExecution', 'states:GetExecutionHistory', 'states:StopExecution',
+  'states:ListMapRuns', 'states:ListExecutions', 'states:DescribeMapRun',
   'lambda:InvokeFunction',
 ]
 
@@ -63,7 +64,7 @@ describe('engine lambda policies', () => {
     expect(JSON.stringify(document)).toContain('arn:aws:s3:::engine-render-123456789012-eu-west-1/*')
   })
 
-  it('role: only the bucket, the workflow and invoking the function of the named stack, nothing of IAM or deploy', async () => {
+  it('role: only the bucket, the workflows (render and batch) and invoking the function of the named stack, nothing of IAM or deploy', async () => {
     const document = await policy('role', '--name', 'videos', '--bucket-name', 'my-renders')
     assertIamShape(document)
     const actions = document.Statement.flatMap((statement) => statement.Action)
@@ -71,7 +72,11 @@ describe('engine lambda policies', () => {
     expect(actions.some((action) => /^(iam|cloudwatch):/.test(action))).toBe(false)
     expect(actions.filter((action) => action.startsWith('lambda:'))).toEqual(['lambda:InvokeFunction'])
     expect(document.Statement.find((statement) => statement.Sid === 'RenderStills')?.Resource).toBe(`arn:aws:lambda:eu-west-1:${ACCOUNT}:function:videos`)
-    expect(document.Statement.find((statement) => statement.Sid === 'StartRenders')?.Resource).toBe(`arn:aws:states:eu-west-1:${ACCOUNT}:stateMachine:videos`)
+    expect(document.Statement.find((statement) => statement.Sid === 'StartRenders')?.Resource).toEqual([
+      `arn:aws:states:eu-west-1:${ACCOUNT}:stateMachine:videos`,
+      `arn:aws:states:eu-west-1:${ACCOUNT}:stateMachine:videos-batch`,
+    ])
+    expect(document.Statement.find((statement) => statement.Sid === 'BatchCounts')?.Resource).toBe(`arn:aws:states:eu-west-1:${ACCOUNT}:mapRun:videos-batch/*`)
     expect(document.Statement.find((statement) => statement.Sid === 'SitesAndOutputs')?.Resource).toBe('arn:aws:s3:::my-renders/*')
   })
 

@@ -37,4 +37,25 @@ describe('the local stack S3 API', () => {
     // The temporary files of the writes are not objects.
     expect((await bucket.listKeys('records/')).sort()).toEqual(Array.from({length: 10}, (_, i) => `records/record-${i}.json`))
   })
+
+  it('lists a prefix of more than one page (ListObjectsV2 continuation tokens), and a listing made while objects are written never fails', async () => {
+    const count = 1203
+    const write = async () => {
+      for (let start = 0; start < count; start += 40) {
+        await Promise.all(Array.from({length: Math.min(40, count - start)}, (_, offset) => bucket.putJson(`pages/${start + offset}.json`, {index: start + offset})))
+      }
+    }
+    const during: number[] = []
+    let writing = true
+    const listing = (async () => {
+      while (writing) during.push((await bucket.firstKeys('pages/', 5)).length)
+    })()
+    await write().finally(() => (writing = false))
+    await listing
+    expect(during.length).toBeGreaterThan(0)
+    const keys = await bucket.listKeys('pages/')
+    expect(keys).toHaveLength(count)
+    expect(new Set(keys).size).toBe(count)
+    expect(await bucket.firstKeys('pages/', 5)).toHaveLength(5)
+  })
 })

@@ -2,11 +2,12 @@ import {cp, mkdtemp, readFile, rm, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {getRenderProgress, waitForRender, type BatchEntry, type RenderProgress} from '../../src/lib/lambda/index.js'
+import {getBatchProgress, getRenderProgress, waitForRender, type BatchEntry, type RenderProgress} from '../../src/lib/lambda/index.js'
 import {resolveRenderOptions} from '../../src/lib/render/resolve-options.js'
 import {renderComposition} from '../../src/lib/render/render-composition.js'
 import {decodedFrameHashes, near, pixelAt, probeVideoStream} from '../support/media.js'
 import {runCli, type CliResult} from '../support/run-cli.js'
+import {until} from '../support/until.js'
 import {startReceiver} from '../notify/receiver.js'
 import {LAMBDA_FIXTURES, startStackCli, type RunningStack} from './support.js'
 
@@ -104,7 +105,7 @@ describe('serverless stack through `engine lambda local`', () => {
     expect(text.stdout).toMatch(/Estimated cost: \$0\.\d+/)
   })
 
-  it('render-batch: one execution per line, a failing line reported without affecting the others, --dry-run starts nothing', async () => {
+  it('render-batch: one render per line queued in the cloud, a failing line reported without affecting the others, --dry-run starts nothing', async () => {
     const batch = join(scratch, 'rows.jsonl')
     await writeFile(
       batch,
@@ -142,9 +143,12 @@ describe('serverless stack through `engine lambda local`', () => {
     expect(entries[1].error!.message).toMatch(/^\[validateConfig\] config: the workflow execution input is \d+ bytes, over the limit of 262144 bytes/)
     expect(entries[2].error!.message).toMatch(/^line 3: not valid JSON/)
     const started = entries.filter((entry) => entry.status === 'started')
-    for (const entry of started) expect(entry.executionArn).toMatch(/:execution:engine-render:/)
+    for (const entry of started) expect(entry.executionArn).toMatch(/:execution:engine-render:\S+-r1-\d+$/)
+    const batchId = /^batch (\S+) \(run 1\)/m.exec(result.stderr)![1]
+    const ended = async () => (await getBatchProgress({batchId, bucketName: stack.env.ENGINE_BUCKET, endpoint: stack.env.ENGINE_AWS_ENDPOINT})).status !== 'RUNNING'
+    expect(await until(ended, 180_000)).toBe(true)
 
-    const finals = await Promise.all(started.map((entry) => waitForRender({render: entry.executionArn!, endpoint: stack.env.ENGINE_AWS_ENDPOINT, pollMs: 300, signal: AbortSignal.timeout(180_000)})))
+    const finals = await Promise.all(started.map((entry) => progressOf(entry.executionArn!)))
     expect(finals.map((p) => [p.status, p.output.outputKey])).toEqual([
       ['SUCCEEDED', 'batch/yellow.mp4'],
       ['SUCCEEDED', 'batch/cyan.mp4'],
@@ -164,7 +168,7 @@ describe('serverless stack through `engine lambda local`', () => {
   it('render-batch refuses --variables-file with a message saying why', async () => {
     const result = await lambda(['render-batch', TINY, '--batch', join(scratch, 'rows.jsonl'), '--variables-file', 'vars.json'])
     expect(result.code).toBe(1)
-    expect(result.stderr).toMatch(/--variables-file: render-batch takes variables only from the batch lines/)
+    expect(result.stderr).toMatch(/--variables-file: render-batch takes variables only from the batch rows/)
   })
 
   it('a deterministic failure fails the render once, without retries; --wait reports it and exits non-zero', async () => {

@@ -2,6 +2,7 @@ import type {S3Client} from '@aws-sdk/client-s3'
 import '../builtin-plugins.js'
 import {EngineError} from '../errors/engine-error.js'
 import {assembleAction} from './actions/assemble-action.js'
+import {finishBatchAction} from './actions/finish-batch-action.js'
 import type {ActionContext} from './actions/action-context.js'
 import {notifyFailureAction} from './actions/notify-failure-action.js'
 import {planAction} from './actions/plan-action.js'
@@ -25,7 +26,8 @@ let s3: S3Client | undefined
 
 /**
  * The one function of the stack, dispatching on `action`: `plan`, `renderChunk`, `assemble`,
- * `notifyFailure` (the workflow's Catch), and `still` (invoked directly, no workflow).
+ * `notifyFailure` (the workflow's Catch), `still` (invoked directly, no workflow) and
+ * `finishBatch` (the batch workflow's last step).
  * Failures leave as a TaskError whose name tells the state machine whether to retry.
  */
 export async function handler(event: unknown, context: LambdaContext = {}): Promise<unknown> {
@@ -53,6 +55,8 @@ export async function handler(event: unknown, context: LambdaContext = {}): Prom
         return await stillAction(request, actionContext)
       case 'notifyFailure':
         return await notifyFailureAction(request, actionContext)
+      case 'finishBatch':
+        return await finishBatchAction(request, actionContext)
     }
   } catch (error) {
     throw toTaskError(error, {chunk, logStream: context.logStreamName ?? process.env.AWS_LAMBDA_LOG_STREAM_NAME})

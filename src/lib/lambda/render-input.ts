@@ -4,6 +4,7 @@ import {framesSchema, keyframeIntervalSchema, MAX_SCALE, MIN_SCALE, STILL_FORMAT
 import {stillSettingsSchema} from '../still/still-settings.js'
 import {siteEntrySchema, siteIdSchema} from './site-address.js'
 import {storageKeySchema} from '../render/storage-key.js'
+import {batchIdSchema} from './batch/batch-ids.js'
 
 const positiveInt = z.number().int().min(1)
 
@@ -44,6 +45,12 @@ export const renderConfigSchema = z
   .strict()
 
 export type RenderConfig = z.infer<typeof renderConfigSchema>
+
+/** The render options a config sets (the rest keep engine render's defaults). */
+export function renderOptionsOf(config: RenderConfig) {
+  const {format, fps, quality, crf, videoBitrate, keyframeInterval, gifLoop, frames, scale} = config
+  return {format, fps, quality, crf, videoBitrate, keyframeInterval, gifLoop, frames, scale}
+}
 
 /** What `renderToLambda` returns and what a site upload yields. */
 export interface SiteHandle {
@@ -99,6 +106,7 @@ export const handlerEventSchema = z.discriminatedUnion('action', [
     /** What the state machine's Catch caught. */
     failure: z.object({Error: z.string().max(1024).optional(), Cause: z.string().max(65_536).optional()}),
   }),
+  z.object({action: z.literal('finishBatch'), batchId: batchIdSchema, bucketName: z.string().min(3), run: z.number().int().min(1)}),
 ])
 
 export type HandlerEvent = z.infer<typeof handlerEventSchema>
@@ -107,6 +115,7 @@ export type RenderChunkEvent = Extract<HandlerEvent, {action: 'renderChunk'}>
 export type AssembleEvent = Extract<HandlerEvent, {action: 'assemble'}>
 export type StillEvent = Extract<HandlerEvent, {action: 'still'}>
 export type NotifyFailureEvent = Extract<HandlerEvent, {action: 'notifyFailure'}>
+export type FinishBatchEvent = Extract<HandlerEvent, {action: 'finishBatch'}>
 
 /** What `plan` returns into the workflow state (`$.plan`). */
 export interface PlanOutput {

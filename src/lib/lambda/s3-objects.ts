@@ -11,6 +11,7 @@ import {
   PutObjectCommand,
   type S3Client,
 } from '@aws-sdk/client-s3'
+import {readLines} from '../batch/rows/read-lines.js'
 import {MULTIPART_THRESHOLD_BYTES, uploadInParts} from './multipart-upload.js'
 
 /** One bucket, seen through the handful of operations the stack needs. */
@@ -59,6 +60,23 @@ export class BucketObjects {
     const response = await this.s3.send(new GetObjectCommand({Bucket: this.bucketName, Key: key}))
     await mkdir(dirname(path), {recursive: true})
     await pipeline(response.Body as Readable, createWriteStream(path))
+  }
+
+  /** The lines of an object as a stream (a JSON Lines file of any size); undefined when there is no such key. */
+  async lines(key: string): Promise<AsyncGenerator<string> | undefined> {
+    try {
+      const response = await this.s3.send(new GetObjectCommand({Bucket: this.bucketName, Key: key}))
+      return readLines(response.Body as Readable)
+    } catch (error) {
+      if (isMissing(error)) return undefined
+      throw error
+    }
+  }
+
+  /** Up to `max` keys under a prefix, in key order: a sample, without listing everything. */
+  async firstKeys(prefix: string, max: number): Promise<string[]> {
+    const page = await this.s3.send(new ListObjectsV2Command({Bucket: this.bucketName, Prefix: prefix, MaxKeys: max}))
+    return (page.Contents ?? []).flatMap((object) => (object.Key ? [object.Key] : []))
   }
 
   async listKeys(prefix: string): Promise<string[]> {

@@ -80,7 +80,8 @@ export function parseTaskCause(error: string | undefined, cause: string | undefi
   return {code: 'INTERNAL', message: [error, cause].filter(Boolean).join(': ')}
 }
 
-function tryParse(text: string | undefined): Record<string, unknown> | undefined {
+/** The JSON object `text` holds, or undefined. */
+export function tryParse(text: string | undefined): Record<string, unknown> | undefined {
   if (!text) return undefined
   try {
     const value: unknown = JSON.parse(text)

@@ -18,7 +18,7 @@ export async function* jsonLinesRows(input: Readable, declared: ReadonlySet<stri
     try {
       value = JSON.parse(text)
     } catch (error) {
-      yield {...position, written: {}, values: {}, problems: [{reason: `is not valid JSON (${(error as Error).message}); write one object per line, such as {"title": "Ada"}`}]}
+      yield {...position, written: {}, values: {}, problems: [{reason: `not valid JSON (${(error as Error).message}); write one object per line, such as {"title": "Ada"}`}]}
       continue
     }
     if (!isPlainObject(value)) {

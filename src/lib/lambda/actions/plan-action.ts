@@ -15,7 +15,7 @@ import {finalizePlan, type FinishedPlan} from '../../render/finalize-plan.js'
 import {browserForPlan} from '../../capture/plan-browser.js'
 import {chunksAtOnce, planChunks, throttledChunksWarning} from '../chunk-plan.js'
 import {fetchSite, siteEntryPath} from '../fetch-site.js'
-import type {PlanEvent, PlanOutput, RenderConfig} from '../render-input.js'
+import {renderOptionsOf, type PlanEvent, type PlanOutput, type RenderConfig} from '../render-input.js'
 import type {RenderPlan} from '../../plan/render-plan.js'
 import type {RenderRecord, StoredPlan} from '../render-records.js'
 import {BucketObjects} from '../s3-objects.js'
@@ -139,7 +139,3 @@ function posterOf(seconds: number, format: StillFormat, plan: RenderPlan, output
   return {frame: posterFrame(seconds, plan), format, key: posterPath(outputKey, getFormat(plan.format), format)}
 }
 
-function renderOptionsOf(config: RenderConfig) {
-  const {format, fps, quality, crf, videoBitrate, keyframeInterval, gifLoop, frames, scale} = config
-  return {format, fps, quality, crf, videoBitrate, keyframeInterval, gifLoop, frames, scale}
-}

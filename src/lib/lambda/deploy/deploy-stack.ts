@@ -18,7 +18,7 @@ import {
   waitUntilFunctionUpdatedV2,
 } from '@aws-sdk/client-lambda'
 import {CreateBucketCommand, PutBucketLifecycleConfigurationCommand, PutPublicAccessBlockCommand, type BucketLocationConstraint} from '@aws-sdk/client-s3'
-import {CreateStateMachineCommand, DescribeStateMachineCommand, UpdateStateMachineCommand} from '@aws-sdk/client-sfn'
+import {CreateStateMachineCommand, DescribeStateMachineCommand, UpdateStateMachineCommand, type SFNClient} from '@aws-sdk/client-sfn'
 import {clientConfig, createS3Client, createSfnClient, type AwsClientOptions} from '../aws-clients.js'
 import {awsFailure} from '../aws-errors.js'
 import {DEFAULT_MAX_PARALLEL_CHUNKS, throttledChunksWarning} from '../chunk-plan.js'
@@ -103,18 +103,12 @@ export async function deployStack(options: DeployStackOptions): Promise<StackRes
     step(`function ${resources.function.FunctionName} (${resources.function.MemorySize} MB)`)
     await ensureFunction(lambda, resources, functionRoleArn, code)
 
-    step(`state machine ${resources.stateMachine.name}`)
     const sfn = withPlugins(createSfnClient(options))
-    const definition = JSON.stringify(resources.stateMachine.definition)
-    const exists = await sfn.send(new DescribeStateMachineCommand({stateMachineArn: resources.stateMachine.arn})).then(
-      () => true,
-      (error: Error) => {
-        if (error.name === 'StateMachineDoesNotExist') return false
-        throw error
-      },
-    )
-    if (exists) await sfn.send(new UpdateStateMachineCommand({stateMachineArn: resources.stateMachine.arn, definition, roleArn: stateMachineRoleArn}))
-    else await afterPropagation(() => sfn.send(new CreateStateMachineCommand({name: resources.stateMachine.name, type: 'STANDARD', definition, roleArn: stateMachineRoleArn})))
+    // The render workflow first: the batch workflow names it.
+    for (const machine of [resources.stateMachine, resources.batchStateMachine]) {
+      step(`state machine ${machine.name}`)
+      await ensureStateMachine(sfn, machine, stateMachineRoleArn)
+    }
 
     step(`alarms ${resources.alarms.map((alarm) => alarm.AlarmName).join(', ')}`)
     const cloudwatch = withPlugins(new CloudWatchClient(config))
@@ -140,6 +134,19 @@ export async function deployStack(options: DeployStackOptions): Promise<StackRes
   } catch (error) {
     throw awsFailure(error, 'deploying the serverless stack', {bucketName: options.bucketName, endpoint: options.endpoint})
   }
+}
+
+async function ensureStateMachine(sfn: SFNClient, machine: StackResources['stateMachine'], roleArn: string): Promise<void> {
+  const definition = JSON.stringify(machine.definition)
+  const exists = await sfn.send(new DescribeStateMachineCommand({stateMachineArn: machine.arn})).then(
+    () => true,
+    (error: Error) => {
+      if (error.name === 'StateMachineDoesNotExist') return false
+      throw error
+    },
+  )
+  if (exists) await sfn.send(new UpdateStateMachineCommand({stateMachineArn: machine.arn, definition, roleArn}))
+  else await afterPropagation(() => sfn.send(new CreateStateMachineCommand({name: machine.name, type: 'STANDARD', definition, roleArn})))
 }
 
 /**

@@ -27,7 +27,10 @@ function arns(scope: PolicyScope) {
     stateMachineRole: `arn:aws:iam::${accountId}:role/${name}-state-machine`,
     function: `arn:aws:lambda:${region}:${accountId}:function:${name}`,
     stateMachine: `arn:aws:states:${region}:${accountId}:stateMachine:${name}`,
+    batchStateMachine: `arn:aws:states:${region}:${accountId}:stateMachine:${name}-batch`,
     executions: `arn:aws:states:${region}:${accountId}:execution:${name}:*`,
+    batchExecutions: `arn:aws:states:${region}:${accountId}:execution:${name}-batch:*`,
+    mapRuns: `arn:aws:states:${region}:${accountId}:mapRun:${name}-batch/*`,
     alarms: `arn:aws:cloudwatch:${region}:${accountId}:alarm:${name}-*`,
   }
 }
@@ -35,7 +38,8 @@ function arns(scope: PolicyScope) {
 /**
  * What a caller of a deployed stack needs (an application's role, or `lambda sites create|ls|rm`,
  * `render`, `render-batch`, `still`, `progress`, `renders ls`, `cancel`): the stack's bucket, starting
- * its workflow, reading or stopping its executions, and invoking its function for stills. Nothing else.
+ * its workflows, reading or stopping their executions and batches, and invoking its function for
+ * stills. Nothing else.
  */
 export function renderCallerPolicy(scope: PolicyScope): ScopedPolicyDocument {
   const arn = arns(scope)
@@ -45,8 +49,11 @@ export function renderCallerPolicy(scope: PolicyScope): ScopedPolicyDocument {
       {Sid: 'ListRenderBucket', Effect: 'Allow', Action: ['s3:ListBucket'], Resource: arn.bucket},
       // Files of 64 MiB and more go up in parts (the bundle among them); a failed upload is aborted.
       {Sid: 'SitesAndOutputs', Effect: 'Allow', Action: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject', 's3:AbortMultipartUpload'], Resource: arn.objects},
-      {Sid: 'StartRenders', Effect: 'Allow', Action: ['states:StartExecution'], Resource: arn.stateMachine},
-      {Sid: 'FollowRenders', Effect: 'Allow', Action: ['states:DescribeExecution', 'states:GetExecutionHistory', 'states:StopExecution'], Resource: arn.executions},
+      {Sid: 'StartRenders', Effect: 'Allow', Action: ['states:StartExecution'], Resource: [arn.stateMachine, arn.batchStateMachine]},
+      {Sid: 'FollowRenders', Effect: 'Allow', Action: ['states:DescribeExecution', 'states:GetExecutionHistory', 'states:StopExecution'], Resource: [arn.executions, arn.batchExecutions]},
+      // lambda batch progress (the Distributed Map's counts) and batch cancel (the batch's running renders).
+      {Sid: 'FollowBatches', Effect: 'Allow', Action: ['states:ListMapRuns', 'states:ListExecutions'], Resource: [arn.stateMachine, arn.batchStateMachine, arn.batchExecutions]},
+      {Sid: 'BatchCounts', Effect: 'Allow', Action: ['states:DescribeMapRun'], Resource: arn.mapRuns},
       // engine lambda still: one direct invocation of the render function.
       {Sid: 'RenderStills', Effect: 'Allow', Action: ['lambda:InvokeFunction'], Resource: arn.function},
     ],
@@ -88,7 +95,7 @@ export function deployerPolicy(scope: PolicyScope): ScopedPolicyDocument {
       // allows this read-only action only on "*": it names no resource.
       {Sid: 'AccountLimits', Effect: 'Allow', Action: ['lambda:GetAccountSettings'], Resource: '*'},
 
-      {Sid: 'RenderWorkflow', Effect: 'Allow', Action: ['states:DescribeStateMachine', 'states:CreateStateMachine', 'states:UpdateStateMachine'], Resource: arn.stateMachine},
+      {Sid: 'RenderWorkflow', Effect: 'Allow', Action: ['states:DescribeStateMachine', 'states:CreateStateMachine', 'states:UpdateStateMachine'], Resource: [arn.stateMachine, arn.batchStateMachine]},
       {Sid: 'StackAlarms', Effect: 'Allow', Action: ['cloudwatch:PutMetricAlarm'], Resource: arn.alarms},
       ...caller.Statement,
     ],

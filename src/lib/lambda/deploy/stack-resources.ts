@@ -2,6 +2,8 @@ import {EngineError} from '../../errors/engine-error.js'
 import {renderStateMachineDefinition, FUNCTION_TIMEOUT_SECONDS, type StateMachineDefinition} from '../state-machine-definition.js'
 import {SCRATCH_PREFIX} from '../storage-keys.js'
 import {BUNDLE_HANDLER} from '../bundle/bundle-layout.js'
+import {BATCHES_PREFIX} from '../batch/batch-records.js'
+import {batchStateMachineArnOf, batchStateMachineDefinition} from '../batch/batch-state-machine.js'
 
 export const DEFAULT_STACK_NAME = 'engine-render'
 export const DEFAULT_MEMORY_MB = 10240
@@ -77,8 +79,10 @@ export interface StackResources {
   }
   stateMachineRole: RoleDefinition
   stateMachine: {name: string; arn: string; type: 'STANDARD'; definition: StateMachineDefinition}
+  /** The batch workflow beside it: a Distributed Map of renders (`lambda render-batch`). */
+  batchStateMachine: {name: string; arn: string; type: 'STANDARD'; definition: StateMachineDefinition}
   alarms: AlarmDefinition[]
-  outputs: {RenderBucketName: string; RenderStateMachineArn: string}
+  outputs: {RenderBucketName: string; RenderStateMachineArn: string; BatchStateMachineArn: string}
 }
 
 /** Who may assume a role: the service it is for, nothing else. */
@@ -90,8 +94,9 @@ export const functionRoleName = (name: string) => `${name}-function`
 
 /**
  * The stack as data, so what deploy would create can be reviewed and tested without AWS. Least
- * privilege: the function reads and writes only its bucket and its own log group; the state
- * machine may only invoke the function (plus log delivery).
+ * privilege: the function reads and writes only its bucket and its own log group; the workflows
+ * may only invoke the function, run renders and batches of this stack and read and write batch
+ * rows (plus log delivery).
  */
 export function stackResources(settings: StackSettings): StackResources {
   const name = settings.name ?? DEFAULT_STACK_NAME
@@ -106,6 +111,8 @@ export function stackResources(settings: StackSettings): StackResources {
   const bucketName = settings.bucketName ?? `${name}-${accountId}-${region}`
   const functionArn = `arn:aws:lambda:${region}:${accountId}:function:${name}`
   const stateMachineArn = `arn:aws:states:${region}:${accountId}:stateMachine:${name}`
+  const batchStateMachineArn = batchStateMachineArnOf(stateMachineArn)
+  const executionsOf = (machine: string) => `${machine.replace(':stateMachine:', ':execution:')}:*`
   const logGroupArn = `arn:aws:logs:${region}:${accountId}:log-group:/aws/lambda/${name}`
   const alarm = (suffix: string, description: string, metric: Omit<AlarmDefinition, 'AlarmName' | 'AlarmDescription' | 'Statistic' | 'EvaluationPeriods' | 'ComparisonOperator' | 'TreatMissingData'>): AlarmDefinition => ({
     AlarmName: `${name}-${suffix}`,
@@ -170,6 +177,19 @@ export function stackResources(settings: StackSettings): StackResources {
         Version: '2012-10-17',
         Statement: [
           {Sid: 'InvokeRenderFunction', Effect: 'Allow', Action: ['lambda:InvokeFunction'], Resource: [functionArn, `${functionArn}:*`]},
+          // The batch workflow: its Distributed Map runs each row as a child of itself, which starts a
+          // render and waits for it (startExecution.sync: the managed rule reports the render's end).
+          {Sid: 'BatchRuns', Effect: 'Allow', Action: ['states:StartExecution'], Resource: [stateMachineArn, batchStateMachineArn]},
+          {Sid: 'BatchFollowsRuns', Effect: 'Allow', Action: ['states:DescribeExecution', 'states:StopExecution'], Resource: [executionsOf(stateMachineArn), executionsOf(batchStateMachineArn)]},
+          {Sid: 'BatchMapRuns', Effect: 'Allow', Action: ['states:DescribeMapRun', 'states:UpdateMapRun'], Resource: `arn:aws:states:${region}:${accountId}:mapRun:${name}-batch/*`},
+          {
+            Sid: 'BatchWaitsForRenders',
+            Effect: 'Allow',
+            Action: ['events:PutTargets', 'events:PutRule', 'events:DescribeRule'],
+            Resource: `arn:aws:events:${region}:${accountId}:rule/StepFunctionsGetEventsForStepFunctionsExecutionRule`,
+          },
+          // The rows it reads and each row's record it writes.
+          {Sid: 'BatchRows', Effect: 'Allow', Action: ['s3:GetObject', 's3:PutObject'], Resource: `arn:aws:s3:::${bucketName}/${BATCHES_PREFIX}*`},
           {
             Sid: 'LogDelivery',
             Effect: 'Allow',
@@ -190,6 +210,7 @@ export function stackResources(settings: StackSettings): StackResources {
       },
     },
     stateMachine: {name, arn: stateMachineArn, type: 'STANDARD', definition: renderStateMachineDefinition(functionArn)},
+    batchStateMachine: {name: `${name}-batch`, arn: batchStateMachineArn, type: 'STANDARD', definition: batchStateMachineDefinition(stateMachineArn, functionArn)},
     alarms: [
       alarm('invocations-per-hour', 'Render function invoked unusually often in an hour (a runaway batch?)', {
         Namespace: 'AWS/Lambda',
@@ -207,6 +228,6 @@ export function stackResources(settings: StackSettings): StackResources {
         Threshold: 0,
       }),
     ],
-    outputs: {RenderBucketName: bucketName, RenderStateMachineArn: stateMachineArn},
+    outputs: {RenderBucketName: bucketName, RenderStateMachineArn: stateMachineArn, BatchStateMachineArn: batchStateMachineArn},
   }
 }

@@ -6,7 +6,7 @@ import {fileURLToPath} from 'node:url'
 import {BUNDLE_LAYOUT} from '../bundle/bundle-layout.js'
 import {extractZip} from '../bundle/read-zip.js'
 import {AWS_ENDPOINT_ENV, LOCAL_TOKEN_ENV} from '../aws-clients.js'
-import {answerOf} from './invoke-in-child.js'
+import {answerOf} from './child-answer.js'
 
 const RUNTIME_CHILD = fileURLToPath(new URL('./bundle-runtime-child.js', import.meta.url))
 

@@ -1,6 +1,7 @@
 /**
- * Child-process entry of the local stack: receives one event over IPC, runs the real handler,
- * answers with its result or its error (as Lambda would report it) and exits, like a cold start.
+ * Child-process entry of the local stack: an execution environment that receives events over IPC
+ * one at a time, runs the real handler on each and answers with its result or its error (as Lambda
+ * would report it), then waits for the next, as a warm Lambda environment does.
  */
 import {handler} from '../handler.js'
 
@@ -16,8 +17,8 @@ export interface ChildReply {
 process.on('SIGTERM', () => process.exit(143))
 process.on('SIGINT', () => process.exit(130))
 
-process.once('message', (event: unknown) => {
-  const reply = (message: ChildReply) => process.send!(message, () => process.exit(0))
+process.on('message', (event: unknown) => {
+  const reply = (message: ChildReply) => process.send!(message)
   handler(event).then(
     (result) => reply({ok: true, result}),
     (error: Error) => reply({ok: false, errorType: error.name, errorMessage: error.message}),

@@ -1,6 +1,6 @@
 import type {IncomingMessage, ServerResponse} from 'node:http'
 import {readBody, sendJson} from './http-body.js'
-import {FunctionError} from './invoke-in-child.js'
+import {FunctionError} from './child-answer.js'
 import type {LocalFunction} from './local-function.js'
 
 const INVOKE_PATH = /^\/2015-03-31\/functions\/([^/]+)\/invocations$/

@@ -1,5 +1,5 @@
 import type {ChildProcess} from 'node:child_process'
-import {FunctionError} from './invoke-in-child.js'
+import {FunctionError} from './child-answer.js'
 
 /** Runs the handler once for an event, telling the caller about the child process it starts. */
 export type RunHandler = (event: unknown, onChild: (child: ChildProcess) => void) => Promise<unknown>

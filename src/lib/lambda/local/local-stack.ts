@@ -4,9 +4,11 @@ import {mkdir, rm} from 'node:fs/promises'
 import {isIP, type AddressInfo} from 'node:net'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
+import type {S3Client} from '@aws-sdk/client-s3'
 import S3rver from 's3rver'
 import AWSAccount from 's3rver/lib/models/account.js'
-import {makeObjectWritesAtomic} from './atomic-object-writes.js'
+import {makeListingsTolerateWrites, makeObjectWritesAtomic} from './atomic-object-writes.js'
+import {keepContinuationTokensWorking} from './s3rver-continuation-tokens.js'
 import {AWS_ENDPOINT_ENV, createS3Client, LOCAL_ACCESS_KEY_ID, LOCAL_TOKEN_ENV} from '../aws-clients.js'
 import {EngineError} from '../../errors/engine-error.js'
 import {LOCAL_MEMORY_ENV} from '../handler.js'
@@ -14,9 +16,10 @@ import {BucketObjects} from '../s3-objects.js'
 import {listFormats} from '../../encode/format-registry.js'
 import {STACK_RECORD_KEY, type StackRecord} from '../stack-record.js'
 import {renderStateMachineDefinition} from '../state-machine-definition.js'
+import {batchStateMachineArnOf, batchStateMachineDefinition} from '../batch/batch-state-machine.js'
 import {BundleFunction} from './bundle-function.js'
 import {confineStoreKeys} from './confine-store-keys.js'
-import {invokeInChild} from './invoke-in-child.js'
+import {WarmChildren} from './warm-children.js'
 import {LocalFunction} from './local-function.js'
 import {isLambdaInvokeRequest, LocalLambdaApi} from './lambda-invoke-api.js'
 import {LocalStepFunctions} from './local-step-functions.js'
@@ -65,8 +68,9 @@ export interface LocalStack {
 /**
  * The serverless stack on one machine, on one loopback endpoint: s3rver answers the S3 API, and
  * requests that name a Step Functions operation go to a local Step Functions that executes the
- * same state-machine definition and runs the same handler, one child process per invocation, and
- * Lambda Invoke requests for the function run it directly.
+ * same state-machine definitions (the render workflow and the batch workflow beside it) and runs
+ * the same handler, one child process per invocation, and Lambda Invoke requests for the function
+ * run it directly.
  */
 export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
   const bucketName = options.bucketName ?? DEFAULT_LOCAL_BUCKET
@@ -80,6 +84,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   AWSAccount.DUMMY_ACCOUNT.createKeyPair(LOCAL_ACCESS_KEY_ID, token)
   const s3rver = new S3rver({directory, silent: true, vhostBuckets: false, allowMismatchedSignatures: true, configureBuckets: [{name: bucketName}]})
   makeObjectWritesAtomic(s3rver.store)
+  makeListingsTolerateWrites(s3rver.store)
+  keepContinuationTokensWorking()
   confineStoreKeys(s3rver.store)
   await s3rver.configureBuckets()
   const s3Handler = s3rver.callback()
@@ -92,12 +98,19 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   const bundled = options.bundle
     ? await BundleFunction.prepare({bundle: options.bundle, directory: functionDirectory, functionName: LOCAL_FUNCTION_NAME, region: LOCAL_REGION, memoryMb, endpoint: () => endpoint, token})
     : undefined
-  const renderFunction = new LocalFunction(concurrency, (event, onChild) =>
-    bundled
-      ? bundled.invoke(event, onChild)
-      : invokeInChild(event, {env: {...process.env, [AWS_ENDPOINT_ENV]: endpoint, [LOCAL_TOKEN_ENV]: token, [LOCAL_MEMORY_ENV]: String(memoryMb)}, onChild}),
-  )
-  const stepFunctions = new LocalStepFunctions({stateMachineArn, functionArn, definition: renderStateMachineDefinition(functionArn), function: renderFunction})
+  const environments = new WarmChildren(() => ({...process.env, [AWS_ENDPOINT_ENV]: endpoint, [LOCAL_TOKEN_ENV]: token, [LOCAL_MEMORY_ENV]: String(memoryMb)}))
+  const renderFunction = new LocalFunction(concurrency, (event, onChild) => (bundled ? bundled.invoke(event, onChild) : environments.invoke(event, onChild)))
+  // The stack's own S3, as the workflows' S3 tasks reach it (the endpoint is known once it listens).
+  let ownS3: S3Client | undefined
+  const stepFunctions = new LocalStepFunctions({
+    functionArn,
+    machines: [
+      {arn: stateMachineArn, definition: renderStateMachineDefinition(functionArn)},
+      {arn: batchStateMachineArnOf(stateMachineArn), definition: batchStateMachineDefinition(stateMachineArn, functionArn)},
+    ],
+    function: renderFunction,
+    s3: () => (ownS3 ??= createS3Client({endpoint, localToken: token})),
+  })
   const lambdaApi = new LocalLambdaApi(LOCAL_FUNCTION_NAME, renderFunction)
   const server = createServer((request, response) => {
     void answer(request, response).catch((error: Error) => {
@@ -152,6 +165,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     directory,
     close: async () => {
       await stepFunctions.close()
+      environments.close()
       const closed = new Promise<void>((resolve) => server.close(() => resolve()))
       server.closeAllConnections()
       await closed

@@ -1,8 +1,13 @@
 import type {ChildProcess} from 'node:child_process'
-import {StateMachine, type StateMachineDefinition as AslDefinition} from 'aws-local-stepfunctions'
+import {PutObjectCommand, type S3Client} from '@aws-sdk/client-s3'
+import {StateMachine, type RunOptions, type StateMachineDefinition as AslDefinition} from 'aws-local-stepfunctions'
 import {MAX_EXECUTION_INPUT_BYTES} from '../validate-config.js'
-import {MAP_TASK_STATE, TASK_STATES, type StateMachineDefinition, type TaskStateName} from '../state-machine-definition.js'
+import {MAP_TASK_STATE, type StateMachineDefinition} from '../state-machine-definition.js'
 import {MAP_MAX_CONCURRENCY, MAX_HISTORY_EVENTS, MAX_STATE_DATA_BYTES} from '../workflow-limits.js'
+import {BucketObjects} from '../s3-objects.js'
+import {applyTemplate, emulatedDefinition, resolvePath, type DistributedMapState} from './emulated-definition.js'
+import {LocalMapRun} from './local-map-run.js'
+import {recordLogEvent, type LogEvent, type Recorder, type RecordedEvent} from './execution-history.js'
 import {Slots} from './slots.js'
 import type {LocalFunction} from './local-function.js'
 
@@ -16,19 +21,22 @@ export class SfnApiError extends Error {
   }
 }
 
-interface RecordedEvent {
-  timestamp: number
-  type: string
-  details?: Record<string, unknown>
-  /** The event this one follows from (a function's end follows its start); default: the one before. */
-  after?: RecordedEvent
-}
+const START_SYNC = 'arn:aws:states:::states:startExecution.sync:2'
+const S3_PUT_OBJECT = 'arn:aws:states:::aws-sdk:s3:putObject'
+/** What a Distributed Map becomes in the definition the emulator runs (see emulated-definition.ts). */
+const LOCAL_MAP = 'arn:aws:states:::engine-local:distributedMap'
+
+/** The emulator's handlers by task state name; every value they pass is JSON. */
+type TaskHandlers = NonNullable<NonNullable<RunOptions['overrides']>['taskResourceLocalHandlers']>
+
+type Status = 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'TIMED_OUT' | 'ABORTED'
 
 interface LocalExecution {
   executionArn: string
+  stateMachineArn: string
   name: string
   input: string
-  status: 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'TIMED_OUT' | 'ABORTED'
+  status: Status
   startDate: number
   stopDate?: number
   output?: string
@@ -36,38 +44,63 @@ interface LocalExecution {
   cause?: string
   events: RecordedEvent[]
   children: Set<ChildProcess>
+  mapRuns: LocalMapRun[]
   abort: () => void
   finished: Promise<void>
   /** Iterations of the inline Map running at once: never more than AWS allows. */
   mapSlots: Slots
 }
 
+interface LocalMachine {
+  arn: string
+  /** What the emulator runs: Distributed Maps replaced by tasks the stack handles. */
+  emulated: StateMachine
+  maps: Map<string, {state: DistributedMapState; processor: StateMachine}>
+  /** Task states by name, with the resource each calls (nested Map states included). */
+  tasks: Map<string, string>
+}
+
 export interface LocalStepFunctionsOptions {
-  stateMachineArn: string
   functionArn: string
-  definition: StateMachineDefinition
-  /** The function every Task invokes; an invocation it throttles is retried by the state machine. */
+  /** The render workflow and, beside it, the batch workflow. */
+  machines: {arn: string; definition: StateMachineDefinition}[]
+  /** The function every Lambda task invokes; an invocation it throttles is retried by the state machine. */
   function: LocalFunction
+  /** The stack's own S3, for ItemReaders and the S3 task integration (the endpoint is known once it listens). */
+  s3?: () => S3Client
 }
 
 /**
- * Step Functions on one machine: executes the render state machine with aws-local-stepfunctions,
- * running each Task through `invoke` (the real handler in a child process), and keeps each
- * execution's status and an AWS-shaped history for DescribeExecution and GetExecutionHistory.
+ * Step Functions on one machine: executes the stack's state machines with aws-local-stepfunctions,
+ * running each Lambda task through the local function (the real handler in a child process), a
+ * nested workflow (`startExecution.sync:2`) as an execution of its own, S3 PutObject tasks on the
+ * stack's S3, and each Distributed Map as a map run (items from S3, a child workflow per item,
+ * MaxConcurrency and tolerated failures as on AWS). Keeps each execution's status and an
+ * AWS-shaped history for the API (see sfn-json-api.ts).
  */
 export class LocalStepFunctions {
   private readonly executions = new Map<string, LocalExecution>()
-  private readonly machine: StateMachine
+  private readonly mapRuns = new Map<string, LocalMapRun>()
+  private readonly machines = new Map<string, LocalMachine>()
 
   constructor(private readonly options: LocalStepFunctionsOptions) {
-    this.machine = new StateMachine(options.definition as unknown as AslDefinition, {validationOptions: {checkArn: true, checkPaths: true}})
+    const validationOptions = {checkArn: true, checkPaths: true}
+    for (const {arn, definition} of options.machines) {
+      const {definition: emulated, maps} = emulatedDefinition(definition, LOCAL_MAP)
+      this.machines.set(arn, {
+        arn,
+        emulated: new StateMachine(emulated as unknown as AslDefinition, {validationOptions}),
+        maps: new Map(maps.map((state) => [state.name, {state, processor: new StateMachine(state.processor as unknown as AslDefinition, {validationOptions})}])),
+        tasks: taskResources(emulated),
+      })
+    }
   }
 
   startExecution(request: {stateMachineArn?: string; name?: string; input?: string}): {executionArn: string; startDate: number} {
-    this.assertStateMachine(request.stateMachineArn)
+    const machine = this.machine(request.stateMachineArn)
     const name = request.name ?? crypto.randomUUID()
     if (!/^[A-Za-z0-9_-]{1,80}$/.test(name)) throw new SfnApiError('InvalidName', `Invalid Name: '${name}'`)
-    const executionArn = `${this.options.stateMachineArn.replace(':stateMachine:', ':execution:')}:${name}`
+    const executionArn = `${machine.arn.replace(':stateMachine:', ':execution:')}:${name}`
     if (this.executions.has(executionArn)) throw new SfnApiError('ExecutionAlreadyExists', `Execution Already Exists: '${executionArn}'`)
     const input = request.input ?? '{}'
     if (Buffer.byteLength(input, 'utf8') > MAX_EXECUTION_INPUT_BYTES) {
@@ -81,18 +114,20 @@ export class LocalStepFunctions {
     }
     const execution: LocalExecution = {
       executionArn,
+      stateMachineArn: machine.arn,
       name,
       input,
       status: 'RUNNING',
       startDate: Date.now(),
       events: [],
       children: new Set(),
+      mapRuns: [],
       abort: () => {},
       finished: Promise.resolve(),
       mapSlots: new Slots(MAP_MAX_CONCURRENCY),
     }
     this.executions.set(executionArn, execution)
-    execution.finished = this.run(execution, parsed)
+    execution.finished = this.run(machine, execution, parsed)
     return {executionArn, startDate: execution.startDate / 1000}
   }
 
@@ -100,7 +135,7 @@ export class LocalStepFunctions {
     const execution = this.find(request.executionArn)
     return {
       executionArn: execution.executionArn,
-      stateMachineArn: this.options.stateMachineArn,
+      stateMachineArn: execution.stateMachineArn,
       name: execution.name,
       status: execution.status,
       startDate: execution.startDate / 1000,
@@ -109,6 +144,54 @@ export class LocalStepFunctions {
       ...(execution.output !== undefined && {output: execution.output}),
       ...(execution.error !== undefined && {error: execution.error}),
       ...(execution.cause !== undefined && {cause: execution.cause}),
+    }
+  }
+
+  /** Newest first, as AWS lists them; `statusFilter` keeps one status. */
+  listExecutions(request: {stateMachineArn?: string; statusFilter?: Status; maxResults?: number; nextToken?: string}) {
+    const machine = this.machine(request.stateMachineArn)
+    const matching = [...this.executions.values()]
+      .filter((execution) => execution.stateMachineArn === machine.arn && (!request.statusFilter || execution.status === request.statusFilter))
+      .sort((a, b) => b.startDate - a.startDate)
+    const start = Number(request.nextToken ?? 0)
+    const size = Math.min(Math.max(request.maxResults || 100, 1), 1000)
+    const executions = matching.slice(start, start + size).map((execution) => ({
+      executionArn: execution.executionArn,
+      stateMachineArn: execution.stateMachineArn,
+      name: execution.name,
+      status: execution.status,
+      startDate: execution.startDate / 1000,
+      ...(execution.stopDate !== undefined && {stopDate: execution.stopDate / 1000}),
+    }))
+    return {executions, ...(start + size < matching.length && {nextToken: String(start + size)})}
+  }
+
+  listMapRuns(request: {executionArn?: string}) {
+    const execution = this.find(request.executionArn)
+    const mapRuns = execution.mapRuns.map((run) => ({
+      executionArn: execution.executionArn,
+      mapRunArn: run.mapRunArn,
+      stateMachineArn: execution.stateMachineArn,
+      startDate: run.startDate / 1000,
+      ...(run.stopDate !== undefined && {stopDate: run.stopDate / 1000}),
+    }))
+    return {mapRuns}
+  }
+
+  describeMapRun(request: {mapRunArn?: string}) {
+    const run = request.mapRunArn ? this.mapRuns.get(request.mapRunArn) : undefined
+    if (!run) throw new SfnApiError('ResourceNotFound', `Map Run Does Not Exist: '${request.mapRunArn}'`)
+    return {
+      mapRunArn: run.mapRunArn,
+      executionArn: run.executionArn,
+      status: run.status,
+      startDate: run.startDate / 1000,
+      ...(run.stopDate !== undefined && {stopDate: run.stopDate / 1000}),
+      maxConcurrency: run.maxConcurrency,
+      toleratedFailurePercentage: run.toleratedFailurePercentage,
+      toleratedFailureCount: 0,
+      itemCounts: {...run.counts, resultsWritten: 0},
+      executionCounts: {...run.counts, resultsWritten: 0},
     }
   }
 
@@ -136,7 +219,7 @@ export class LocalStepFunctions {
     return {stopDate: execution.stopDate! / 1000}
   }
 
-  /** Ends a running execution from outside its state machine (stopped, or over a quota). */
+  /** Ends a running execution from outside its state machine (stopped, or over a quota), with its map runs. */
   private end(execution: LocalExecution, status: 'ABORTED' | 'FAILED', error?: string, cause?: string): void {
     if (execution.status !== 'RUNNING') return
     execution.status = status
@@ -144,6 +227,7 @@ export class LocalStepFunctions {
     execution.error = error
     execution.cause = cause
     execution.abort()
+    for (const run of execution.mapRuns) run.abort()
     for (const child of execution.children) child.kill('SIGTERM')
   }
 
@@ -153,8 +237,8 @@ export class LocalStepFunctions {
     await Promise.all([...this.executions.values()].map((execution) => execution.finished))
   }
 
-  private async run(execution: LocalExecution, input: unknown): Promise<void> {
-    const record = (type: string, details?: Record<string, unknown>, after?: RecordedEvent, timestamp = Date.now()) => {
+  private async run(machine: LocalMachine, execution: LocalExecution, input: unknown): Promise<void> {
+    const record: Recorder = (type, details, after, timestamp = Date.now()) => {
       const event: RecordedEvent = {timestamp, type, details, after}
       if (execution.events.length >= MAX_HISTORY_EVENTS) {
         this.end(execution, 'FAILED', 'States.Runtime', `The execution reached the maximum number of history events (${MAX_HISTORY_EVENTS}).`)
@@ -163,8 +247,13 @@ export class LocalStepFunctions {
       execution.events.push(event)
       return event
     }
-    const handlers = Object.fromEntries(TASK_STATES.map((state) => [state, (taskInput: unknown) => this.invokeTask(execution, state, taskInput, record)]))
-    const run = this.machine.run(input as never, {overrides: {taskResourceLocalHandlers: handlers}, noThrowOnAbort: true})
+    const handlers: TaskHandlers = Object.fromEntries(
+      [...machine.tasks].map(([state, resource]) => [
+        state,
+        resource === LOCAL_MAP ? (taskInput: unknown) => this.runMap(machine, execution, state, taskInput) as never : (taskInput: unknown) => this.invokeTask(execution, state, taskInput, record),
+      ]),
+    )
+    const run = machine.emulated.run(input as never, {overrides: {taskResourceLocalHandlers: handlers}, noThrowOnAbort: true})
     execution.abort = run.abort
     const logs = (async () => {
       for await (const event of run.eventLogs) recordLogEvent(event as unknown as LogEvent, record)
@@ -189,12 +278,60 @@ export class LocalStepFunctions {
     }
   }
 
-  private async invokeTask(
-    execution: LocalExecution,
-    state: TaskStateName,
-    input: unknown,
-    record: (type: string, details?: Record<string, unknown>, after?: RecordedEvent) => RecordedEvent,
-  ) {
+  /**
+   * A Distributed Map: reads its items (JSON Lines) from S3, then runs the child workflow for each
+   * item in a map run that the API lists and describes.
+   */
+  private async runMap(machine: LocalMachine, execution: LocalExecution, name: string, taskInput: unknown): Promise<unknown> {
+    const {state, processor} = machine.maps.get(name)!
+    const input = (taskInput as {input: unknown}).input
+    const number = (path: string | undefined, fallback: number) => (path === undefined ? fallback : Number(resolvePath(path, input)))
+    const bucket = new BucketObjects(this.options.s3!(), String(resolvePath(state.bucketPath, input)))
+    const key = String(resolvePath(state.keyPath, input))
+    const items: unknown[] = []
+    for await (const line of (await bucket.lines(key)) ?? []) if (line.trim() !== '') items.push(JSON.parse(line))
+    const run = new LocalMapRun(execution.executionArn, execution.stateMachineArn, name, number(state.maxConcurrencyPath, 0), number(state.toleratedFailurePercentagePath, 0))
+    this.mapRuns.set(run.mapRunArn, run)
+    execution.mapRuns.push(run)
+    if (execution.status !== 'RUNNING') run.abort()
+    await run.run(items, async (value, index, onStop) => {
+      const nested = new Set<string>()
+      onStop(() => {
+        for (const executionArn of nested) this.stopExecution({executionArn})
+      })
+      const handlers: TaskHandlers = Object.fromEntries(
+        [...taskResources(state.processor)].map(([task, resource]) => [task, (params: unknown) => this.integration(resource, params, nested) as never]),
+      )
+      const child = processor.run(applyTemplate(state.itemSelector, input, {value, index}) as never, {overrides: {taskResourceLocalHandlers: handlers}})
+      onStop(() => child.abort())
+      await child.result
+    })
+    return null
+  }
+
+  /** A task of a map's child workflow: a nested render (waited for), an S3 PutObject, or the function. */
+  private async integration(resource: string, params: unknown, nested: Set<string>): Promise<unknown> {
+    if (resource === START_SYNC) {
+      const {StateMachineArn, Name, Input} = params as {StateMachineArn: string; Name?: string; Input: unknown}
+      const executionArn = `${StateMachineArn.replace(':stateMachine:', ':execution:')}:${Name}`
+      // A retried start of the same name waits for the execution the first one started, as on AWS.
+      const existing = this.executions.get(executionArn) ?? this.executions.get(this.startExecution({stateMachineArn: StateMachineArn, name: Name, input: JSON.stringify(Input)}).executionArn)!
+      nested.add(existing.executionArn)
+      await existing.finished
+      nested.delete(existing.executionArn)
+      const described = this.describeExecution({executionArn: existing.executionArn})
+      if (existing.status === 'SUCCEEDED') return {...described, Output: JSON.parse(existing.output ?? 'null'), Status: existing.status}
+      throw Object.assign(new Error(JSON.stringify(described)), {name: 'States.TaskFailed'})
+    }
+    if (resource === S3_PUT_OBJECT) {
+      const {Bucket, Key, Body, ContentType} = params as {Bucket: string; Key: string; Body: unknown; ContentType?: string}
+      const result = await this.options.s3!().send(new PutObjectCommand({Bucket, Key, ContentType, Body: typeof Body === 'string' ? Body : JSON.stringify(Body)}))
+      return {ETag: result.ETag}
+    }
+    return this.options.function.invoke(params)
+  }
+
+  private async invokeTask(execution: LocalExecution, state: string, input: unknown, record: Recorder) {
     const inMap = state === MAP_TASK_STATE
     if (inMap) await execution.mapSlots.acquire()
     try {
@@ -204,17 +341,19 @@ export class LocalStepFunctions {
     }
   }
 
-  private async invokeFunction(execution: LocalExecution, input: unknown, record: (type: string, details?: Record<string, unknown>, after?: RecordedEvent) => RecordedEvent) {
+  private async invokeFunction(execution: LocalExecution, input: unknown, record: Recorder) {
     const inputText = JSON.stringify(input)
     this.checkStateData(execution, inputText, 'input')
     record('LambdaFunctionScheduled', {lambdaFunctionScheduledEventDetails: {resource: this.options.functionArn, input: inputText}})
     let started: RecordedEvent | undefined
+    // The environment is the execution's to stop while this invocation runs; a warm one outlives it.
+    let environment: ChildProcess | undefined
     try {
       const output = await this.options.function.invoke(input, {
         onStarted: () => (started = record('LambdaFunctionStarted')),
         onChild: (child) => {
+          environment = child
           execution.children.add(child)
-          child.once('exit', () => execution.children.delete(child))
         },
       })
       const outputText = JSON.stringify(output)
@@ -226,6 +365,8 @@ export class LocalStepFunctions {
       if (started) record('LambdaFunctionFailed', {lambdaFunctionFailedEventDetails: {error: name, cause: message}}, started)
       else record('LambdaFunctionStartFailed', {lambdaFunctionStartFailedEventDetails: {error: name, cause: message}})
       throw error
+    } finally {
+      if (environment) execution.children.delete(environment)
     }
   }
 
@@ -238,8 +379,10 @@ export class LocalStepFunctions {
     throw Object.assign(new Error(cause), {name: 'States.DataLimitExceeded'})
   }
 
-  private assertStateMachine(arn: string | undefined): void {
-    if (arn !== this.options.stateMachineArn) throw new SfnApiError('StateMachineDoesNotExist', `State Machine Does Not Exist: '${arn}'`)
+  private machine(arn: string | undefined): LocalMachine {
+    const machine = arn ? this.machines.get(arn) : undefined
+    if (!machine) throw new SfnApiError('StateMachineDoesNotExist', `State Machine Does Not Exist: '${arn}'`)
+    return machine
   }
 
   private find(executionArn: string | undefined): LocalExecution {
@@ -249,53 +392,14 @@ export class LocalStepFunctions {
   }
 }
 
-interface LogEvent {
-  type: string
-  timestamp: number
-  state?: {name: string; type: string; input?: unknown; output?: unknown}
-  index?: number
-  parentState?: {name: string}
-  input?: unknown
-  output?: unknown
-  Error?: string
-  Cause?: unknown
+/** Every Task state of a definition (inline Map iterations included), by name, with its resource. */
+function taskResources(definition: StateMachineDefinition): Map<string, string> {
+  const tasks = new Map<string, string>()
+  for (const [name, state] of Object.entries(definition.States)) {
+    if (state.Type === 'Task') tasks.set(name, state.Resource as string)
+    const inner = (state.ItemProcessor ?? state.Iterator) as StateMachineDefinition | undefined
+    if (state.Type === 'Map' && inner) for (const [task, resource] of taskResources(inner)) tasks.set(task, resource)
+  }
+  return tasks
 }
 
-/** Translates aws-local-stepfunctions' event log into Step Functions history events. */
-function recordLogEvent(event: LogEvent, record: (type: string, details?: Record<string, unknown>, after?: RecordedEvent, timestamp?: number) => RecordedEvent): void {
-  const at = event.timestamp
-  const text = (value: unknown) => JSON.stringify(value ?? null)
-  switch (event.type) {
-    case 'ExecutionStarted':
-      record('ExecutionStarted', {executionStartedEventDetails: {input: text(event.input)}}, undefined, at)
-      return
-    case 'ExecutionSucceeded':
-      record('ExecutionSucceeded', {executionSucceededEventDetails: {output: text(event.output)}}, undefined, at)
-      return
-    case 'ExecutionFailed':
-      record('ExecutionFailed', {executionFailedEventDetails: {error: event.Error, cause: String(event.Cause ?? '')}}, undefined, at)
-      return
-    case 'ExecutionAborted':
-      record('ExecutionAborted', undefined, undefined, at)
-      return
-    case 'ExecutionTimeout':
-      record('ExecutionTimedOut', undefined, undefined, at)
-      return
-    case 'StateEntered':
-      record(`${event.state!.type}StateEntered`, {stateEnteredEventDetails: {name: event.state!.name, input: text(event.state!.input)}}, undefined, at)
-      return
-    case 'StateExited':
-      record(`${event.state!.type}StateExited`, {stateExitedEventDetails: {name: event.state!.name, output: text(event.state!.output)}}, undefined, at)
-      return
-    case 'MapIterationStarted':
-    case 'MapIterationSucceeded':
-    case 'MapIterationFailed': {
-      const key = event.type[0].toLowerCase() + event.type.slice(1) + 'EventDetails'
-      record(event.type, {[key]: {name: event.parentState?.name, index: event.index}}, undefined, at)
-      return
-    }
-    default:
-      // StateRetried, StateFailed, StateCaught: AWS shows these through the function events.
-      return
-  }
-}

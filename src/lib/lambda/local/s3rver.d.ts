@@ -26,6 +26,7 @@ declare module 's3rver' {
     putObject(object: S3rverObject): Promise<{size: number; md5: string}>
     putPart(bucket: string, uploadId: string, partNumber: number, content: NodeJS.ReadableStream): Promise<{size: number; md5: string}>
     putObjectMultipart(bucket: string, uploadId: string, parts: {number: number; etag: string}[]): Promise<{size: number; md5: string}>
+    listObjects(bucket: string, options: Record<string, unknown>): Promise<unknown>
   }
 
   export default class S3rver {

@@ -12,7 +12,7 @@ export function isSfnRequest(request: IncomingMessage): boolean {
   return String(request.headers['x-amz-target'] ?? '').startsWith(TARGET_PREFIX)
 }
 
-/** Serves the four operations the stack uses, in the AWS JSON 1.0 protocol the SDK speaks. */
+/** Serves the operations the stack uses, in the AWS JSON 1.0 protocol the SDK speaks. */
 export async function handleSfnRequest(api: LocalStepFunctions, request: IncomingMessage, response: ServerResponse): Promise<void> {
   const operation = String(request.headers['x-amz-target']).slice(TARGET_PREFIX.length)
   try {
@@ -30,6 +30,15 @@ export async function handleSfnRequest(api: LocalStepFunctions, request: Incomin
         break
       case 'StopExecution':
         result = api.stopExecution(body)
+        break
+      case 'ListExecutions':
+        result = api.listExecutions(body)
+        break
+      case 'ListMapRuns':
+        result = api.listMapRuns(body)
+        break
+      case 'DescribeMapRun':
+        result = api.describeMapRun(body)
         break
       default:
         throw new SfnApiError('UnknownOperationException', `the local stack does not implement ${operation}`)

@@ -1,8 +1,5 @@
-import {fork, type ChildProcess} from 'node:child_process'
-import {fileURLToPath} from 'node:url'
+import type {ChildProcess} from 'node:child_process'
 import type {ChildReply} from './handler-child.js'
-
-const CHILD_SCRIPT = fileURLToPath(new URL('./handler-child.js', import.meta.url))
 
 /** A failed invocation, named and described the way Lambda reports a function error to Step Functions. */
 export class FunctionError extends Error {
@@ -10,19 +7,6 @@ export class FunctionError extends Error {
     super(JSON.stringify({errorType, errorMessage}))
     this.name = errorType
   }
-}
-
-export interface InvokeOptions {
-  env: NodeJS.ProcessEnv
-  /** Called with the child as soon as it exists, so that the caller can stop it. */
-  onChild?: (child: ChildProcess) => void
-}
-
-/** Runs the handler once in a fresh Node process, like a cold Lambda invocation. */
-export function invokeInChild(event: unknown, options: InvokeOptions): Promise<unknown> {
-  const child = fork(CHILD_SCRIPT, [], {env: options.env, stdio: ['ignore', 'ignore', 'inherit', 'ipc']})
-  options.onChild?.(child)
-  return answerOf(child, event, (code, signal) => `the function exited without an answer (${signal ?? `exit code ${code}`})`)
 }
 
 /**

@@ -1,0 +1,68 @@
+import type {StateMachineDefinition} from '../state-machine-definition.js'
+
+/** A Distributed Map of a definition, as the local stack runs it (aws-local-stepfunctions has no ItemReader). */
+export interface DistributedMapState {
+  name: string
+  /** Its ItemReader's S3 location, as paths on the state's input (`$.bucketName`). */
+  bucketPath: string
+  keyPath: string
+  itemSelector: Record<string, unknown>
+  processor: StateMachineDefinition
+  maxConcurrencyPath?: string
+  toleratedFailurePercentagePath?: string
+}
+
+/**
+ * The definition the emulator runs: each Distributed Map with an S3 ItemReader becomes a Task
+ * state that the local stack handles (reading the items, running the child workflow per item,
+ * counting a map run), keeping its ResultPath, Catch and transitions; the maps are returned too.
+ */
+export function emulatedDefinition(definition: StateMachineDefinition, taskResource: string): {definition: StateMachineDefinition; maps: DistributedMapState[]} {
+  const maps: DistributedMapState[] = []
+  const states: StateMachineDefinition['States'] = {}
+  for (const [name, state] of Object.entries(definition.States)) {
+    const processor = state.ItemProcessor as (StateMachineDefinition & {ProcessorConfig?: {Mode?: string}}) | undefined
+    if (state.Type !== 'Map' || processor?.ProcessorConfig?.Mode !== 'DISTRIBUTED') {
+      states[name] = state
+      continue
+    }
+    const reader = state.ItemReader as {Parameters: Record<string, string>}
+    const {ProcessorConfig: _config, ...childDefinition} = processor
+    maps.push({
+      name,
+      bucketPath: reader.Parameters['Bucket.$'],
+      keyPath: reader.Parameters['Key.$'],
+      itemSelector: (state.ItemSelector as Record<string, unknown>) ?? {'value.$': '$$.Map.Item.Value'},
+      processor: childDefinition,
+      maxConcurrencyPath: state.MaxConcurrencyPath as string | undefined,
+      toleratedFailurePercentagePath: state.ToleratedFailurePercentagePath as string | undefined,
+    })
+    const {Type: _type, ItemReader: _reader, ItemSelector: _selector, ItemProcessor: _processor, MaxConcurrencyPath: _max, ToleratedFailurePercentagePath: _tolerated, Label: _label, ...kept} = state
+    states[name] = {...kept, Type: 'Task', Resource: taskResource, Parameters: {'input.$': '$'}}
+  }
+  return {definition: {...definition, States: states}, maps}
+}
+
+/**
+ * Evaluates a Parameters-style template (`"key.$": "<path>"`) against a state's input and the
+ * Map item's context: the subset of JSONPath the definitions here use (`$`, `$.a.b`,
+ * `$$.Map.Item.Value`, `$$.Map.Item.Value.a`, `$$.Map.Item.Index`).
+ */
+export function applyTemplate(template: Record<string, unknown>, input: unknown, item: {value: unknown; index: number}): Record<string, unknown> {
+  const out: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(template)) {
+    if (key.endsWith('.$') && typeof value === 'string') out[key.slice(0, -2)] = resolvePath(value, input, item)
+    else out[key] = value !== null && typeof value === 'object' && !Array.isArray(value) ? applyTemplate(value as Record<string, unknown>, input, item) : value
+  }
+  return out
+}
+
+export function resolvePath(path: string, input: unknown, item?: {value: unknown; index: number}): unknown {
+  if (path === '$$.Map.Item.Index') return item?.index
+  const [root, rest] = path.startsWith('$$.Map.Item.Value') ? [item?.value, path.slice('$$.Map.Item.Value'.length)] : [input, path.slice(1)]
+  if (!/^(\.[A-Za-z0-9_]+)*$/.test(rest)) throw new Error(`the local stack does not evaluate the path ${path}`)
+  return rest
+    .split('.')
+    .slice(1)
+    .reduce<unknown>((value, key) => (value as Record<string, unknown> | undefined)?.[key], root)
+}
