@@ -2,6 +2,7 @@ import {relative} from 'node:path'
 import type {BatchEvent, BatchEventListener, BatchSummary} from '../lib/batch/index.js'
 import {EngineError} from '../lib/errors/engine-error.js'
 import {describeWarning, inListrTask} from './render-progress.js'
+import {countText, durationText} from './quantity-text.js'
 
 /** `--json`: every batch event, row render events included, as one line of JSON on stdout. */
 export function batchJsonLines(event: BatchEvent): void {
@@ -73,26 +74,19 @@ export class BatchTally {
 
   /** `812/1,234 rows done · 3 failed · 98.5 rows/min · ETA 4m 12s`. */
   describe(): string {
-    const number = (value: number) => value.toLocaleString('en-US')
     const minutes = (this.now() - this.startedAt) / 60_000
     const finished = this.completed + this.failed + this.skipped
     const perMinute = minutes > 0 ? finished / minutes : 0
     const left = this.toRender - finished
-    const parts = [`${number(this.already + this.completed)}/${number(this.total)} rows done`]
-    if (this.failed > 0) parts.push(`${number(this.failed)} failed`)
-    if (this.skipped > 0) parts.push(`${number(this.skipped)} skipped`)
+    const parts = [`${countText(this.already + this.completed)}/${countText(this.total)} rows done`]
+    if (this.failed > 0) parts.push(`${countText(this.failed)} failed`)
+    if (this.skipped > 0) parts.push(`${countText(this.skipped)} skipped`)
     parts.push(`${perMinute.toFixed(1)} rows/min`)
-    parts.push(finished > 0 && left > 0 ? `ETA ${duration((left / perMinute) * 60)}` : left > 0 ? 'ETA …' : 'finishing')
+    parts.push(finished > 0 && left > 0 ? `ETA ${durationText((left / perMinute) * 60)}` : left > 0 ? 'ETA …' : 'finishing')
     return parts.join(' · ')
   }
 }
 
-function duration(seconds: number): string {
-  const whole = Math.ceil(seconds)
-  if (whole < 60) return `${whole}s`
-  if (whole < 3600) return `${Math.floor(whole / 60)}m ${String(whole % 60).padStart(2, '0')}s`
-  return `${Math.floor(whole / 3600)}h ${String(Math.floor((whole % 3600) / 60)).padStart(2, '0')}m`
-}
 
 /**
  * How a batch reports itself in a terminal: one live line (rows done / failed / total, rows per

@@ -1,5 +1,6 @@
 import type {BatchEntry} from '../lib/lambda/batch/batch-items.js'
 import type {BatchProgress} from '../lib/lambda/batch/batch-progress.js'
+import {countText, durationText} from './quantity-text.js'
 
 /** `line 3  out/ada.mp4  started  arn:…` as render-batch prints each line. */
 export function entryLine(entry: BatchEntry): string {
@@ -32,27 +33,18 @@ export class EntryPrinter {
   }
 }
 
-function number(value: number): string {
-  return value.toLocaleString('en-US')
-}
 
-function duration(seconds: number): string {
-  const whole = Math.ceil(seconds)
-  if (whole < 60) return `${whole}s`
-  if (whole < 3600) return `${Math.floor(whole / 60)}m ${String(whole % 60).padStart(2, '0')}s`
-  return `${Math.floor(whole / 3600)}h ${String(Math.floor((whole % 3600) / 60)).padStart(2, '0')}m`
-}
 
 /** `batch lx…-0f3c2a run 1 RUNNING: 812/1,234 rows succeeded · 3 failed · …` */
 export function batchProgressLine(progress: BatchProgress): string {
   const {rows} = progress
-  const parts = [`${number(rows.succeeded)}/${number(rows.total - rows.rejected)} rows succeeded`]
-  if (rows.failed > 0) parts.push(`${number(rows.failed)} failed`)
-  parts.push(`${number(rows.running)} running`, `${number(rows.pending)} pending`)
-  if (rows.rejected > 0) parts.push(`${number(rows.rejected)} failed to start`)
+  const parts = [`${countText(rows.succeeded)}/${countText(rows.total - rows.rejected)} rows succeeded`]
+  if (rows.failed > 0) parts.push(`${countText(rows.failed)} failed`)
+  parts.push(`${countText(rows.running)} running`, `${countText(rows.pending)} pending`)
+  if (rows.rejected > 0) parts.push(`${countText(rows.rejected)} failed to start`)
   parts.push(`${progress.rowsPerMinute} rows/min`)
-  if (progress.etaSeconds !== undefined) parts.push(`ETA ${duration(progress.etaSeconds)}`)
-  if (progress.frames.total !== undefined) parts.push(`frames ${number(progress.frames.done)}/${number(progress.frames.total)}`)
+  if (progress.etaSeconds !== undefined) parts.push(`ETA ${durationText(progress.etaSeconds)}`)
+  if (progress.frames.total !== undefined) parts.push(`frames ${countText(progress.frames.done)}/${countText(progress.frames.total)}`)
   if (progress.cost) parts.push(`~$${progress.cost.usd.toFixed(4)} so far`)
   return `batch ${progress.batchId} run ${progress.run} ${progress.status}: ${parts.join(' · ')}`
 }

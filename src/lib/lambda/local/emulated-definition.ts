@@ -66,3 +66,14 @@ export function resolvePath(path: string, input: unknown, item?: {value: unknown
     .slice(1)
     .reduce<unknown>((value, key) => (value as Record<string, unknown> | undefined)?.[key], root)
 }
+
+/** Every Task state of a definition (inline Map iterations included), by name, with its resource. */
+export function taskResources(definition: StateMachineDefinition): Map<string, string> {
+  const tasks = new Map<string, string>()
+  for (const [name, state] of Object.entries(definition.States)) {
+    if (state.Type === 'Task') tasks.set(name, state.Resource as string)
+    const inner = (state.ItemProcessor ?? state.Iterator) as StateMachineDefinition | undefined
+    if (state.Type === 'Map' && inner) for (const [task, resource] of taskResources(inner)) tasks.set(task, resource)
+  }
+  return tasks
+}

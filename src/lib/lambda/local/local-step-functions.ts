@@ -5,7 +5,7 @@ import {MAX_EXECUTION_INPUT_BYTES} from '../validate-config.js'
 import {MAP_TASK_STATE, type StateMachineDefinition} from '../state-machine-definition.js'
 import {MAP_MAX_CONCURRENCY, MAX_HISTORY_EVENTS, MAX_STATE_DATA_BYTES} from '../workflow-limits.js'
 import {BucketObjects} from '../s3-objects.js'
-import {applyTemplate, emulatedDefinition, resolvePath, type DistributedMapState} from './emulated-definition.js'
+import {applyTemplate, emulatedDefinition, resolvePath, taskResources, type DistributedMapState} from './emulated-definition.js'
 import {LocalMapRun} from './local-map-run.js'
 import {recordLogEvent, type LogEvent, type Recorder, type RecordedEvent} from './execution-history.js'
 import {Slots} from './slots.js'
@@ -153,9 +153,8 @@ export class LocalStepFunctions {
     const matching = [...this.executions.values()]
       .filter((execution) => execution.stateMachineArn === machine.arn && (!request.statusFilter || execution.status === request.statusFilter))
       .sort((a, b) => b.startDate - a.startDate)
-    const start = Number(request.nextToken ?? 0)
-    const size = Math.min(Math.max(request.maxResults || 100, 1), 1000)
-    const executions = matching.slice(start, start + size).map((execution) => ({
+    const {items, nextToken} = page(matching, request)
+    const executions = items.map((execution) => ({
       executionArn: execution.executionArn,
       stateMachineArn: execution.stateMachineArn,
       name: execution.name,
@@ -163,7 +162,7 @@ export class LocalStepFunctions {
       startDate: execution.startDate / 1000,
       ...(execution.stopDate !== undefined && {stopDate: execution.stopDate / 1000}),
     }))
-    return {executions, ...(start + size < matching.length && {nextToken: String(start + size)})}
+    return {executions, ...(nextToken && {nextToken})}
   }
 
   listMapRuns(request: {executionArn?: string}) {
@@ -207,10 +206,8 @@ export class LocalStepFunctions {
       ...event.details,
     }))
     if (request.reverseOrder) events = events.reverse()
-    const start = Number(request.nextToken ?? 0)
-    const size = Math.min(Math.max(request.maxResults || 100, 1), 1000)
-    const page = events.slice(start, start + size)
-    return {events: page, ...(start + size < events.length && {nextToken: String(start + size)})}
+    const {items, nextToken} = page(events, request)
+    return {events: items, ...(nextToken && {nextToken})}
   }
 
   stopExecution(request: {executionArn?: string; error?: string; cause?: string}): {stopDate: number} {
@@ -392,14 +389,11 @@ export class LocalStepFunctions {
   }
 }
 
-/** Every Task state of a definition (inline Map iterations included), by name, with its resource. */
-function taskResources(definition: StateMachineDefinition): Map<string, string> {
-  const tasks = new Map<string, string>()
-  for (const [name, state] of Object.entries(definition.States)) {
-    if (state.Type === 'Task') tasks.set(name, state.Resource as string)
-    const inner = (state.ItemProcessor ?? state.Iterator) as StateMachineDefinition | undefined
-    if (state.Type === 'Map' && inner) for (const [task, resource] of taskResources(inner)) tasks.set(task, resource)
-  }
-  return tasks
+/** One page of a list, as the API pages them: at most `maxResults` (default 100, at most 1,000), resumed from `nextToken`. */
+function page<T>(all: readonly T[], request: {maxResults?: number; nextToken?: string}): {items: T[]; nextToken?: string} {
+  const start = Number(request.nextToken ?? 0)
+  const size = Math.min(Math.max(request.maxResults || 100, 1), 1000)
+  return {items: all.slice(start, start + size), ...(start + size < all.length && {nextToken: String(start + size)})}
 }
+
 

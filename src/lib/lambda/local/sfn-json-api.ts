@@ -12,37 +12,27 @@ export function isSfnRequest(request: IncomingMessage): boolean {
   return String(request.headers['x-amz-target'] ?? '').startsWith(TARGET_PREFIX)
 }
 
+type Body = Record<string, never>
+
+/** The operations the stack uses, by their name in `X-Amz-Target`. */
+const OPERATIONS: Record<string, (api: LocalStepFunctions, body: Body) => unknown> = {
+  StartExecution: (api, body) => api.startExecution(body),
+  DescribeExecution: (api, body) => api.describeExecution(body),
+  GetExecutionHistory: (api, body) => api.getExecutionHistory(body),
+  StopExecution: (api, body) => api.stopExecution(body),
+  ListExecutions: (api, body) => api.listExecutions(body),
+  ListMapRuns: (api, body) => api.listMapRuns(body),
+  DescribeMapRun: (api, body) => api.describeMapRun(body),
+}
+
 /** Serves the operations the stack uses, in the AWS JSON 1.0 protocol the SDK speaks. */
 export async function handleSfnRequest(api: LocalStepFunctions, request: IncomingMessage, response: ServerResponse): Promise<void> {
   const operation = String(request.headers['x-amz-target']).slice(TARGET_PREFIX.length)
   try {
-    const body = (await readJson(request)) as Record<string, never>
-    let result: unknown
-    switch (operation) {
-      case 'StartExecution':
-        result = api.startExecution(body)
-        break
-      case 'DescribeExecution':
-        result = api.describeExecution(body)
-        break
-      case 'GetExecutionHistory':
-        result = api.getExecutionHistory(body)
-        break
-      case 'StopExecution':
-        result = api.stopExecution(body)
-        break
-      case 'ListExecutions':
-        result = api.listExecutions(body)
-        break
-      case 'ListMapRuns':
-        result = api.listMapRuns(body)
-        break
-      case 'DescribeMapRun':
-        result = api.describeMapRun(body)
-        break
-      default:
-        throw new SfnApiError('UnknownOperationException', `the local stack does not implement ${operation}`)
-    }
+    const body = (await readJson(request)) as Body
+    const serve = OPERATIONS[operation]
+    if (!serve) throw new SfnApiError('UnknownOperationException', `the local stack does not implement ${operation}`)
+    const result = serve(api, body)
     send(response, 200, result)
   } catch (error) {
     const type = error instanceof SfnApiError ? error.type : 'InternalFailure'
