@@ -1,6 +1,7 @@
 import {Command} from '@oclif/core'
 import {constants} from 'node:os'
 import {EngineError, isEngineError, toEngineError} from '../lib/errors/engine-error.js'
+import {sweepTempDirectories} from '../lib/files/temp-directory.js'
 import {usageError} from './usage-error.js'
 
 /** Conventional exit status of a command stopped by a signal: 128 + its number (Ctrl-C: 130). */
@@ -17,6 +18,13 @@ function signalExitCode(error: EngineError): number {
  * argument), 128 + signal for an interrupted command, else 1.
  */
 export abstract class BaseCommand extends Command {
+  override async init(): Promise<void> {
+    await super.init()
+    // Temporary directories of engine processes that were killed: swept in the background, never
+    // one whose process still runs (see sweepTempDirectories); nothing waits for it.
+    void sweepTempDirectories().catch(() => {})
+  }
+
   protected jsonOutput(): boolean {
     return this.argv.includes('--json')
   }

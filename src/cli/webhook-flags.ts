@@ -4,7 +4,7 @@ import {OPEN_POLICY, WEBHOOK_SECRET_ENV, webhookTarget, type WebhookDelivery, ty
 
 export const webhookFlags = {
   webhook: Flags.string({description: 'http(s) URL called (POST, signed JSON) when the render ends; with --batch once per row and once at the end'}),
-  'webhook-secret': Flags.string({description: `key that signs each webhook body (X-Engine-Signature: sha256=<HMAC>); env ${WEBHOOK_SECRET_ENV}`}),
+  'webhook-secret': Flags.string({description: `key that signs each webhook body (X-Engine-Signature: sha256=<HMAC of timestamp.body>, X-Engine-Timestamp); env ${WEBHOOK_SECRET_ENV}`}),
 }
 
 /** The webhook the user asked for, validated; undefined without --webhook. */

@@ -1,8 +1,10 @@
 import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from '../cli/base-command.js'
 import {findSaveTarget, formatBenchmark, runBenchmark, saveToConfig} from '../lib/benchmark/index.js'
-import {loadConfig} from '../lib/config/load-config.js'
 import {EngineError} from '../lib/errors/engine-error.js'
+import {loadConfig} from '../lib/config/load-config.js'
+import {projectConfigTrusted} from '../lib/config/project-trust.js'
+import {trustProjectConfigFlag} from '../cli/project-config.js'
 
 const DEFAULT_SECONDS = 2
 const QUICK_SECONDS = 1
@@ -22,14 +24,16 @@ export default class Benchmark extends BaseCommand {
     save: Flags.boolean({description: 'write the recommended "workers" to the config file (engine.config.json in the working directory when there is none)'}),
     duration: Flags.string({description: `seconds rendered per configuration (default ${DEFAULT_SECONDS}; ${QUICK_SECONDS} with --quick)`}),
     quick: Flags.boolean({description: 'a rough answer fast: a 640x360 reference, 1 s, no warm-up render'}),
+    ...trustProjectConfigFlag,
   }
 
   async run(): Promise<void> {
     const {args, flags} = await this.parse(Benchmark)
     const durationSeconds = flags.duration === undefined ? (flags.quick ? QUICK_SECONDS : DEFAULT_SECONDS) : parseSeconds(flags.duration)
     // Refuse an unwritable config before spending a minute measuring.
-    const saveTarget = flags.save ? await findSaveTarget() : undefined
-    const config = await loadConfig()
+    const trusted = await projectConfigTrusted({flag: flags['trust-project-config'], userConfigDir: this.config.configDir})
+    const saveTarget = flags.save ? await findSaveTarget(process.cwd(), trusted) : undefined
+    const config = await loadConfig(process.cwd(), {trusted})
     const progress = (line: string) => {
       if (!flags.json) process.stderr.write(line + '\n')
     }

@@ -1,8 +1,8 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../cli/base-command.js'
-import {loadConfig} from '../lib/config/load-config.js'
 import type {DoctorCheck} from '../lib/doctor/doctor-check.js'
 import {runDoctor} from '../lib/doctor/run-doctor.js'
+import {loadProjectConfig, trustProjectConfigFlag} from '../cli/project-config.js'
 
 const MARK: Record<DoctorCheck['status'], string> = {ok: 'ok     ', warning: 'warning', missing: 'missing'}
 
@@ -12,11 +12,12 @@ export default class Doctor extends BaseCommand {
   static override flags = {
     json: Flags.boolean({description: 'machine-readable report'}),
     'browser-path': Flags.string({description: 'check this browser executable instead of the one found automatically'}),
+    ...trustProjectConfigFlag,
   }
 
   async run(): Promise<void> {
     const {flags} = await this.parse(Doctor)
-    const config = await loadConfig()
+    const config = await loadProjectConfig(flags['trust-project-config'], this.config.configDir)
     const report = await runDoctor({browserPath: flags['browser-path'] ?? config.options.browserPath})
     if (flags.json) {
       this.log(JSON.stringify(report, null, 2))

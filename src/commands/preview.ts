@@ -1,9 +1,9 @@
 import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from '../cli/base-command.js'
-import {loadConfig} from '../lib/config/load-config.js'
 import {parseFps} from '../lib/plan/fps.js'
 import {RENDER_DEFAULTS} from '../lib/plan/render-options.js'
 import {openInBrowser, startPreviewServer} from '../lib/preview/index.js'
+import {loadProjectConfig, trustProjectConfigFlag} from '../cli/project-config.js'
 
 export default class Preview extends BaseCommand {
   static override summary = 'Open a composition in a browser with a player and a variables editor'
@@ -19,11 +19,12 @@ export default class Preview extends BaseCommand {
     port: Flags.integer({description: 'port of the preview server (0 picks a free one)', default: 3000, min: 0, max: 65535}),
     open: Flags.boolean({description: 'open the default browser (--no-open only prints the URL)', default: true, allowNo: true}),
     fps: Flags.string({description: 'frame rate of the player (default: fps of the config file, else 30)'}),
+    ...trustProjectConfigFlag,
   }
 
   async run(): Promise<void> {
     const {args, flags} = await this.parse(Preview)
-    const config = await loadConfig()
+    const config = await loadProjectConfig(flags['trust-project-config'], this.config.configDir)
     const fps = parseFps(flags.fps ?? config.options.fps ?? RENDER_DEFAULTS.fps, flags.fps === undefined && config.filepath ? `${config.filepath}: key "fps"` : '--fps')
     const server = await startPreviewServer({
       composition: args.composition,

@@ -9,7 +9,6 @@ import {describeUndelivered, webhookFlags, webhookFromFlags} from '../cli/webhoo
 import {renderBatch} from '../lib/batch/render-batch.js'
 import {BrowserPool} from '../lib/browser/browser-pool.js'
 import {renderBatchInContainer, renderInContainer} from '../lib/container/render-in-container.js'
-import {loadConfig} from '../lib/config/load-config.js'
 import {EngineError, isEngineError, toEngineError} from '../lib/errors/engine-error.js'
 import {parseRenderOptions} from '../lib/plan/render-options.js'
 import {assertOutputExtension} from '../lib/render/format-from-output.js'
@@ -19,6 +18,7 @@ import type {RenderEventListener} from '../lib/render/render-events.js'
 import {deliverWebhook, renderPayload, type WebhookTarget} from '../lib/notify/index.js'
 import {renderOnServer} from '../lib/server-client/render-on-server.js'
 import {parseVariablesText, readVariablesFile} from '../lib/variables/read-overrides.js'
+import {loadProjectConfig, trustProjectConfigFlag} from '../cli/project-config.js'
 
 export default class Render extends BaseCommand {
   static override summary = 'Render a composition to a video, an animated image or an image sequence'
@@ -30,14 +30,14 @@ export default class Render extends BaseCommand {
     'cat rows.jsonl | <%= config.bin %> render examples/hello/index.html --batch - --resume',
   ]
   static override args = {composition: Args.string({description: 'composition HTML file', required: true})}
-  static override flags = {...renderFlags, ...webhookFlags}
+  static override flags = {...renderFlags, ...webhookFlags, ...trustProjectConfigFlag}
 
   async run(): Promise<void> {
     const {args, flags} = await this.parse(Render)
     // --resume steers this one command run; it is not a render option (config, server, SDK).
-    const {variables: variablesText, resume, server, webhook: webhookUrl, 'webhook-secret': webhookSecret, ...otherFlags} = flags
+    const {variables: variablesText, resume, server, webhook: webhookUrl, 'webhook-secret': webhookSecret, 'trust-project-config': trustProjectConfig, ...otherFlags} = flags
     const webhook = webhookFromFlags({webhook: webhookUrl, 'webhook-secret': webhookSecret}, process.env)
-    const config = await loadConfig()
+    const config = await loadProjectConfig(trustProjectConfig, this.config.configDir)
     const fromFlags = parseRenderOptions(renderFlagsToOptions(otherFlags))
     const options = resolveRenderOptions(config.options, fromFlags)
     assertOutputExtension(options.output, options.format)

@@ -7,13 +7,13 @@ import {describeWarning} from '../cli/render-progress.js'
 import {parseTimeFlag} from '../cli/time-flag.js'
 import {renderBatch} from '../lib/batch/render-batch.js'
 import {BrowserPool} from '../lib/browser/browser-pool.js'
-import {loadConfig} from '../lib/config/load-config.js'
 import {EngineError} from '../lib/errors/engine-error.js'
 import {parseRenderOptions} from '../lib/plan/render-options.js'
 import {resolveRenderOptions} from '../lib/render/resolve-options.js'
 import {defaultStillPath, renderStill} from '../lib/still/render-still.js'
 import {parseStillSettings, stillFormatOf} from '../lib/still/still-settings.js'
 import {parseVariablesText, readVariablesFile} from '../lib/variables/read-overrides.js'
+import {loadProjectConfig, trustProjectConfigFlag} from '../cli/project-config.js'
 
 const pick = <K extends keyof typeof renderFlags>(...keys: K[]) => Object.fromEntries(keys.map((key) => [key, renderFlags[key]])) as Pick<typeof renderFlags, K>
 
@@ -33,16 +33,17 @@ export default class Still extends BaseCommand {
     output: Flags.string({char: 'o', description: 'image file: .png, .jpg/.jpeg or .webp (batch: a template). Default renders/<name>.png'}),
     quality: Flags.integer({description: 'JPEG/WebP quality 0-100 (default 92)'}),
     ...pick('scale', 'fps', 'variables', 'variables-file', 'strict-variables', 'strict-fonts', 'network', 'allow-private-network', 'browser-path', 'profile', 'video-frame-format', 'batch', 'batch-format', 'batch-concurrency', 'batch-fail-fast', 'resume', 'quiet', 'json'),
+    ...trustProjectConfigFlag,
   }
 
   async run(): Promise<void> {
     const {args, flags} = await this.parse(Still)
-    const {frame, time, quality, variables: variablesText, resume, output, ...renderFlagValues} = flags
+    const {frame, time, quality, variables: variablesText, resume, output, 'trust-project-config': trustProjectConfig, ...renderFlagValues} = flags
     const still = parseStillSettings(
       {frame, time: time === undefined ? undefined : parseTimeFlag(time), quality},
       (key) => `--${key}`,
     )
-    const config = await loadConfig()
+    const config = await loadProjectConfig(trustProjectConfig, this.config.configDir)
     // A still is a frame of the render a config describes: its fps, browser and variables apply.
     const {format: _format, output: _output, ...configOptions} = config.options
     const options = resolveRenderOptions(configOptions, parseRenderOptions(renderFlagsToOptions({...renderFlagValues, output})))

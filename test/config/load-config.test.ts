@@ -23,9 +23,10 @@ describe('loadConfig', () => {
     expect((await loadConfig(project({'package.json': '{"engine": {"format": "webm"}}'}))).options).toEqual({format: 'webm'})
   })
 
-  it('reads engine.config.mjs', async () => {
+  it('reads engine.config.mjs when the user trusts the project, and refuses it unread otherwise', async () => {
     const dir = project({'package.json': '{}', 'engine.config.mjs': 'export default {crf: 23}'})
-    expect((await loadConfig(dir)).options).toEqual({crf: 23})
+    expect((await loadConfig(dir, {trusted: true})).options).toEqual({crf: 23})
+    await expect(loadConfig(dir)).rejects.toMatchObject({code: 'INVALID_CONFIG', message: expect.stringMatching(/engine\.config\.mjs is JavaScript/)})
   })
 
   it('names the file and the key of an invalid value', async () => {
@@ -47,7 +48,7 @@ describe('loadConfig', () => {
     ['videoBitrate', '"videoBitrate": "fast"', /engine\.config\.json: key "videoBitrate": "fast" is invalid \(must be a size such as 8M or 2500k\)/],
   ])('names the file and the key "%s" when its value is unusable: %s', async (_key, entry, message) => {
     const dir = project({'package.json': '{}', 'engine.config.json': `{${entry}}`, 'list.json': '[1, 2]'})
-    const error = await loadConfig(dir).catch((caught: unknown) => caught)
+    const error = await loadConfig(dir, {trusted: true}).catch((caught: unknown) => caught)
     expect(error).toMatchObject({code: 'INVALID_CONFIG', message: expect.stringMatching(message)})
     expect((error as Error).message).toContain(join(dir, 'engine.config.json'))
   })

@@ -31,13 +31,15 @@ export async function startReceiver(secret: string, statuses: number[] = [], hos
     req.on('data', (chunk: Buffer) => chunks.push(chunk))
     req.on('end', () => {
       const raw = Buffer.concat(chunks)
-      const expected = Buffer.from('sha256=' + createHmac('sha256', secret).update(raw).digest('hex'))
+      const timestamp = String(req.headers['x-engine-timestamp'] ?? '')
+      const fresh = Math.abs(Date.now() / 1000 - Number(timestamp)) <= 300
+      const expected = Buffer.from('sha256=' + createHmac('sha256', secret).update(`${timestamp}.`).update(raw).digest('hex'))
       const given = Buffer.from(String(req.headers['x-engine-signature'] ?? ''))
       const status = answers.shift() ?? 200
       calls.push({
         type: String(req.headers['x-engine-event']),
         deliveryId: String(req.headers['x-engine-delivery']),
-        signatureValid: given.length === expected.length && timingSafeEqual(given, expected),
+        signatureValid: fresh && given.length === expected.length && timingSafeEqual(given, expected),
         body: JSON.parse(raw.toString('utf8')) as Record<string, unknown>,
         answeredWith: status,
       })

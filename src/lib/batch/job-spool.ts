@@ -1,10 +1,10 @@
 import {createReadStream, createWriteStream, type WriteStream} from 'node:fs'
-import {mkdtemp, rm} from 'node:fs/promises'
-import {tmpdir} from 'node:os'
+import {rm} from 'node:fs/promises'
 import {join} from 'node:path'
 import {once} from 'node:events'
 import type {BatchJob} from './preflight.js'
 import {readLines} from './rows/read-lines.js'
+import {makeTempDirectory} from '../files/temp-directory.js'
 
 /**
  * The checked rows of a running batch, one JSON line each, in a temporary file: the batch reads its
@@ -19,7 +19,7 @@ export class JobSpool {
   ) {}
 
   static async create(): Promise<JobSpool> {
-    const directory = await mkdtemp(join(tmpdir(), 'engine-batch-'))
+    const directory = await makeTempDirectory('batch')
     const path = join(directory, 'jobs.jsonl')
     return new JobSpool(directory, path, createWriteStream(path))
   }

@@ -1,5 +1,5 @@
-import {mkdtemp, rm} from 'node:fs/promises'
-import {availableParallelism, tmpdir} from 'node:os'
+import {rm} from 'node:fs/promises'
+import {availableParallelism} from 'node:os'
 import {join} from 'node:path'
 import {outputExtension} from '../encode/format-plugin.js'
 import {getFormat} from '../encode/format-registry.js'
@@ -11,6 +11,7 @@ import type {RenderEvent} from '../render/render-events.js'
 import {benchmarkComposition} from './benchmark-composition.js'
 import type {BenchmarkMeasurement, BenchmarkResult, CaptureMode} from './benchmark-result.js'
 import {recommend, workerCountsToMeasure} from './recommend.js'
+import {makeTempDirectory} from '../files/temp-directory.js'
 
 export interface BenchmarkOptions {
   /** Composition to measure; the built-in reference when undefined. */
@@ -43,7 +44,7 @@ export async function runBenchmark(options: BenchmarkOptions): Promise<Benchmark
   const base: RenderOptionsInput = {...options.renderOptions}
   for (const key of NOT_MEASURED) delete base[key]
   const format = getFormat(resolveRenderOptions(base).format)
-  const workDir = await mkdtemp(join(tmpdir(), 'engine-benchmark-'))
+  const workDir = await makeTempDirectory('benchmark')
   const composition = await benchmarkComposition({composition: options.composition, durationSeconds: options.durationSeconds, quick: options.quick ?? false, workDir})
   try {
     let run = 0

@@ -17,8 +17,8 @@ export interface SaveTarget {
  * keys are kept), else a new engine.config.json in `cwd`. A JavaScript or YAML config cannot be
  * rewritten faithfully, so it is refused before anything is measured.
  */
-export async function findSaveTarget(cwd: string = process.cwd()): Promise<SaveTarget> {
-  const {filepath} = await loadConfig(cwd)
+export async function findSaveTarget(cwd: string = process.cwd(), trusted = false): Promise<SaveTarget> {
+  const {filepath} = await loadConfig(cwd, {trusted})
   if (filepath === undefined) return {path: join(cwd, SAVED_CONFIG_FILE)}
   if (basename(filepath) === 'package.json') return {path: filepath, packageKey: 'engine'}
   const extension = extname(filepath)

@@ -3,7 +3,7 @@ import {realpath} from 'node:fs/promises'
 import {basename, dirname, join, relative, resolve} from 'node:path'
 import type {AnyNode, Element} from 'domhandler'
 import {EngineError} from '../errors/engine-error.js'
-import {isInside} from '../sandbox/project-file.js'
+import {isHiddenPath, isInside} from '../sandbox/project-file.js'
 import {projectRoot} from '../sandbox/project-root.js'
 import {prepareFonts, type CompiledFonts} from '../fonts/prepare-fonts.js'
 import {INSTANCE_ATTRIBUTE, type RuntimeInstance} from './runtime-instance.js'
@@ -22,6 +22,7 @@ import {rebaseCssUrls, urlRebaser, type UrlRebaser} from './rebase-url.js'
 import {isInlineClassicScript, scopeScript} from './scope-script.js'
 import {ScriptLineMarkers, type ScriptLines} from './script-line-map.js'
 import {scopeStylesheet} from './scope-stylesheet.js'
+import {farProjectRootNotice} from './project-root-notice.js'
 
 export interface CompileOptions {
   /** The command-line layer (`--variables` / `--variables-file`, parsed); applies to the top-level composition only. */
@@ -82,7 +83,7 @@ export type TimedComposition = CompiledComposition & {durationSeconds: number}
 
 /** Something compile let pass that the author should hear about. */
 export interface CompileNotice {
-  code: 'declarations-invalid' | 'asset-missing'
+  code: 'declarations-invalid' | 'asset-missing' | 'project-root-far'
   message: string
   /** `asset-missing`: the project path (`/assets/logo.png`), so that the render tells it once. */
   path?: string
@@ -136,6 +137,9 @@ export async function compileComposition(path: string, options: CompileOptions =
   const declarations = parsed.declarations.declarations
   const compositionId = parsed.id!
   const projectDir = resolve(options.projectDir ?? projectRoot(file))
+  // A project the caller named (a server's --root, a site) was chosen on purpose.
+  const farRoot = options.projectDir === undefined ? farProjectRootNotice(file, projectDir) : undefined
+  if (farRoot) notices.push(farRoot)
   const context: CompileContext = {
     rootDir: dirname(file),
     projectDir,
@@ -322,8 +326,10 @@ function isWithin(node: AnyNode, ancestor: AnyNode): boolean {
 async function assertInsideProject(path: string, projectDir: string, what: string): Promise<void> {
   const real = await realpath(path).catch(() => path)
   const realProject = await realpath(projectDir).catch(() => projectDir)
-  if (isInside(projectDir, path) && isInside(realProject, real)) return
-  throw new EngineError('PATH_OUTSIDE_ROOT', `${what} is outside the project ${projectDir}; a composition may include only files inside its project`, {
-    projectDir,
-  })
+  if (isInside(projectDir, path) && isInside(realProject, real) && !isHiddenPath(projectDir, path) && !isHiddenPath(realProject, real)) return
+  throw new EngineError(
+    'PATH_OUTSIDE_ROOT',
+    `${what} is outside the project ${projectDir} or a dot-file; a composition may include only files inside its project, and never dot-files or dot-folders`,
+    {projectDir},
+  )
 }

@@ -7,15 +7,27 @@ import {EngineError} from '../errors/engine-error.js'
 import {parseFps} from '../plan/fps.js'
 import {parseRenderOptions, type RenderOptionsInput} from '../plan/render-options.js'
 import {readVariablesFile} from '../variables/read-overrides.js'
+import {TRUST_HOW} from './project-trust.js'
 
 export const CONFIG_SEARCH_PLACES = [
   'package.json',
   '.enginerc',
   '.enginerc.json',
+  '.enginerc.yaml',
+  '.enginerc.yml',
   'engine.config.json',
+  'engine.config.yaml',
+  'engine.config.yml',
   'engine.config.js',
   'engine.config.mjs',
+  'engine.config.cjs',
 ]
+
+/** Keys a project config may set only when the user trusts it: they run a program or open the sandbox. */
+const TRUSTED_ONLY_KEYS = {
+  browserPath: 'runs that program as the browser',
+  allowPrivateNetwork: "lets the page reach this machine's and its network's private services",
+} as const
 
 export interface LoadedConfig {
   /** File the values came from, or undefined when no config file was found. */
@@ -23,16 +35,35 @@ export interface LoadedConfig {
   options: RenderOptionsInput
 }
 
+export interface LoadConfigOptions {
+  /** The user trusts project configs (see projectConfigTrusted): code configs and TRUSTED_ONLY_KEYS allowed. */
+  trusted?: boolean
+}
+
 /**
  * Finds the nearest engine configuration (searching upwards from `cwd`) and validates it. An
- * invalid file is an error naming the file and the key, never silently ignored.
+ * invalid file is an error naming the file and the key, never silently ignored. A config is data
+ * (JSON, YAML, package.json) unless the user trusts project configs: a JavaScript config is then
+ * refused without being run, and so are keys that run a program or open the sandbox.
  */
-export async function loadConfig(cwd: string = process.cwd()): Promise<LoadedConfig> {
-  const explorer = cosmiconfig('engine', {searchPlaces: CONFIG_SEARCH_PLACES, searchStrategy: 'project'})
+export async function loadConfig(cwd: string = process.cwd(), options: LoadConfigOptions = {}): Promise<LoadedConfig> {
+  const refuseCode = (filepath: string): never => {
+    throw new EngineError(
+      'INVALID_CONFIG',
+      `${filepath} is JavaScript, and running it would run the project's code: engine reads a project's config as data only (.json, .yaml, package.json) unless you trust it: ${TRUST_HOW}`,
+      {file: filepath},
+    )
+  }
+  const explorer = cosmiconfig('engine', {
+    searchPlaces: CONFIG_SEARCH_PLACES,
+    searchStrategy: 'project',
+    ...(!options.trusted && {loaders: {'.js': refuseCode, '.mjs': refuseCode, '.cjs': refuseCode, '.ts': refuseCode, '.mts': refuseCode, '.cts': refuseCode}}),
+  })
   let found
   try {
     found = await explorer.search(cwd)
   } catch (error) {
+    if (error instanceof EngineError) throw error
     throw new EngineError('INVALID_CONFIG', `could not read the engine configuration: ${(error as Error).message}`, {
       cwd,
     })
@@ -41,14 +72,23 @@ export async function loadConfig(cwd: string = process.cwd()): Promise<LoadedCon
   const file = found.filepath
   const field = (key: string) => `${file}: key "${key}"`
   try {
-    const options = parseRenderOptions(found.config, field)
-    await checkValues(options, field, cwd)
-    return {filepath: file, options}
+    const parsed = parseRenderOptions(found.config, field)
+    if (!options.trusted) assertNoTrustedOnlyKeys(parsed, field)
+    await checkValues(parsed, field, cwd)
+    return {filepath: file, options: parsed}
   } catch (error) {
     if (error instanceof EngineError) {
       throw new EngineError('INVALID_CONFIG', error.message, {file, ...(error.details as object)})
     }
     throw error
+  }
+}
+
+function assertNoTrustedOnlyKeys(options: RenderOptionsInput, field: (key: string) => string): void {
+  for (const [key, effect] of Object.entries(TRUSTED_ONLY_KEYS)) {
+    const value = options[key as keyof typeof TRUSTED_ONLY_KEYS]
+    if (value === undefined || value === false) continue
+    throw new EngineError('INVALID_CONFIG', `${field(key)} ${effect}; a project's config may set it only when you trust the project: ${TRUST_HOW}`, {key, value})
   }
 }
 

@@ -1,11 +1,11 @@
-import {mkdtemp, rm} from 'node:fs/promises'
-import {tmpdir} from 'node:os'
+import {rm} from 'node:fs/promises'
 import {join} from 'node:path'
 import {EngineError} from '../errors/engine-error.js'
 import {writeBuildContext} from './build-context.js'
 import {engineVersion, imageBuildArgs, imageTag} from './container-image.js'
 import type {ContainerRuntime} from './detect-container-runtime.js'
 import {runContainerClient} from './run-container-client.js'
+import {makeTempDirectory} from '../files/temp-directory.js'
 
 export interface BuildImageOptions {
   runtime: Pick<ContainerRuntime, 'name'>
@@ -30,7 +30,7 @@ export async function imageExists(runtime: Pick<ContainerRuntime, 'name'>, tag: 
 export async function buildImage(options: BuildImageOptions): Promise<string> {
   const version = options.version ?? engineVersion()
   const tag = options.tag ?? imageTag(version)
-  const contextDir = await mkdtemp(join(tmpdir(), 'engine-image-'))
+  const contextDir = await makeTempDirectory('image')
   try {
     await writeBuildContext(contextDir)
     const args = imageBuildArgs({runtime: options.runtime.name, tag, version, contextDir})

@@ -1,8 +1,7 @@
 import {randomUUID} from 'node:crypto'
 import {createWriteStream} from 'node:fs'
 import {pipeline} from 'node:stream/promises'
-import {mkdir, mkdtemp, rm, rmdir, stat, writeFile} from 'node:fs/promises'
-import {tmpdir} from 'node:os'
+import {mkdir, rm, rmdir, stat, writeFile} from 'node:fs/promises'
 import {dirname, join, parse, resolve} from 'node:path'
 import type {BatchEvent, BatchEventListener} from '../batch/batch-events.js'
 import {defaultOutputTemplate} from '../batch/output-template.js'
@@ -25,6 +24,7 @@ import {ensureImage} from './ensure-image.js'
 import {innerRenderArgs} from './inner-render-args.js'
 import {CONTAINER_RUNTIME_ENV, pickContainerRuntime} from './pick-container-runtime.js'
 import {runContainerClient} from './run-container-client.js'
+import {makeTempDirectory} from '../files/temp-directory.js'
 
 /** Where the variables engine hands to the container are mounted. */
 export const CONTAINER_VARIABLES_FILE = '/engine/input/variables.json'
@@ -113,7 +113,7 @@ async function runInContainer<Event extends RenderEvent | BatchEvent, Done>(
   const mapping = pathMapping()
   relay.mapping = mapping
   const outputExisted = batchSource === undefined && (await stat(output).catch(() => undefined)) !== undefined
-  const scratch = await mkdtemp(join(tmpdir(), 'engine-container-'))
+  const scratch = await makeTempDirectory('container')
   let createdOutputDir: string | undefined
   let succeeded = false
   try {

@@ -3,6 +3,7 @@ import {basename, dirname, join} from 'node:path'
 import {EngineError} from '../errors/engine-error.js'
 import type {FrameFilesFormat, SegmentRef} from './format-plugin.js'
 import {partialPath} from './partial-path.js'
+import {makeDirectory} from '../files/make-directory.js'
 
 export interface AssembleFrameDirectoryOptions {
   plugin: FrameFilesFormat
@@ -35,7 +36,7 @@ export async function assembleFrameDirectory(options: AssembleFrameDirectoryOpti
     await Promise.all(stale.map((name) => rm(join(outputPath, name), {force: true})))
     return
   }
-  await mkdir(dirname(outputPath), {recursive: true})
+  await makeDirectory(dirname(outputPath))
   const partial = partialPath(outputPath)
   try {
     await mkdir(partial)

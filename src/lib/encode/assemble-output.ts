@@ -1,5 +1,4 @@
-import {mkdir, mkdtemp, rename, rm, stat} from 'node:fs/promises'
-import {tmpdir} from 'node:os'
+import {rename, rm, stat} from 'node:fs/promises'
 import {dirname, join} from 'node:path'
 import {EngineError} from '../errors/engine-error.js'
 import {describeFrameRange, renderedFrames} from '../plan/frame-range.js'
@@ -12,6 +11,8 @@ import {getFormat} from './format-registry.js'
 import {partialPath} from './partial-path.js'
 import {probeFrameCount} from './probe-frame-count.js'
 import {runFfmpeg} from './run-ffmpeg.js'
+import {makeDirectory} from '../files/make-directory.js'
+import {makeTempDirectory} from '../files/temp-directory.js'
 
 export interface AssembleOutputOptions {
   plan: RenderPlan
@@ -44,9 +45,9 @@ export async function assembleOutput(options: AssembleOutputOptions): Promise<vo
     return
   }
   await assertNotDirectory(options.outputPath, plugin.extension)
-  await mkdir(dirname(options.outputPath), {recursive: true})
+  await makeDirectory(dirname(options.outputPath))
   const partial = partialPath(options.outputPath, plugin.extension)
-  const scratchDir = await mkdtemp(join(tmpdir(), 'engine-assemble-'))
+  const scratchDir = await makeTempDirectory('assemble')
   const audio: AssemblyAudio | undefined = options.audioTrack && (plugin.audio === 'aac' || plugin.audio === 'opus') ? {kind: plugin.audio, trackPath: options.audioTrack} : undefined
   try {
     const context = assemblyContext(plugin, options, partial, scratchDir, audio)

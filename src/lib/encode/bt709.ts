@@ -1,16 +1,17 @@
 import type {CaptureImageFormat} from '../plan/render-plan.js'
+import {deepFreeze} from '../plan/deep-freeze.js'
 
 /**
  * Browser pixels are sRGB (BT.709 primaries). JPEG stores them with the BT.601 full-range matrix;
  * players read untagged or 709-tagged video with the BT.709 limited-range matrix. Converting the
  * matrix (not the primaries) keeps colours exact: pure red stays (254, 0, 0) instead of drifting.
  */
-export const BT709_TAGS: readonly string[] = [
+export const BT709_TAGS: readonly string[] = deepFreeze([
   '-colorspace', 'bt709',
   '-color_primaries', 'bt709',
   '-color_trc', 'bt709',
   '-color_range', 'tv',
-]
+])
 
 /** The `-vf` chain from decoded captured images to BT.709 limited-range `pixFmt`. */
 export function bt709Filter(imageFormat: CaptureImageFormat, pixFmt: string): string {

@@ -1,12 +1,16 @@
 import {z} from 'zod'
 import {EngineError} from '../errors/engine-error.js'
 import type {FormatPlugin} from './format-plugin.js'
+import {deepFreeze} from '../plan/deep-freeze.js'
 
 /** The plugin API version this engine implements (see src/plugin). */
 export const PLUGIN_API_VERSION = 1
 
 interface Registered {
+  /** A frozen copy of what was registered. */
   format: FormatPlugin
+  /** The object as registered, to recognise the same registration again. */
+  registered: FormatPlugin
   /** The plugin that registered it, for messages. */
   source: string
 }
@@ -56,7 +60,7 @@ export function registerFormat(plugin: FormatPlugin, source = 'the caller'): voi
     )
   }
   const existing = registry.get(plugin.name)
-  if (existing?.format === plugin) return
+  if (existing?.registered === plugin) return
   if (existing) {
     throw new EngineError(
       'INVALID_CONFIG',
@@ -64,7 +68,8 @@ export function registerFormat(plugin: FormatPlugin, source = 'the caller'): voi
       {format: plugin.name, plugin: source, registeredBy: existing.source},
     )
   }
-  registry.set(plugin.name, {format: plugin, source})
+  // A frozen copy: no plugin (nor anything else) can change a format other renders use.
+  registry.set(plugin.name, {format: deepFreeze({...plugin}), registered: plugin, source})
 }
 
 /** The plugin for `--format name`, or an INVALID_FLAG naming `field` (where the name was written) and the formats that exist. */

@@ -1,9 +1,10 @@
 import type {CaptureImageFormat, HdrTransfer} from '../plan/render-plan.js'
 import {ENCODER_THREADS} from './deterministic-args.js'
 import {QUALITY_PRESETS, bitrateArgs, rateControl, type EncodeSettings} from './rate-control.js'
+import {deepFreeze} from '../plan/deep-freeze.js'
 
 /** ffmpeg / x265 names of each HDR transfer function. */
-export const HDR_TRANSFER_NAMES: Readonly<Record<HdrTransfer, string>> = {pq: 'smpte2084', hlg: 'arib-std-b67'}
+export const HDR_TRANSFER_NAMES: Readonly<Record<HdrTransfer, string>> = deepFreeze({pq: 'smpte2084', hlg: 'arib-std-b67'})
 
 /** Luminance the browser's white (sRGB 1.0) is shown at: the BT.2408 reference white for graphics in HDR. */
 export const SDR_WHITE_NITS = 203

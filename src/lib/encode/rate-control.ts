@@ -1,14 +1,15 @@
 import {EngineError} from '../errors/engine-error.js'
 import type {Quality, RenderPlan} from '../plan/render-plan.js'
+import {deepFreeze} from '../plan/deep-freeze.js'
 
 export type EncodeSettings = RenderPlan['encode']
 
 /** The spec's quality table: constant rate factor and libx264 speed preset per quality. */
-export const QUALITY_PRESETS: Readonly<Record<Quality, {crf: number; x264Preset: string}>> = {
+export const QUALITY_PRESETS: Readonly<Record<Quality, Readonly<{crf: number; x264Preset: string}>>> = deepFreeze({
   draft: {crf: 28, x264Preset: 'ultrafast'},
   standard: {crf: 18, x264Preset: 'medium'},
   high: {crf: 15, x264Preset: 'slow'},
-}
+})
 
 /** Either a constant quality on the x264 0-51 scale, or a target bitrate in bits per second. */
 export type RateControl = {mode: 'crf'; crf: number} | {mode: 'bitrate'; bitsPerSecond: number}

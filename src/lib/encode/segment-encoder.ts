@@ -1,4 +1,3 @@
-import {mkdir} from 'node:fs/promises'
 import {dirname} from 'node:path'
 import {EngineError} from '../errors/engine-error.js'
 import type {FrameRange, RenderPlan} from '../plan/render-plan.js'
@@ -8,6 +7,7 @@ import {openFrameSequenceWriter} from './frame-sequence-writer.js'
 import type {GpuEncoder} from './gpu/gpu-encoders.js'
 import {openImageStreamWriter} from './image-stream-writer.js'
 import type {SegmentEncoder} from './segment-encoder-contract.js'
+import {makeDirectory} from '../files/make-directory.js'
 
 export type {SegmentEncoder}
 
@@ -38,7 +38,7 @@ export async function openSegmentEncoder(options: OpenSegmentEncoderOptions): Pr
   if (plugin.worker === 'frame-files') {
     return countFrames(range, options.outputPath, await openFrameSequenceWriter({plugin, range, directory: options.outputPath}))
   }
-  await mkdir(dirname(options.outputPath), {recursive: true})
+  await makeDirectory(dirname(options.outputPath))
   if (plugin.worker === 'image-stream') {
     return countFrames(range, options.outputPath, openImageStreamWriter(options.outputPath))
   }

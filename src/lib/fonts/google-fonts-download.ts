@@ -113,6 +113,9 @@ export async function downloadGoogleFamilies(requests: readonly GoogleFamilyRequ
 }
 
 async function downloadFamily(request: GoogleFamilyRequest, env: NodeJS.ProcessEnv): Promise<void> {
+  const slug = familySlug(request.family)
+  // The slug names the family's folder in the cache: an empty one would name the cache itself.
+  if (!/^[a-z0-9][a-z0-9-]*$/.test(slug)) throw new Error(`the family name ${JSON.stringify(request.family.slice(0, 80))} has no letters or digits to name it by`)
   const api = apiBase(env)
   const faces = await stylesheetFaces(request, api)
   if (faces.length === 0) throw new Error(`Google Fonts serves none of the subsets engine uses (${SERVED_SUBSETS.join(', ')}) for "${request.family}"`)
@@ -122,7 +125,6 @@ async function downloadFamily(request: GoogleFamilyRequest, env: NodeJS.ProcessE
     if (new URL(face.url).origin !== filesOrigin) throw new Error(`the stylesheet points at ${face.url}, not at ${filesOrigin}`)
   }
 
-  const slug = familySlug(request.family)
   const root = googleFontsDirectory(env)
   const partial = join(root, `.${slug}.${randomUUID().slice(0, 8)}.partial`)
   await mkdir(join(partial, 'files'), {recursive: true})

@@ -1,5 +1,5 @@
 import {createReadStream, createWriteStream} from 'node:fs'
-import {mkdir, stat} from 'node:fs/promises'
+import {stat} from 'node:fs/promises'
 import {dirname} from 'node:path'
 import {Readable} from 'node:stream'
 import {pipeline} from 'node:stream/promises'
@@ -13,6 +13,7 @@ import {
 } from '@aws-sdk/client-s3'
 import {readLines} from '../batch/rows/read-lines.js'
 import {MULTIPART_THRESHOLD_BYTES, uploadInParts} from './multipart-upload.js'
+import {makeDirectory} from '../files/make-directory.js'
 
 /** One bucket, seen through the handful of operations the stack needs. */
 export class BucketObjects {
@@ -58,7 +59,7 @@ export class BucketObjects {
 
   async downloadFile(key: string, path: string): Promise<void> {
     const response = await this.s3.send(new GetObjectCommand({Bucket: this.bucketName, Key: key}))
-    await mkdir(dirname(path), {recursive: true})
+    await makeDirectory(dirname(path))
     await pipeline(response.Body as Readable, createWriteStream(path))
   }
 

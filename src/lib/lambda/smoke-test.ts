@@ -1,5 +1,4 @@
-import {mkdtemp, rm, writeFile} from 'node:fs/promises'
-import {tmpdir} from 'node:os'
+import {rm, writeFile} from 'node:fs/promises'
 import {join} from 'node:path'
 import {EngineError} from '../errors/engine-error.js'
 import type {AwsClientOptions} from './aws-clients.js'
@@ -7,6 +6,7 @@ import {deploySite} from './deploy-site.js'
 import type {RenderProgress} from './render-progress.js'
 import {renderToLambda} from './render-to-lambda.js'
 import {waitForRender} from './wait-for-render.js'
+import {makeTempDirectory} from '../files/temp-directory.js'
 
 export interface SmokeTestOptions extends AwsClientOptions {
   bucketName: string
@@ -50,7 +50,7 @@ const SMOKE_COMPOSITION = `<!doctype html>
 
 /** A 1 s 320x180 render through a deployed stack; throws with the render's own error when it fails. */
 export async function smokeTest(options: SmokeTestOptions): Promise<SmokeTestResult> {
-  const projectDir = await mkdtemp(join(tmpdir(), 'engine-smoke-test-'))
+  const projectDir = await makeTempDirectory('smoke-test')
   try {
     await writeFile(join(projectDir, 'index.html'), SMOKE_COMPOSITION)
     const aws = {endpoint: options.endpoint, region: options.region, env: options.env}

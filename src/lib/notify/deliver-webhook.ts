@@ -3,10 +3,12 @@ import {request as httpRequest} from 'node:http'
 import {request as httpsRequest} from 'node:https'
 import {setTimeout as sleep} from 'node:timers/promises'
 import {guardedLookup, OPEN_POLICY, refusedHost, type AddressPolicy} from './address-policy.js'
+import {redactUrl} from './redact-url.js'
 import type {WebhookPayload} from './webhook-payload.js'
 import type {WebhookTarget} from './webhook-target.js'
 
 export const SIGNATURE_HEADER = 'X-Engine-Signature'
+export const TIMESTAMP_HEADER = 'X-Engine-Timestamp'
 export const DELIVERY_HEADER = 'X-Engine-Delivery'
 export const ATTEMPT_TIMEOUT_MS = 10_000
 /** Waits before the 2nd and 3rd attempt: 3 attempts in all. */
@@ -30,9 +32,19 @@ export interface DeliverOptions {
   timeoutMs?: number
 }
 
-/** `sha256=<hex HMAC-SHA256 of the raw body>` keyed with the secret. */
-export function signBody(body: string, secret: string): string {
-  return 'sha256=' + createHmac('sha256', secret).update(body, 'utf8').digest('hex')
+/**
+ * `sha256=<hex HMAC-SHA256 of "<timestamp>.<raw body>">` keyed with the secret. The timestamp
+ * (Unix seconds, sent as X-Engine-Timestamp) is signed with the body, so a receiver that refuses
+ * old timestamps cannot be fed a recorded call again (as Standard Webhooks does).
+ */
+export function signBody(body: string, secret: string, timestamp: number): string {
+  return 'sha256=' + createHmac('sha256', secret).update(`${timestamp}.${body}`, 'utf8').digest('hex')
+}
+
+
+/** A network error's message can quote the URL it was given; show the redacted one instead. */
+function redactSecretsIn(text: string, url: string, shown: string): string {
+  return text.split(url).join(shown)
 }
 
 interface Answer {
@@ -51,23 +63,29 @@ export async function deliverWebhook(target: WebhookTarget, payload: WebhookPayl
   const delays = options.retryDelaysMs ?? RETRY_DELAYS_MS
   const deliveryId = randomUUID()
   const body = JSON.stringify(payload)
-  const headers = {
-    'Content-Type': 'application/json',
-    'User-Agent': 'engine-webhook/1',
-    'X-Engine-Event': payload.type,
-    [SIGNATURE_HEADER]: signBody(body, target.secret),
-    [DELIVERY_HEADER]: deliveryId,
+  // Each attempt is signed at its own time, so a retry is as fresh as the first call.
+  const headersNow = () => {
+    const timestamp = Math.floor(Date.now() / 1000)
+    return {
+      'Content-Type': 'application/json',
+      'User-Agent': 'engine-webhook/1',
+      'X-Engine-Event': payload.type,
+      [TIMESTAMP_HEADER]: String(timestamp),
+      [SIGNATURE_HEADER]: signBody(body, target.secret, timestamp),
+      [DELIVERY_HEADER]: deliveryId,
+    }
   }
+  const shown = redactUrl(target.url)
   const refused = refusedHost(new URL(target.url).hostname, policy)
-  if (refused) return {deliveryId, url: target.url, delivered: false, attempts: 0, error: `refused: ${refused}`}
+  if (refused) return {deliveryId, url: shown, delivered: false, attempts: 0, error: `refused: ${refused}`}
   let answer: Answer = {retry: true}
   let attempts = 0
   for (; attempts <= delays.length && answer.retry; attempts++) {
     if (attempts > 0) await sleep(delays[attempts - 1]!)
-    answer = await post(target.url, body, headers, policy, options.timeoutMs ?? ATTEMPT_TIMEOUT_MS)
-    if (answer.error === undefined) return {deliveryId, url: target.url, delivered: true, attempts: attempts + 1, statusCode: answer.statusCode}
+    answer = await post(target.url, body, headersNow(), policy, options.timeoutMs ?? ATTEMPT_TIMEOUT_MS)
+    if (answer.error === undefined) return {deliveryId, url: shown, delivered: true, attempts: attempts + 1, statusCode: answer.statusCode}
   }
-  return {deliveryId, url: target.url, delivered: false, attempts, statusCode: answer.statusCode, error: answer.error}
+  return {deliveryId, url: shown, delivered: false, attempts, statusCode: answer.statusCode, error: answer.error === undefined ? undefined : redactSecretsIn(answer.error, target.url, shown)}
 }
 
 function post(url: string, body: string, headers: Record<string, string>, policy: AddressPolicy, timeoutMs: number): Promise<Answer> {

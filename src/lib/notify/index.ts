@@ -1,4 +1,5 @@
-export {deliverWebhook, signBody, SIGNATURE_HEADER, DELIVERY_HEADER, type WebhookDelivery, type DeliverOptions} from './deliver-webhook.js'
+export {redactUrl} from './redact-url.js'
+export {deliverWebhook, signBody, SIGNATURE_HEADER, TIMESTAMP_HEADER, DELIVERY_HEADER, type WebhookDelivery, type DeliverOptions} from './deliver-webhook.js'
 export {renderPayload, batchPayload, type WebhookPayload, type WebhookEventType, type RenderOutcome} from './webhook-payload.js'
 export {webhookTarget, webhookUrlSchema, WEBHOOK_SECRET_ENV, type WebhookTarget} from './webhook-target.js'
 export {OPEN_POLICY, type AddressPolicy} from './address-policy.js'

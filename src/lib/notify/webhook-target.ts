@@ -1,6 +1,7 @@
 import {z} from 'zod'
 import {EngineError, type ErrorCode} from '../errors/engine-error.js'
 import {refusedHost, type AddressPolicy} from './address-policy.js'
+import {redactUrl} from './redact-url.js'
 
 export const WEBHOOK_SECRET_ENV = 'ENGINE_WEBHOOK_SECRET'
 const MAX_URL_LENGTH = 2048
@@ -44,8 +45,8 @@ export function webhookTarget(input: TargetInput): WebhookTarget {
   if (refused) {
     throw new EngineError(
       input.code,
-      `${input.urlField}: ${input.url} is refused: ${refused}. This server only calls public addresses; its operator can allow a host with engine serve --allow-webhook-host <host>`,
-      {field: input.urlField, url: input.url},
+      `${input.urlField}: ${redactUrl(input.url)} is refused: ${refused}. This server only calls public addresses; its operator can allow a host with engine serve --allow-webhook-host <host>`,
+      {field: input.urlField, url: redactUrl(input.url)},
     )
   }
   const secret = input.secret?.trim()

@@ -90,9 +90,11 @@ export async function startPreviewServer(options: PreviewServerOptions): Promise
       if (CLIENT_FILE.test(name) && (await sendFile(req, res, join(packageRoot(), CLIENT_DIR, name)))) return
       throw new EngineError('NOT_FOUND', `no player script ${name}; run \`npm run build\``)
     }
+    // Answers name the URL path only: the project's place on disk is not the page's business.
     const found = await projectFile(root, pathname)
-    if (found.kind === 'outside') throw new EngineError('PATH_OUTSIDE_ROOT', `${pathname} leads outside ${root}, the only directory the preview serves`)
-    if (found.kind === 'missing' || !(await sendFile(req, res, found.path))) throw new EngineError('NOT_FOUND', `${pathname} is not a file under ${root}`)
+    if (found.kind === 'outside') throw new EngineError('PATH_OUTSIDE_ROOT', `${pathname} leads outside the project, the only directory the preview serves`)
+    if (found.kind === 'hidden') throw new EngineError('PATH_OUTSIDE_ROOT', `${pathname} is a dot-file or inside a dot-folder, which the preview never serves`)
+    if (found.kind === 'missing' || !(await sendFile(req, res, found.path))) throw new EngineError('NOT_FOUND', `${pathname} is not a file of the project`)
   }
 
   const server: Server = createServer((req, res) => {

@@ -7,6 +7,7 @@ import type {MediaClip} from '../media/media-clip.js'
 import {prepareMedia} from '../media/prepare-media.js'
 import type {HdrTransfer, RenderPlan} from '../plan/render-plan.js'
 import type {PageRequests} from '../sandbox/page-requests.js'
+import {deepFreeze} from '../plan/deep-freeze.js'
 
 export interface FinalizePlanOptions {
   browser: BrowserChoice
@@ -67,12 +68,4 @@ export async function finalizePlan(planned: RenderPlan, options: FinalizePlanOpt
 export function planHash(plan: Readonly<RenderPlan>): string {
   const {projectDir: _machineLocal, ...portable} = plan
   return createHash('sha256').update(JSON.stringify(portable)).digest('hex')
-}
-
-function deepFreeze<T>(value: T): T {
-  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value)
-    for (const child of Object.values(value)) deepFreeze(child)
-  }
-  return value
 }

@@ -1,8 +1,9 @@
-import {mkdir, open, rm} from 'node:fs/promises'
+import {open, rm} from 'node:fs/promises'
 import {dirname} from 'node:path'
 import {partialPath, removePartialsOf} from '../encode/partial-path.js'
 import {EngineError} from '../errors/engine-error.js'
 import {isNoSpace, noSpaceError} from '../errors/no-space.js'
+import {makeDirectory} from '../files/make-directory.js'
 
 /**
  * Makes sure the output can be written before anything is captured: creates its folder, removes the
@@ -21,7 +22,7 @@ export async function prepareOutputPath(output: string, {sweep = true}: {sweep?:
     return new EngineError('OUTPUT_NOT_WRITABLE', `--output: cannot write into ${folder} (${why}); choose a folder you can write to`, {output, folder, code})
   }
   try {
-    await mkdir(folder, {recursive: true})
+    await makeDirectory(folder)
   } catch (error) {
     throw refuse(error)
   }

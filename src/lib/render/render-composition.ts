@@ -1,5 +1,5 @@
-import {mkdtemp, rm} from 'node:fs/promises'
-import {availableParallelism, tmpdir} from 'node:os'
+import {rm} from 'node:fs/promises'
+import {availableParallelism} from 'node:os'
 import {join, resolve} from 'node:path'
 import type {BrowserPool} from '../browser/browser-pool.js'
 import {compileOrApply, type CompileFunction} from '../compose/apply-variables.js'
@@ -35,6 +35,7 @@ import {prepareOutputPath} from './prepare-output-path.js'
 import {ProgressMeter} from './progress-meter.js'
 import type {RenderEvent, RenderEventListener} from './render-events.js'
 import {rangeWorkers, renderRange} from './render-range.js'
+import {makeTempDirectory} from '../files/temp-directory.js'
 
 export interface RenderRequest {
   /** Path of the composition HTML file. */
@@ -172,7 +173,7 @@ async function render(request: RenderRequest, emit: (event: RenderEvent) => void
   })
   const compiledAt = performance.now()
 
-  const workDir = await mkdtemp(join(tmpdir(), 'engine-render-'))
+  const workDir = await makeTempDirectory('render')
   // The probe's policy served the same page: its downloads and notices carry over.
   const requests = probeRequests ?? planPageRequests(planned, {signal, onNotice})
   try {

@@ -36,6 +36,8 @@ export interface PageRequestsOptions {
   onNotice?: (notice: RequestNotice) => void
 }
 
+const HIDDEN_REASON = 'dot-files and dot-folders (.env, .git, .npmrc …) are never served to a page'
+
 /** Larger files are refused: the answer travels through the DevTools pipe in one message. */
 const MAX_SERVED_BYTES = 128 * 1024 ** 2
 /** Requests whose missing file leaves the frame without something the author drew (DevTools resource types). */
@@ -120,6 +122,10 @@ export class PageRequests {
     if (route.kind === 'project') {
       const found = await projectFile(this.options.projectDir, route.urlPath)
       if (found.kind === 'file') return found.path
+      if (found.kind === 'hidden') {
+        this.notice('blocked-request', url, `blocked ${url}: ${HIDDEN_REASON}`)
+        throw new EngineError('REQUEST_BLOCKED', `${element}: ${url} is a dot-file or inside a dot-folder; ${HIDDEN_REASON}`, {element, url})
+      }
       if (found.kind === 'outside') {
         this.notice('blocked-request', url, `blocked ${url}: it is outside the project ${this.options.projectDir}`)
         throw new EngineError('REQUEST_BLOCKED', `${element}: ${url} is outside the project ${this.options.projectDir}; keep media inside the project`, {element, url})
@@ -176,6 +182,10 @@ export class PageRequests {
 
   private async serveFile(url: string, found: Awaited<ReturnType<typeof projectFile>>, type?: string): Promise<PageResponse | 'blocked'> {
     if (found.kind === 'missing') return notFound()
+    if (found.kind === 'hidden') {
+      this.notice('blocked-request', url, `blocked ${url}: ${HIDDEN_REASON}`)
+      return 'blocked'
+    }
     if (found.kind === 'outside') {
       this.notice('blocked-request', url, `blocked ${url}: it leads outside the project ${this.options.projectDir}`)
       return 'blocked'

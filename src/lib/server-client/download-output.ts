@@ -12,6 +12,7 @@ import {probeFrameCount} from '../encode/probe-frame-count.js'
 import {resolveFfmpeg} from '../encode/resolve-ffmpeg.js'
 import {EngineError} from '../errors/engine-error.js'
 import {serverFetch, type ServerConnection} from './server-api.js'
+import {makeDirectory} from '../files/make-directory.js'
 
 const listingSchema = z.object({
   files: z.array(z.object({name: z.string().regex(/^[^/\\]+$/).refine((name) => name !== '..' && name !== '.'), url: z.string()})),
@@ -51,7 +52,7 @@ function mismatch(what: string, got: number, expected: number, destination: stri
  */
 export async function downloadOutput(connection: ServerConnection, outputUrl: string, destination: string, options: DownloadOptions): Promise<void> {
   const {expected, signal} = options
-  await mkdir(dirname(destination), {recursive: true})
+  await makeDirectory(dirname(destination))
   const partial = partialPath(destination)
   try {
     const response = await serverFetch(connection, outputUrl, {signal})

@@ -11,6 +11,7 @@ import {resolveCompositionPath} from './resolve-composition-path.js'
 import {applyOriginPolicy} from './origin-policy.js'
 import {sendOutput, sendOutputFile, sendPoster} from './serve-output.js'
 import {answerStill} from './still-route.js'
+import {pathRedactor, type Redact} from './redact-paths.js'
 import {EventStream} from './sse.js'
 import {webhookTarget} from '../notify/index.js'
 import type {StreamEvent} from './stream-events.js'
@@ -28,16 +29,18 @@ export interface CreateServerOptions {
   allowOrigins?: readonly string[]
   /** Signs webhook calls; a request naming a webhook is refused without it. */
   webhookSecret?: string
+  /** Removes the server's own paths from what clients are sent (errors, events). */
+  redact?: Redact
 }
 
 type Route = (req: PolkaRequest, res: ServerResponse) => Promise<void>
 
 /** Runs an async route; a failure becomes the JSON error body (or ends a response already begun). */
-function route(handler: Route) {
-  return (req: PolkaRequest, res: ServerResponse) => {
+function routeWith(redact: Redact) {
+  return (handler: Route) => (req: PolkaRequest, res: ServerResponse) => {
     handler(req, res).catch((error: unknown) => {
       if (res.headersSent) res.destroy()
-      else sendError(res, error)
+      else sendError(res, error, {}, redact)
     })
   }
 }
@@ -58,8 +61,10 @@ function route(handler: Route) {
  */
 export function createServer(options: CreateServerOptions): Server {
   const {service, root, token} = options
+  const redact = options.redact ?? pathRedactor({[root]: '<root>'})
+  const route = routeWith(redact)
   const app = polka({
-    onNoMatch: (req, res) => sendError(res, new EngineError('NOT_FOUND', `no route for ${req.method} ${req.path}`)),
+    onNoMatch: (req, res) => sendError(res, new EngineError('NOT_FOUND', `no route for ${req.method} ${req.path}`), {}, redact),
   })
 
   app.use((req, res, next) => {
@@ -69,7 +74,7 @@ export function createServer(options: CreateServerOptions): Server {
     } catch (error) {
       // The body of a refused request is never read: drain it so that the client gets the answer.
       req.resume()
-      sendError(res, error)
+      sendError(res, error, {}, redact)
     }
   })
 
@@ -79,7 +84,7 @@ export function createServer(options: CreateServerOptions): Server {
       assertAuthorized(req, token)
       next()
     } catch (error) {
-      sendError(res, error, {'WWW-Authenticate': 'Bearer'})
+      sendError(res, error, {'WWW-Authenticate': 'Bearer'}, redact)
     }
   })
 
@@ -104,7 +109,7 @@ export function createServer(options: CreateServerOptions): Server {
             })
       // The client may have gone while its body was checked: then there is nobody to render for.
       if (req.socket.destroyed) return
-      const stream = new EventStream(res)
+      const stream = new EventStream(res, redact)
       const send = (event: StreamEvent) => {
         stream.send(event)
         if (event.type === 'complete' || event.type === 'error') stream.end()

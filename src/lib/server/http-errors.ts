@@ -31,9 +31,11 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
   res.end(text)
 }
 
-/** `{error: {code, message, details}}` with the status of the code. */
-export function sendError(res: ServerResponse, error: unknown, headers: Record<string, string> = {}): void {
+/** `{error: {code, message, details}}` with the status of the code, its text passed through `redact`. */
+export function sendError(res: ServerResponse, error: unknown, headers: Record<string, string> = {}, redact: (text: string) => string = (text) => text): void {
   const engineError = toEngineError(error)
   const {code, message, details} = engineError.toJSON()
-  sendJson(res, httpStatus(code), {error: {code, message, details: details ?? null}}, headers)
+  const text = redact(JSON.stringify({error: {code, message, details: details ?? null}}))
+  res.writeHead(httpStatus(code), {'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(text), ...headers})
+  res.end(text)
 }

@@ -31,11 +31,12 @@ export function applyOriginPolicy(req: IncomingMessage, res: ServerResponse, all
   if (origin === undefined) return 'no-origin'
   res.setHeader('Vary', 'Origin')
   if (!allowOrigins.includes(origin)) {
-    throw new EngineError(
-      'ORIGIN_NOT_ALLOWED',
-      `requests from web pages are refused: origin "${origin}" is not allowed; start engine serve with --allow-origin ${origin} to let that page call the server`,
-      {origin},
-    )
+    // Only an http(s) origin can be allowed: "null" (a sandboxed frame, a file:// page) never can.
+    const fix =
+      normalizeOrigin(origin) === undefined
+        ? 'such a page (a sandboxed frame, a file:// page) cannot be allowed; serve it from an http(s) origin and start engine serve with --allow-origin <that origin>'
+        : `start engine serve with --allow-origin ${origin} to let that page call the server`
+    throw new EngineError('ORIGIN_NOT_ALLOWED', `requests from web pages are refused: origin "${origin}" is not allowed; ${fix}`, {origin})
   }
   res.setHeader('Access-Control-Allow-Origin', origin)
   res.setHeader('Access-Control-Expose-Headers', 'Content-Disposition')

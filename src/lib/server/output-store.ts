@@ -1,7 +1,7 @@
-import {mkdir, mkdtemp, rm} from 'node:fs/promises'
-import {tmpdir} from 'node:os'
+import {mkdir, rm} from 'node:fs/promises'
 import {join, resolve} from 'node:path'
 import {outputExtension, type FormatPlugin} from '../encode/format-plugin.js'
+import {makeTempDirectory} from '../files/temp-directory.js'
 
 /** A finished render whose result can be downloaded. */
 export interface StoredOutput {
@@ -37,7 +37,7 @@ export class OutputStore {
   ) {}
 
   static async open(options: OutputStoreOptions): Promise<OutputStore> {
-    if (options.dir === undefined) return new OutputStore(await mkdtemp(join(tmpdir(), 'engine-serve-')), options.keep, true)
+    if (options.dir === undefined) return new OutputStore(await makeTempDirectory('serve'), options.keep, true)
     const dir = resolve(options.dir)
     await mkdir(dir, {recursive: true})
     return new OutputStore(dir, options.keep, false)

@@ -1,6 +1,6 @@
 import {randomUUID} from 'node:crypto'
-import {mkdtemp, rm, writeFile} from 'node:fs/promises'
-import {availableParallelism, tmpdir} from 'node:os'
+import {rm, writeFile} from 'node:fs/promises'
+import {availableParallelism} from 'node:os'
 import {basename, extname, join} from 'node:path'
 import {outputExtension} from '../encode/format-plugin.js'
 import {getFormat} from '../encode/format-registry.js'
@@ -18,6 +18,7 @@ import type {OutputStore} from './output-store.js'
 import {WarningCollapser} from './collapse-warnings.js'
 import {RenderQueue, type QueueStatus} from './render-queue.js'
 import type {StreamEvent} from './stream-events.js'
+import {makeTempDirectory} from '../files/temp-directory.js'
 
 /** The render primitive the service runs in its slots (renderComposition, or a stand-in in tests). */
 export type RenderFunction = (request: RenderRequest) => Promise<RenderResult>
@@ -262,7 +263,7 @@ export class RenderService {
       // An inline composition is a project of its own, with no files: it reaches none of the root's.
       let projectDir = this.options.root
       if (composition === undefined) {
-        inlineDir = await mkdtemp(join(tmpdir(), 'engine-serve-inline-'))
+        inlineDir = await makeTempDirectory('serve-inline')
         composition = join(inlineDir, `${INLINE_NAME}.html`)
         await writeFile(composition, request.html ?? '')
         projectDir = inlineDir

@@ -14,7 +14,7 @@ function isInside(root: string, path: string): boolean {
  */
 export async function resolveCompositionPath(root: string, requested: string): Promise<string> {
   const outside = () =>
-    new EngineError('PATH_OUTSIDE_ROOT', `body field "composition": "${requested}" is outside the server root; give a path inside ${root}`, {
+    new EngineError('PATH_OUTSIDE_ROOT', `body field "composition": "${requested}" is outside the server root; give a path relative to the server's --root`, {
       composition: requested,
     })
   const lexical = resolve(root, requested)
@@ -23,7 +23,7 @@ export async function resolveCompositionPath(root: string, requested: string): P
   try {
     real = await realpath(lexical)
   } catch {
-    throw new EngineError('COMPOSITION_NOT_FOUND', `body field "composition": "${requested}" does not exist in the server root ${root}`, {
+    throw new EngineError('COMPOSITION_NOT_FOUND', `body field "composition": "${requested}" does not exist in the server root`, {
       composition: requested,
     })
   }

@@ -11,7 +11,11 @@ export class EventStream {
   private heartbeat?: NodeJS.Timeout
   private ended = false
 
-  constructor(private readonly res: ServerResponse) {
+  /** `redact` is applied to each event's JSON text (see pathRedactor). */
+  constructor(
+    private readonly res: ServerResponse,
+    private readonly redact: (text: string) => string = (text) => text,
+  ) {
     res.once('close', () => this.stopHeartbeat())
   }
 
@@ -27,7 +31,7 @@ export class EventStream {
   send(data: unknown): void {
     if (this.closed) return
     if (!this.opened) this.open()
-    this.res.write(`data: ${JSON.stringify(data)}\n\n`)
+    this.res.write(`data: ${this.redact(JSON.stringify(data))}\n\n`)
   }
 
   end(): void {

@@ -1,4 +1,5 @@
 import type {AddressInfo} from 'node:net'
+import {pathRedactor} from './redact-paths.js'
 import {EngineError} from '../errors/engine-error.js'
 import {createServer} from './create-server.js'
 import {OutputStore} from './output-store.js'
@@ -45,6 +46,7 @@ export async function startServer(settings: ServerSettings, options: StartServer
     allowedHosts: settings.allowedHosts,
     allowOrigins: settings.allowOrigins,
     webhookSecret: settings.webhookSecret,
+    redact: pathRedactor({[settings.root]: '<root>', [outputs.dir]: '<output-dir>'}),
   })
   try {
     await new Promise<void>((resolve, reject) => {

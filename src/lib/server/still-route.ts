@@ -1,6 +1,5 @@
-import {mkdtemp, readFile, rm, writeFile} from 'node:fs/promises'
+import {readFile, rm, writeFile} from 'node:fs/promises'
 import type {IncomingMessage, ServerResponse} from 'node:http'
-import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import type {CompileOptions} from '../compose/compile-composition.js'
 import {contentType} from '../sandbox/content-type.js'
@@ -12,6 +11,7 @@ import {readJsonBody} from './read-json-body.js'
 import type {RenderService} from './render-service.js'
 import {resolveCompositionPath} from './resolve-composition-path.js'
 import {parseStillBody} from './still-request.js'
+import {makeTempDirectory} from '../files/temp-directory.js'
 
 /**
  * `POST /still`: JSON in, the image out (`image/png`, `image/jpeg` or `image/webp`, with the frame
@@ -24,7 +24,7 @@ export async function answerStill(req: IncomingMessage, res: ServerResponse, opt
   if (req.socket.destroyed) return
   const format = body.still.format ?? 'png'
   const task = options.service.inSlot(async (signal, pool) => {
-    const dir = await mkdtemp(join(tmpdir(), 'engine-serve-still-'))
+    const dir = await makeTempDirectory('serve-still')
     try {
       let path = composition
       // An inline composition is a project of its own: it reaches none of the root's files.

@@ -1,6 +1,5 @@
-import {mkdtemp, rm, stat} from 'node:fs/promises'
-import {tmpdir} from 'node:os'
-import {extname, join, resolve} from 'node:path'
+import {rm, stat} from 'node:fs/promises'
+import {extname, resolve} from 'node:path'
 import type {BrowserPool} from '../browser/browser-pool.js'
 import {openCaptureWorker} from '../capture/index.js'
 import {compileOrApply, type CompileFunction} from '../compose/apply-variables.js'
@@ -25,6 +24,7 @@ import {writeImage} from './write-image.js'
 import {planPageRequests} from '../capture/plan-page-requests.js'
 import {browserForPlan} from '../capture/plan-browser.js'
 import {DEFAULT_STILL_QUALITY, stillExtension, stillFormatOf, stillFrame, type StillFormat, type StillSettings} from './still-settings.js'
+import {makeTempDirectory} from '../files/temp-directory.js'
 
 /** Frame formats: a still is one frame of such a render, captured the same way. */
 const FRAME_FORMAT = 'png-sequence'
@@ -116,7 +116,7 @@ export async function renderStill(request: StillRequest): Promise<StillResult> {
   const [ffmpeg, {browser: resolved, notices}] = await tools
   const browser = browserForPlan(resolved, plan)
   for (const notice of notices) emit({type: 'warning', ...notice})
-  const workDir = await mkdtemp(join(tmpdir(), 'engine-still-'))
+  const workDir = await makeTempDirectory('still')
   try {
     const requests = planPageRequests(stillPlan, {signal, onNotice: requestNoticeReporter(compiled, warn)})
     // A still is an image: its media's dynamic range is the page's, SDR.

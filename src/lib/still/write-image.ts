@@ -1,9 +1,10 @@
-import {mkdir, rename, rm, writeFile} from 'node:fs/promises'
+import {rename, rm, writeFile} from 'node:fs/promises'
 import {dirname, join} from 'node:path'
 import {partialPath} from '../encode/partial-path.js'
 import {runFfmpeg} from '../encode/run-ffmpeg.js'
 import type {CaptureImageFormat} from '../plan/render-plan.js'
 import {stillExtension, type StillFormat} from './still-settings.js'
+import {makeDirectory} from '../files/make-directory.js'
 
 export interface WriteImageOptions {
   /** The browser's image, as captured. */
@@ -26,7 +27,7 @@ export interface WriteImageOptions {
  */
 export async function writeImage(options: WriteImageOptions): Promise<void> {
   const {output, format} = options
-  await mkdir(dirname(output), {recursive: true})
+  await makeDirectory(dirname(output))
   const partial = partialPath(output, stillExtension(format))
   try {
     if (format === options.captured) {

@@ -1,6 +1,7 @@
 import {z} from 'zod'
 import {EngineError} from '../../errors/engine-error.js'
 import type {EncodeSettings} from '../rate-control.js'
+import {deepFreeze} from '../../plan/deep-freeze.js'
 
 /** One hardware H.264 backend and how to drive it from the plan's encode settings. */
 export interface GpuEncoder {
@@ -19,7 +20,10 @@ export interface GpuEncoder {
 }
 
 interface Registered {
+  /** A frozen copy of what was registered. */
   encoder: GpuEncoder
+  /** The object as registered, to recognise the same registration again. */
+  registered: GpuEncoder
   /** The plugin that registered it, for messages. */
   source: string
 }
@@ -49,7 +53,7 @@ export function registerGpuEncoder(encoder: GpuEncoder, source = 'the caller'): 
     throw new EngineError('INVALID_CONFIG', `GPU encoder "${name}" from ${source} is invalid: ${problems}`, {issues: result.error.issues, plugin: source})
   }
   const existing = registry.get(encoder.name)
-  if (existing?.encoder === encoder) return
+  if (existing?.registered === encoder) return
   if (existing) {
     throw new EngineError(
       'INVALID_CONFIG',
@@ -57,7 +61,8 @@ export function registerGpuEncoder(encoder: GpuEncoder, source = 'the caller'): 
       {gpuEncoder: encoder.name, plugin: source, registeredBy: existing.source},
     )
   }
-  registry.set(encoder.name, {encoder, source})
+  // A frozen copy: no plugin (nor anything else) can change an encoder other renders use.
+  registry.set(encoder.name, {encoder: deepFreeze({...encoder}), registered: encoder, source})
 }
 
 export function listGpuEncoders(): GpuEncoder[] {

@@ -1,5 +1,4 @@
-import {mkdtemp, readdir, rm, stat} from 'node:fs/promises'
-import {tmpdir} from 'node:os'
+import {readdir, rm, stat} from 'node:fs/promises'
 import {basename, join} from 'node:path'
 import {contentType} from '../../sandbox/content-type.js'
 import {outputExtension, type SegmentRef} from '../../encode/format-plugin.js'
@@ -17,6 +16,7 @@ import {BucketObjects} from '../s3-objects.js'
 import {chunkManifestKey, chunkName, chunkSegmentPrefix, posterScratchKey, renderRecordKey, renderResultKey, scratchPrefix} from '../storage-keys.js'
 import {elapsedMs, type ActionContext} from './action-context.js'
 import {readPlan} from './read-plan.js'
+import {makeTempDirectory} from '../../files/temp-directory.js'
 
 const DOWNLOAD_CONCURRENCY = 8
 
@@ -40,7 +40,7 @@ export async function assembleAction(event: AssembleEvent, context: ActionContex
     }
   }
   const format = getFormat(stored.plan.format)
-  const workDir = await mkdtemp(join(tmpdir(), 'engine-assemble-'))
+  const workDir = await makeTempDirectory('assemble')
   try {
     const downloads: {key: string; path: string}[] = []
     const segments: SegmentRef[] = []

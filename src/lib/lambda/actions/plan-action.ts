@@ -1,5 +1,4 @@
-import {mkdtemp, rm} from 'node:fs/promises'
-import {tmpdir} from 'node:os'
+import {rm} from 'node:fs/promises'
 import {join} from 'node:path'
 import {resolveBrowser} from '../../browser/resolve-browser.js'
 import {compileComposition} from '../../compose/compile-composition.js'
@@ -29,6 +28,7 @@ import {planPageRequests} from '../../capture/plan-page-requests.js'
 import {assertFontsAsNamed} from '../../fonts/font-findings.js'
 import {DEFAULT_POSTER_FORMAT, posterFrame, posterPath} from '../../still/poster.js'
 import type {StillFormat} from '../../still/still-settings.js'
+import {makeTempDirectory} from '../../files/temp-directory.js'
 
 /**
  * Compiles the composition once, plans the render and its chunks, and stores the plan for the
@@ -112,7 +112,7 @@ export async function planAction({render}: PlanEvent, context: ActionContext): P
  * track. HDR sources render SDR here: distributed renders write SDR only.
  */
 async function finishOnce(planned: RenderPlan, bucket: BucketObjects, renderId: string): Promise<{finished: FinishedPlan; audioKey: string | null; warnings: {code: string; message: string}[]}> {
-  const workDir = await mkdtemp(join(tmpdir(), 'engine-plan-'))
+  const workDir = await makeTempDirectory('plan')
   try {
     const [ffmpeg, browser] = await Promise.all([resolveFfmpeg(), resolveBrowser({browserGpu: false})])
     const warnings: {code: string; message: string}[] = []

@@ -1,6 +1,6 @@
 import {execFile} from 'node:child_process'
-import {mkdtemp, readdir, rm, stat} from 'node:fs/promises'
-import {availableParallelism, tmpdir} from 'node:os'
+import {readdir, rm, stat} from 'node:fs/promises'
+import {availableParallelism} from 'node:os'
 import {basename, join} from 'node:path'
 import {promisify} from 'node:util'
 import type {BrowserChoice} from '../../browser/browser-choice.js'
@@ -25,6 +25,7 @@ import {chunkManifestKey, chunkSegmentPrefix, posterScratchKey} from '../storage
 import {elapsedMs, type ActionContext} from './action-context.js'
 import {ChunkProgressReporter} from './chunk-progress.js'
 import {readPlan} from './read-plan.js'
+import {makeTempDirectory} from '../../files/temp-directory.js'
 
 const execFileAsync = promisify(execFile)
 
@@ -52,7 +53,7 @@ export async function renderChunkAction(event: RenderChunkEvent, context: Action
   const browserInfo = await describeBrowser(browser, chunk.index)
   const frames = chunk.end - chunk.start
 
-  const workDir = await mkdtemp(join(tmpdir(), 'engine-chunk-'))
+  const workDir = await makeTempDirectory('chunk')
   try {
     const progress = ChunkProgressReporter.forChunk(bucket, renderId, chunk.index)
     let posterImage: Buffer | undefined

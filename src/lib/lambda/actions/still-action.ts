@@ -1,5 +1,4 @@
-import {mkdtemp, rm} from 'node:fs/promises'
-import {tmpdir} from 'node:os'
+import {rm} from 'node:fs/promises'
 import {join} from 'node:path'
 import {resolveRenderOptions} from '../../render/resolve-options.js'
 import {contentType} from '../../sandbox/content-type.js'
@@ -10,6 +9,7 @@ import type {StillEvent} from '../render-input.js'
 import {BucketObjects} from '../s3-objects.js'
 import {siteFontPackages} from '../site-fonts.js'
 import type {ActionContext} from './action-context.js'
+import {makeTempDirectory} from '../../files/temp-directory.js'
 
 /** What one still invocation answers: the image's key and what `engine still` reports. */
 export interface StillOutput extends Omit<StillResult, 'output'> {
@@ -29,7 +29,7 @@ export async function stillAction(event: StillEvent, context: ActionContext): Pr
   const siteDir = await fetchSite(bucket, siteId)
   const {variables, fps, scale, strictFonts, ...settings} = config
   const format = settings.format ?? stillFormatOf(outputKey, 'outputKey', 'INVALID_REQUEST')
-  const workDir = await mkdtemp(join(tmpdir(), 'engine-still-'))
+  const workDir = await makeTempDirectory('still')
   try {
     const output = join(workDir, `still${stillExtension(format)}`)
     const warnings: StillOutput['warnings'] = []

@@ -1,6 +1,5 @@
 import {existsSync} from 'node:fs'
-import {mkdir, mkdtemp, rm, stat} from 'node:fs/promises'
-import {tmpdir} from 'node:os'
+import {mkdir, rm, stat} from 'node:fs/promises'
 import {dirname, join, resolve} from 'node:path'
 import {RUNTIME_BUNDLE_PATH} from '../../capture/runtime-bundle.js'
 import {packageRoot as enginePackageRoot} from '../../sandbox/package-root.js'
@@ -14,6 +13,7 @@ import {BUNDLE_HANDLER, BUNDLE_LAYOUT} from './bundle-layout.js'
 import {browserFiles, encoderFiles, fontFiles, type BinaryInfo, type BundleFile} from './bundle-parts.js'
 import {pluginFiles, type BundledPlugin} from './plugin-files.js'
 import {writeZip} from './write-zip.js'
+import {makeTempDirectory} from '../../files/temp-directory.js'
 
 /** Lambda allows 250 MiB unzipped; the rest is headroom for what the runtime adds. */
 export const MAX_UNZIPPED_BYTES = 248 * 1024 * 1024
@@ -67,7 +67,7 @@ export async function buildLambdaBundle(options: BuildBundleOptions): Promise<Bu
   const root = options.packageRoot ?? enginePackageRoot()
   const limit = options.maxUnzippedBytes ?? MAX_UNZIPPED_BYTES
   const output = resolve(options.output)
-  const workDir = await mkdtemp(join(tmpdir(), 'engine-bundle-'))
+  const workDir = await makeTempDirectory('bundle')
   try {
     const handlerPath = join(workDir, BUNDLE_LAYOUT.handler)
     const [handler, browser, encoders, fonts, plugins] = await Promise.all([

@@ -1,7 +1,6 @@
 import type {Pluggable} from '@smithy/types'
 import {listInstalledPlugins} from '../../config/installed-plugins.js'
-import {mkdtemp, rm} from 'node:fs/promises'
-import {tmpdir} from 'node:os'
+import {rm} from 'node:fs/promises'
 import {join} from 'node:path'
 import {PutMetricAlarmCommand, CloudWatchClient} from '@aws-sdk/client-cloudwatch'
 import {CreateRoleCommand, GetRoleCommand, IAMClient, PutRolePolicyCommand, UpdateAssumeRolePolicyCommand} from '@aws-sdk/client-iam'
@@ -27,6 +26,7 @@ import {hashFile} from '../site-files.js'
 import {BucketObjects} from '../s3-objects.js'
 import {STACK_RECORD_KEY, type StackRecord} from '../stack-record.js'
 import {DEFAULT_STACK_NAME, functionRoleName, stackResources, trustPolicy, type PolicyDocument, type RoleDefinition, type StackResources} from './stack-resources.js'
+import {makeTempDirectory} from '../../files/temp-directory.js'
 
 export interface DeployStackOptions extends AwsClientOptions {
   name?: string
@@ -224,7 +224,7 @@ async function ensureFunction(lambda: LambdaClient, resources: StackResources, r
  * through the bucket under their content hash, so an unchanged bundle is not uploaded again.
  */
 async function functionCode(bucket: BucketObjects, codeZip: string | undefined, step: (message: string) => void): Promise<FunctionCode> {
-  const workDir = codeZip ? undefined : await mkdtemp(join(tmpdir(), 'engine-deploy-'))
+  const workDir = codeZip ? undefined : await makeTempDirectory('deploy')
   try {
     let zipPath = codeZip
     let formats: string[] | undefined
