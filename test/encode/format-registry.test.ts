@@ -67,7 +67,7 @@ describe('format registry', () => {
       expect.stringContaining('format plugin "Bad" from plugin engine-dup is invalid'),
       'plugin engine-odd: its engine:formats hook must return a list of formats, not string; its formats are not available',
     ])
-    expect(getFormat('gif-from-good')).toBe(good)
+    expect(getFormat('gif-from-good')).toEqual(good)
     expect(formatSource('gif-from-good')).toBe('plugin engine-good')
     expect(formatSource('mp4')).toBe('engine (built-in)')
   })
@@ -89,7 +89,7 @@ describe('format registry', () => {
       assemble: async (context) => context.ffmpeg([...(await context.copySegments()), '-f', 'matroska', context.outputPath]),
     }
     registerFormat(ffv1)
-    expect(getFormat('mkv-ffv1')).toBe(ffv1)
+    expect(getFormat('mkv-ffv1')).toEqual(ffv1)
 
     const dir = scratch()
     const info = await ffmpeg()

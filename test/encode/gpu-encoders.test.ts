@@ -69,7 +69,7 @@ describe('GPU encoders (--gpu)', () => {
     }
     registerGpuEncoder(plugin, 'plugin engine-soft-gpu')
     expect(gpuEncodersFor('aix')).toEqual([plugin])
-    expect(await selectGpuEncoder({ffmpegPath: '/usr/bin/ffmpeg', platform: 'aix'})).toBe(plugin)
+    expect(await selectGpuEncoder({ffmpegPath: '/usr/bin/ffmpeg', platform: 'aix'})).toEqual(plugin)
     expect(() => registerGpuEncoder({...plugin}, 'plugin engine-other')).toThrow(
       'GPU encoder "soft-h264" from plugin engine-other is refused: plugin engine-soft-gpu already registers one with that name',
     )

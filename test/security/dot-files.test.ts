@@ -12,8 +12,8 @@ import {near, pixelAt} from '../support/media.js'
 import {rawRequest} from './support/raw-http.js'
 
 /**
- * The issue's case: a template three folders deep in a repository (repo/templates/promo/x/) whose
- * project root is the repository. Its page reads repo/.env and repo/.git/config and sends them to
+ * The issue's case: a template deep in a repository (repo/templates/promo/2026/x/) whose project
+ * root is the repository. Its page reads repo/.env and repo/.git/config and sends them to
  * a "public" host through an image URL; the host must receive nothing, and the frame (red if a
  * read worked) stays green.
  */
@@ -25,7 +25,7 @@ let collector: {server: Server; port: number; requests: string[]}
 
 beforeAll(async () => {
   repo = await mkdtemp(join(tmpdir(), 'engine-dot-files-'))
-  template = join(repo, 'templates', 'promo', 'x')
+  template = join(repo, 'templates', 'promo', '2026', 'x')
   await mkdir(join(repo, '.git'), {recursive: true})
   await mkdir(template, {recursive: true})
   await writeFile(join(repo, 'package.json'), '{}')
@@ -78,9 +78,9 @@ async function render(html: string) {
 }
 
 describe('dot-files and dot-folders are never served to a page', () => {
-  it('/.env, ../../../.git/config, /.npmrc and a link to .env are blocked and reported; nothing leaves', async () => {
+  it('/.env, ../../../../.git/config, /.npmrc and a link to .env are blocked and reported; nothing leaves', async () => {
     const {result, warnings} = await render(
-      page('', `steal('/.env'); steal('../../../.git/config'); steal('/.npmrc'); steal('innocent.txt'); steal('/%2Eenv')`),
+      page('', `steal('/.env'); steal('../../../../.git/config'); steal('/.npmrc'); steal('innocent.txt'); steal('/%2Eenv')`),
     )
     expect(near(await pixelAt(result.output, 0, 80, 45), {r: 0, g: 255, b: 0})).toBe(true)
     expect(collector.requests.filter((url) => url.includes('hunter2'))).toEqual([])
@@ -94,12 +94,12 @@ describe('dot-files and dot-folders are never served to a page', () => {
     const {warnings} = await render(page('', ''))
     expect(warnings).toContainEqual({
       code: 'project-root-far',
-      message: expect.stringMatching(new RegExp(`the project of this composition is ${repo}, 3 folders above it .* put a package.json beside the composition`)),
+      message: expect.stringMatching(new RegExp(`the project of this composition is ${repo}, 4 folders above it .* put a package.json beside the composition`)),
     })
   })
 
   it('a sub-composition in a dot-folder is refused like one outside the project', async () => {
-    await expect(render(page('<div data-composition-src="../../../.private/sub.html"></div>', ''))).rejects.toMatchObject({
+    await expect(render(page('<div data-composition-src="../../../../.private/sub.html"></div>', ''))).rejects.toMatchObject({
       code: 'PATH_OUTSIDE_ROOT',
       message: expect.stringMatching(/never dot-files or dot-folders/),
     })
@@ -109,7 +109,7 @@ describe('dot-files and dot-folders are never served to a page', () => {
     let preview: PreviewServer | undefined
     try {
       preview = await startPreviewServer({composition: join(template, 'index.html'), port: 0, fps: {num: 30, den: 1}})
-      for (const path of ['.env', '.git/config', 'templates/promo/x/innocent.txt']) {
+      for (const path of ['.env', '.git/config', 'templates/promo/2026/x/innocent.txt']) {
         const response = await rawRequest(`${preview.url}${path}`)
         expect(response.status, path).toBe(403)
         expect(response.body).not.toContain('hunter2')

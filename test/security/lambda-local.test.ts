@@ -1,12 +1,10 @@
 import {randomBytes} from 'node:crypto'
 import {existsSync} from 'node:fs'
 import {mkdir, mkdtemp, rm, writeFile} from 'node:fs/promises'
-import {createServer, type Server} from 'node:http'
-import type {AddressInfo} from 'node:net'
 import {tmpdir} from 'node:os'
 import {basename, join} from 'node:path'
 import {InvokeCommand, LambdaClient} from '@aws-sdk/client-lambda'
-import puppeteer, {type Browser, type Page} from 'puppeteer-core'
+import type {Browser, Page} from 'puppeteer-core'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {clientConfig} from '../../src/lib/lambda/aws-clients.js'
 import {deploySite} from '../../src/lib/lambda/deploy-site.js'
@@ -14,10 +12,10 @@ import {startLocalStack} from '../../src/lib/lambda/local/local-stack.js'
 import {renderToLambda} from '../../src/lib/lambda/render-to-lambda.js'
 import {stillOnLambda} from '../../src/lib/lambda/still-on-lambda.js'
 import {startStackCli, type RunningStack} from '../lambda/support.js'
+import {launchUserBrowser, servePage, type WebSite} from './support/hostile-web.js'
 import {rawRequest} from './support/raw-http.js'
 import {signedRawRequest} from './support/signed-http.js'
 
-const BROWSER = process.env.ENGINE_BROWSER_PATH ?? '/usr/bin/chromium-headless-shell'
 const REBIND_HOST = 'rebind.test'
 const COMPOSITION = (color: string) =>
   `<!doctype html><html><body style="margin:0"><div data-composition-id="c" data-width="320" data-height="180" data-duration="1" style="width:320px;height:180px;background:${color}"></div></body></html>`
@@ -29,7 +27,7 @@ let bucket: string
 let token: string
 let siteId: string
 let browser: Browser
-let hostile: {server: Server; origin: string}
+let hostile: WebSite
 /** A composition beside the system temp directory's site copies, where `../../<name>` from a site leads. */
 let outsideName: string
 
@@ -44,18 +42,8 @@ beforeAll(async () => {
   stack = await startStackCli([], 60_000, join(base, 'stack'))
   ;({ENGINE_AWS_ENDPOINT: endpoint, ENGINE_BUCKET: bucket, ENGINE_LOCAL_TOKEN: token} = stack.env)
   siteId = (await deploySite({projectDir: join(base, 'project'), bucketName: bucket, endpoint})).siteId
-  hostile = await listen('127.0.0.2', () => attackPage())
-  browser = await puppeteer.launch({
-    executablePath: BROWSER,
-    headless: 'shell',
-    args: [
-      '--no-sandbox',
-      `--host-resolver-rules=MAP ${REBIND_HOST} 127.0.0.1`,
-      // Chromium's own Local Network Access checks would block some of these; other browsers have
-      // none, so the stack must hold without them.
-      '--disable-features=LocalNetworkAccessChecks,BlockInsecurePrivateNetworkRequests,PrivateNetworkAccessSendPreflights,PrivateNetworkAccessRespectPreflightResults',
-    ],
-  })
+  hostile = await servePage('127.0.0.2', () => attackPage())
+  browser = await launchUserBrowser(REBIND_HOST)
 }, 90_000)
 
 afterAll(async () => {
@@ -65,15 +53,6 @@ afterAll(async () => {
   await rm(join(tmpdir(), outsideName), {force: true})
   await rm(base, {recursive: true, force: true})
 })
-
-async function listen(host: string, html: () => string): Promise<{server: Server; origin: string}> {
-  const server = createServer((_req, res) => {
-    res.writeHead(200, {'Content-Type': 'text/html; charset=utf-8'})
-    res.end(html())
-  })
-  await new Promise<void>((resolve) => server.listen(0, host, resolve))
-  return {server, origin: `http://${host}:${(server.address() as AddressInfo).port}`}
-}
 
 const stillEvent = (still: Record<string, unknown>) => ({action: 'still', still: {bucketName: bucket, siteId, entry: 'index.html', outputKey: 'stolen/x.png', config: {}, ...still}})
 

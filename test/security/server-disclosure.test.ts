@@ -1,9 +1,8 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import type {StreamEvent} from '../../src/lib/server/stream-events.js'
-import {streamRender} from '../../src/lib/server-client/server-api.js'
 import {spawnServe, type ServeProcess} from '../server/support/spawn-serve.js'
 import {rawRequest} from './support/raw-http.js'
 import {compositionHtml, makeServeRoot, type ServeRoot} from './support/serve-root.js'
+import {streamEvents} from './support/stream-events.js'
 
 let dirs: ServeRoot
 let serve: ServeProcess
@@ -22,11 +21,7 @@ afterAll(async () => {
   await dirs?.remove()
 })
 
-async function render(body: Record<string, unknown>): Promise<StreamEvent[]> {
-  const events: StreamEvent[] = []
-  for await (const event of streamRender({url: serve.url}, body)) events.push(event)
-  return events
-}
+const render = (body: Record<string, unknown>) => streamEvents(serve.url, body)
 
 const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
   rawRequest(`${serve.url}${path}`, {method: 'POST', headers: {'Content-Type': 'application/json', ...headers}, body: JSON.stringify(body)})

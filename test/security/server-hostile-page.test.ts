@@ -1,12 +1,10 @@
-import {createServer, type Server} from 'node:http'
-import type {AddressInfo} from 'node:net'
-import puppeteer, {type Browser, type Page} from 'puppeteer-core'
+import type {Browser, Page} from 'puppeteer-core'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {spawnServe, type ServeProcess} from '../server/support/spawn-serve.js'
+import {launchUserBrowser, servePage, type WebSite} from './support/hostile-web.js'
 import {rawRequest} from './support/raw-http.js'
 import {compositionHtml, makeServeRoot, type ServeRoot} from './support/serve-root.js'
 
-const BROWSER = process.env.ENGINE_BROWSER_PATH ?? '/usr/bin/chromium-headless-shell'
 const REBIND_HOST = 'rebind.test'
 
 /**
@@ -46,39 +44,20 @@ function rebindPage(): string {
 </script></body></html>`
 }
 
-async function listen(host: string, html: () => string): Promise<{server: Server; origin: string}> {
-  const server = createServer((_req, res) => {
-    res.writeHead(200, {'Content-Type': 'text/html; charset=utf-8'})
-    res.end(html())
-  })
-  await new Promise<void>((resolve) => server.listen(0, host, resolve))
-  return {server, origin: `http://${host}:${(server.address() as AddressInfo).port}`}
-}
-
 let dirs: ServeRoot
 let serve: ServeProcess
 let browser: Browser
-let hostile: {server: Server; origin: string}
-let trusted: {server: Server; origin: string}
+let hostile: WebSite
+let trusted: WebSite
 
 beforeAll(async () => {
   dirs = await makeServeRoot({'comp.html': compositionHtml(320, 180, 1)})
-  hostile = await listen('127.0.0.2', () => attackPage(serve.url, {jsonFetch: true}))
+  hostile = await servePage('127.0.0.2', () => attackPage(serve.url, {jsonFetch: true}))
   // A JSON fetch from an allowed origin is a legitimate client: this page only tries what is not.
-  trusted = await listen('127.0.0.3', () => attackPage(serve.url, {jsonFetch: false}))
+  trusted = await servePage('127.0.0.3', () => attackPage(serve.url, {jsonFetch: false}))
   // The operator allows one web app (on 127.0.0.3): even that page cannot post a form or text/plain.
   serve = await spawnServe(['--root', dirs.root, '--output-dir', dirs.outputs, '--allow-origin', trusted.origin])
-  browser = await puppeteer.launch({
-    executablePath: BROWSER,
-    headless: 'shell',
-    args: [
-      '--no-sandbox',
-      `--host-resolver-rules=MAP ${REBIND_HOST} 127.0.0.1`,
-      // Chromium itself blocks a page it thinks is public from calling loopback (Local Network
-      // Access); other browsers do not, so the server must hold on its own: test it without that help.
-      '--disable-features=LocalNetworkAccessChecks,BlockInsecurePrivateNetworkRequests,PrivateNetworkAccessSendPreflights,PrivateNetworkAccessRespectPreflightResults',
-    ],
-  })
+  browser = await launchUserBrowser(REBIND_HOST)
 }, 90_000)
 
 afterAll(async () => {

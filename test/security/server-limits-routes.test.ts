@@ -1,9 +1,8 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import type {StreamEvent} from '../../src/lib/server/stream-events.js'
-import {streamRender} from '../../src/lib/server-client/server-api.js'
 import {spawnServe, type ServeProcess} from '../server/support/spawn-serve.js'
 import {errorCode, rawRequest} from './support/raw-http.js'
 import {compositionHtml, makeServeRoot, type ServeRoot} from './support/serve-root.js'
+import {streamEvents} from './support/stream-events.js'
 
 let dirs: ServeRoot
 let serve: ServeProcess
@@ -18,11 +17,7 @@ afterAll(async () => {
   await dirs?.remove()
 })
 
-async function render(body: Record<string, unknown>): Promise<StreamEvent[]> {
-  const events: StreamEvent[] = []
-  for await (const event of streamRender({url: serve.url}, body)) events.push(event)
-  return events
-}
+const render = (body: Record<string, unknown>) => streamEvents(serve.url, body)
 
 const still = (body: Record<string, unknown>) =>
   rawRequest(`${serve.url}/still`, {method: 'POST', headers: {'Content-Type': 'application/json'}, body: JSON.stringify(body)})

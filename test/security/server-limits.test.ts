@@ -1,12 +1,11 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {DEFAULT_RENDER_LIMITS} from '../../src/lib/plan/render-limits.js'
 import {resolveServerSettings} from '../../src/lib/server/server-settings.js'
-import type {StreamEvent} from '../../src/lib/server/stream-events.js'
-import {streamRender} from '../../src/lib/server-client/server-api.js'
 import {runCli} from '../support/run-cli.js'
 import {spawnServe, type ServeProcess} from '../server/support/spawn-serve.js'
 import {errorCode, rawRequest} from './support/raw-http.js'
 import {compositionHtml, makeServeRoot, type ServeRoot} from './support/serve-root.js'
+import {streamEvents} from './support/stream-events.js'
 
 let dirs: ServeRoot
 let serve: ServeProcess
@@ -27,11 +26,7 @@ afterAll(async () => {
   await dirs?.remove()
 })
 
-async function render(body: Record<string, unknown>): Promise<StreamEvent[]> {
-  const events: StreamEvent[] = []
-  for await (const event of streamRender({url: serve.url}, body)) events.push(event)
-  return events
-}
+const render = (body: Record<string, unknown>) => streamEvents(serve.url, body)
 
 describe('per-request limits of engine serve', () => {
   it('defaults: 600 s of video and 3840x2160 pixels; invalid limit flags are clear errors', async () => {

@@ -1,7 +1,7 @@
 import {dirname, relative, sep} from 'node:path'
 
 /** A project root more folders than this above the composition gets a warning naming it. */
-export const FAR_ROOT_LEVELS = 2
+export const FAR_ROOT_LEVELS = 3
 
 /**
  * The page may load any file of its project, and the project is the nearest folder above the

@@ -60,7 +60,8 @@ export function registerFormat(plugin: FormatPlugin, source = 'the caller'): voi
     )
   }
   const existing = registry.get(plugin.name)
-  if (existing?.registered === plugin) return
+  // The same registration again, by the object registered or the copy getFormat handed out.
+  if (existing && (existing.registered === plugin || existing.format === plugin)) return
   if (existing) {
     throw new EngineError(
       'INVALID_CONFIG',

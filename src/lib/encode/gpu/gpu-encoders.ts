@@ -53,7 +53,7 @@ export function registerGpuEncoder(encoder: GpuEncoder, source = 'the caller'): 
     throw new EngineError('INVALID_CONFIG', `GPU encoder "${name}" from ${source} is invalid: ${problems}`, {issues: result.error.issues, plugin: source})
   }
   const existing = registry.get(encoder.name)
-  if (existing?.registered === encoder) return
+  if (existing && (existing.registered === encoder || existing.encoder === encoder)) return
   if (existing) {
     throw new EngineError(
       'INVALID_CONFIG',
