@@ -1,7 +1,7 @@
 import {createHash} from 'node:crypto'
 import {lookup as dnsLookup, type LookupAddress} from 'node:dns'
 import {createWriteStream} from 'node:fs'
-import {mkdir, readFile, rename, rm, stat, writeFile} from 'node:fs/promises'
+import {mkdir, rename, rm, stat, writeFile} from 'node:fs/promises'
 import {request as httpRequest, type IncomingMessage} from 'node:http'
 import {request as httpsRequest} from 'node:https'
 import type {LookupFunction} from 'node:net'
@@ -10,20 +10,31 @@ import {pipeline} from 'node:stream/promises'
 import ipaddr from 'ipaddr.js'
 import {EngineError} from '../errors/engine-error.js'
 import {isPublicAddress} from './address-policy.js'
+import {downloadsDirectory, evictDownloads, markUsed, readCacheMeta, type CacheMeta} from './download-cache.js'
 import {hostRules} from './host-rules.js'
 import type {NetworkSettings} from './network-settings.js'
-import {engineAssetDirectory} from './page-origin.js'
 
 /** An unreachable or stalled URL fails after this long (connect and transfer together). */
 export const DOWNLOAD_TIMEOUT_MS = 30_000
 const MAX_REDIRECTS = 5
-const MAX_DOWNLOAD_BYTES = 2 * 1024 ** 3
+/** The largest file a render downloads (a source video); what the page itself loads is capped lower. */
+export const MAX_DOWNLOAD_BYTES = 2 * 1024 ** 3
+
+/** What one render may still download, shared by all its downloads. */
+export interface DownloadAllowance {
+  remainingBytes: number
+  readonly limitBytes: number
+}
 
 export interface FetchRemoteOptions {
   network: NetworkSettings
   timeoutMs?: number
   signal?: AbortSignal
   env?: NodeJS.ProcessEnv
+  /** This file may be at most this large (default MAX_DOWNLOAD_BYTES). */
+  maxBytes?: number
+  /** The render's own allowance, spent by each download that is not already cached. */
+  allowance?: DownloadAllowance
 }
 
 export interface RemoteFile {
@@ -32,44 +43,58 @@ export interface RemoteFile {
   contentType: string
 }
 
-interface CacheMeta {
-  url: string
-  contentType: string
-  /** Fetched from a loopback or private address: reused only where those are allowed. */
-  private: boolean
-}
-
 /**
  * A public http(s) URL, downloaded once into `<cache>/media/downloads` (keyed by the URL) and then
  * read from there. Every connection, redirects included, goes only to an address the network
  * settings allow: the host name is resolved here and the checked address is the one connected to,
  * so a name that resolves to loopback or a private network (or changes its answer between a check
- * and the connection) is refused with REQUEST_BLOCKED. Other failures are DOWNLOAD_FAILED.
+ * and the connection) is refused with REQUEST_BLOCKED. A file over `maxBytes` or the render's
+ * allowance is refused by its Content-Length before any byte is read, and cut off if it sends
+ * more than it said; the cache is then held to its budget (least recently used out). Other
+ * failures are DOWNLOAD_FAILED.
  */
 export async function fetchRemote(url: string, options: FetchRemoteOptions): Promise<RemoteFile> {
   if (!options.network.publicUrls) throw blocked(url, 'network access is off (--no-network)')
-  const directory = join(engineAssetDirectory('media', options.env), 'downloads')
+  const directory = downloadsDirectory(options.env)
   const key = createHash('sha256').update(url).digest('hex').slice(0, 32)
   const path = join(directory, key + extname(new URL(url).pathname).slice(0, 8).replace(/[^.\w]/g, ''))
-  const cached = await readMeta(`${path}.json`)
+  const cached = await readCacheMeta(path)
   const usable = cached?.url === url && (!cached.private || options.network.privateAddresses)
-  if (usable && (await stat(path).catch(() => undefined))?.isFile()) return {path, contentType: cached.contentType}
+  const found = usable ? await stat(path).catch(() => undefined) : undefined
+  if (cached && found?.isFile()) {
+    await markUsed(path)
+    return {path, contentType: cached.contentType}
+  }
 
   await mkdir(directory, {recursive: true})
   const timeoutMs = options.timeoutMs ?? DOWNLOAD_TIMEOUT_MS
   const signal = AbortSignal.any([AbortSignal.timeout(timeoutMs), ...(options.signal ? [options.signal] : [])])
   const partial = `${path}.${process.pid}.${Date.now()}.partial`
+  const {maxBytes = MAX_DOWNLOAD_BYTES, allowance} = options
+  // The first of the file's cap and what the render may still download.
+  const limit = () =>
+    allowance && allowance.remainingBytes < maxBytes
+      ? {bytes: allowance.remainingBytes, why: `the render has downloaded ${size(allowance.limitBytes - allowance.remainingBytes)} of the ${size(allowance.limitBytes)} one render may`}
+      : {bytes: maxBytes, why: `a file may be at most ${size(maxBytes)}`}
   try {
     const {response, private: fromPrivate} = await follow(url, options, signal)
+    const declared = Number(response.headers['content-length'])
+    if (Number.isFinite(declared) && declared > limit().bytes) {
+      response.destroy()
+      throw failed(url, `it is ${size(declared)} (Content-Length) and ${limit().why}`)
+    }
     let bytes = 0
     response.on('data', (chunk: Buffer) => {
       bytes += chunk.length
-      if (bytes > MAX_DOWNLOAD_BYTES) response.destroy(failed(url, `it is larger than ${MAX_DOWNLOAD_BYTES / 1024 ** 3} GiB`))
+      if (bytes > limit().bytes) response.destroy(failed(url, `it sent more than ${size(limit().bytes)} and ${limit().why}`))
     })
     await pipeline(response, createWriteStream(partial), {signal})
+    if (allowance) allowance.remainingBytes -= bytes
     const meta: CacheMeta = {url, contentType: response.headers['content-type'] ?? 'application/octet-stream', private: fromPrivate}
     await rename(partial, path)
     await writeFile(`${path}.json`, JSON.stringify(meta))
+    // A cache that cannot be trimmed (another process is at it) is no reason to fail the render.
+    await evictDownloads(options.env).catch(() => [])
     return {path, contentType: meta.contentType}
   } catch (error) {
     await rm(partial, {force: true})
@@ -140,12 +165,9 @@ function guardedLookup(original: string, options: FetchRemoteOptions, reached: {
   }
 }
 
-async function readMeta(path: string): Promise<CacheMeta | undefined> {
-  try {
-    return JSON.parse(await readFile(path, 'utf8')) as CacheMeta
-  } catch {
-    return undefined
-  }
+/** `128 MB`, `2 GB`: sizes for messages. */
+function size(bytes: number): string {
+  return bytes >= 1024 ** 3 ? `${Math.round((bytes / 1024 ** 3) * 10) / 10} GB` : `${Math.max(1, Math.round(bytes / 1024 ** 2))} MB`
 }
 
 function blocked(url: string, why: string): EngineError {

@@ -1,7 +1,7 @@
 import {readFile, stat} from 'node:fs/promises'
 import {EngineError} from '../errors/engine-error.js'
 import {contentType} from './content-type.js'
-import {fetchRemote, type RemoteFile} from './fetch-remote.js'
+import {fetchRemote, MAX_DOWNLOAD_BYTES, type DownloadAllowance, type RemoteFile} from './fetch-remote.js'
 import type {NetworkSettings} from './network-settings.js'
 import {engineAssetDirectory, type EngineAssetKind} from './page-origin.js'
 import {projectFile} from './project-file.js'
@@ -31,6 +31,8 @@ export interface PageRequestsOptions {
   projectDir: string
   network: NetworkSettings
   downloadTimeoutMs?: number
+  /** What the render may download in all (default RENDER_DOWNLOAD_BYTES). */
+  downloadAllowanceBytes?: number
   signal?: AbortSignal
   env?: NodeJS.ProcessEnv
   onNotice?: (notice: RequestNotice) => void
@@ -40,6 +42,8 @@ const HIDDEN_REASON = 'dot-files and dot-folders (.env, .git, .npmrc …) are ne
 
 /** Larger files are refused: the answer travels through the DevTools pipe in one message. */
 const MAX_SERVED_BYTES = 128 * 1024 ** 2
+/** What one render may download in all (files already in the cache cost nothing). */
+export const RENDER_DOWNLOAD_BYTES = 4 * 1024 ** 3
 /** Requests whose missing file leaves the frame without something the author drew (DevTools resource types). */
 const ASSET_TYPES: Readonly<Record<string, string>> = {Image: 'an image', Stylesheet: 'a stylesheet', Script: 'a script'}
 
@@ -57,13 +61,17 @@ const ASSET_PATHS: Record<EngineAssetKind, RegExp> = {
  * failed URLs are reported once each; `fetchedUrls` lists the remote URLs the render used.
  */
 export class PageRequests {
-  private readonly downloads = new Map<string, Promise<RemoteFile>>()
+  /** Each URL's download and the size it was allowed, so that a larger cap starts it again. */
+  private readonly downloads = new Map<string, {maxBytes: number; file: Promise<RemoteFile>}>()
+  private readonly allowance: DownloadAllowance
   private readonly fetched: string[] = []
   private readonly reported = new Set<string>()
   private readonly document: Buffer
 
   constructor(private readonly options: PageRequestsOptions) {
     this.document = Buffer.from(options.html, 'utf8')
+    const allowed = options.downloadAllowanceBytes ?? RENDER_DOWNLOAD_BYTES
+    this.allowance = {remainingBytes: allowed, limitBytes: allowed}
   }
 
   /** Remote URLs this render loaded, in the order first asked for. */
@@ -137,7 +145,7 @@ export class PageRequests {
     }
     if (route.kind === 'remote') {
       try {
-        return (await this.download(url)).path
+        return (await this.download(url, MAX_DOWNLOAD_BYTES)).path
       } catch (error) {
         if (!(error instanceof EngineError) || error.code === 'CANCELLED') throw error
         const code = error.code === 'DOWNLOAD_FAILED' ? 'MEDIA_FAILED' : error.code
@@ -149,25 +157,35 @@ export class PageRequests {
   }
 
   /**
-   * Downloads a remote URL once per render (and from the cache on later renders). A failure is
-   * kept too, so that every worker's page does not wait for the same dead host again.
+   * Downloads a remote URL once per render (and from the cache on later renders), refusing one
+   * over `maxBytes` (a page's file 128 MB, a media source more) or over what the render may still
+   * download. A failure is kept too, so that every worker's page does not wait for the same dead
+   * host again; only a later request allowing a larger file tries again.
    */
-  download(url: string): Promise<RemoteFile> {
-    let pending = this.downloads.get(url)
-    if (!pending) {
-      pending = fetchRemote(url, {network: this.options.network, timeoutMs: this.options.downloadTimeoutMs, signal: this.options.signal, env: this.options.env})
-      pending.then(
-        () => this.fetched.push(url),
-        () => {},
-      )
-      this.downloads.set(url, pending)
-    }
-    return pending
+  download(url: string, maxBytes: number): Promise<RemoteFile> {
+    const earlier = this.downloads.get(url)
+    if (earlier && earlier.maxBytes >= maxBytes) return earlier.file
+    const file = fetchRemote(url, {
+      network: this.options.network,
+      timeoutMs: this.options.downloadTimeoutMs,
+      signal: this.options.signal,
+      env: this.options.env,
+      maxBytes,
+      allowance: this.allowance,
+    })
+    file.then(
+      () => {
+        if (!this.fetched.includes(url)) this.fetched.push(url)
+      },
+      () => {},
+    )
+    this.downloads.set(url, {maxBytes, file})
+    return file
   }
 
   private async serveRemote(url: string): Promise<PageResponse | 'blocked'> {
     try {
-      const file = await this.download(url)
+      const file = await this.download(url, MAX_SERVED_BYTES)
       return await this.serveFile(url, {kind: 'file', path: file.path}, file.contentType)
     } catch (error) {
       const engineError = error instanceof EngineError ? error : undefined

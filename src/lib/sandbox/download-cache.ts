@@ -1,0 +1,109 @@
+import {readdir, readFile, rm, stat, utimes} from 'node:fs/promises'
+import {join} from 'node:path'
+import {EngineError} from '../errors/engine-error.js'
+import {engineAssetDirectory} from './page-origin.js'
+
+/** The most the download cache may hold, in bytes or with a unit (`4G`, `500M`). */
+export const DOWNLOAD_CACHE_MAX_ENV = 'ENGINE_DOWNLOAD_CACHE_MAX'
+export const DEFAULT_DOWNLOAD_CACHE_BYTES = 4 * 1024 ** 3
+/** An entry used this recently may be in use by a render right now: eviction passes it over. */
+export const IN_USE_MS = 2 * 60_000
+
+const META = '.json'
+
+/** What the cache records beside each downloaded file (`<file>.json`). */
+export interface CacheMeta {
+  url: string
+  contentType: string
+  /** Fetched from a loopback or private address: reused only where those are allowed. */
+  private: boolean
+}
+
+export interface CacheEntry extends CacheMeta {
+  path: string
+  bytes: number
+  /** When a render last used it (the record's modification time). */
+  lastUsed: Date
+}
+
+export function downloadsDirectory(env: NodeJS.ProcessEnv = process.env): string {
+  return join(engineAssetDirectory('media', env), 'downloads')
+}
+
+/** The cache's budget from ENGINE_DOWNLOAD_CACHE_MAX, else the default (4 GiB). */
+export function downloadCacheBudget(env: NodeJS.ProcessEnv = process.env): number {
+  const text = env[DOWNLOAD_CACHE_MAX_ENV]?.trim()
+  if (!text) return DEFAULT_DOWNLOAD_CACHE_BYTES
+  const match = /^(\d+(?:\.\d+)?)\s*([KMG]i?B?)?$/i.exec(text)
+  if (!match) {
+    throw new EngineError('INVALID_CONFIG', `${DOWNLOAD_CACHE_MAX_ENV}: "${text}" is not a size; write bytes or a size such as 500M or 4G`, {value: text})
+  }
+  const unit = (match[2] ?? '').toUpperCase()[0]
+  const scale = unit === 'K' ? 1024 : unit === 'M' ? 1024 ** 2 : unit === 'G' ? 1024 ** 3 : 1
+  return Math.floor(Number(match[1]) * scale)
+}
+
+export async function readCacheMeta(path: string): Promise<CacheMeta | undefined> {
+  try {
+    return JSON.parse(await readFile(`${path}${META}`, 'utf8')) as CacheMeta
+  } catch {
+    return undefined
+  }
+}
+
+/** Records that a render used the cached file now (the record's time orders eviction). */
+export async function markUsed(path: string): Promise<void> {
+  const now = new Date()
+  await utimes(`${path}${META}`, now, now).catch(() => {})
+}
+
+/** Every complete entry of the cache, least recently used first. */
+export async function listDownloads(env: NodeJS.ProcessEnv = process.env): Promise<CacheEntry[]> {
+  const directory = downloadsDirectory(env)
+  const names = await readdir(directory).catch(() => [] as string[])
+  const entries: CacheEntry[] = []
+  for (const name of names) {
+    if (name.endsWith(META) || name.endsWith('.partial')) continue
+    const path = join(directory, name)
+    const [meta, file, record] = await Promise.all([readCacheMeta(path), stat(path).catch(() => undefined), stat(`${path}${META}`).catch(() => undefined)])
+    if (!meta || !file?.isFile() || !record) continue
+    entries.push({...meta, path, bytes: file.size, lastUsed: record.mtime})
+  }
+  return entries.sort((a, b) => a.lastUsed.getTime() - b.lastUsed.getTime())
+}
+
+async function remove(entry: CacheEntry): Promise<void> {
+  // The record first: without it the file is no entry, and a render downloads it again.
+  await rm(`${entry.path}${META}`, {force: true})
+  await rm(entry.path, {force: true})
+}
+
+/**
+ * Holds the cache to its budget: the least recently used entries go first, except those used in
+ * the last IN_USE_MS (a render may be reading them; the cache is over budget until they age).
+ */
+export async function evictDownloads(env: NodeJS.ProcessEnv = process.env, now: number = Date.now()): Promise<CacheEntry[]> {
+  const budget = downloadCacheBudget(env)
+  const entries = await listDownloads(env)
+  let total = entries.reduce((sum, entry) => sum + entry.bytes, 0)
+  const removed: CacheEntry[] = []
+  for (const entry of entries) {
+    if (total <= budget) break
+    if (now - entry.lastUsed.getTime() < IN_USE_MS) continue
+    await remove(entry)
+    total -= entry.bytes
+    removed.push(entry)
+  }
+  return removed
+}
+
+/** `engine cache clean`: removes every entry, or those unused for longer than `unusedForMs`. */
+export async function cleanDownloads(env: NodeJS.ProcessEnv = process.env, unusedForMs = 0, now: number = Date.now()): Promise<CacheEntry[]> {
+  const removed: CacheEntry[] = []
+  for (const entry of await listDownloads(env)) {
+    if (now - entry.lastUsed.getTime() < unusedForMs) continue
+    await remove(entry)
+    removed.push(entry)
+  }
+  return removed
+}
