@@ -94,7 +94,7 @@ describe('engine render --batch', () => {
       '  - row 2, --output: "out/Ada.mp4" is also the output of row 0; make the template unique per row, for example with {index}',
       '  - row 3: must be a JSON object of variable values, got a string',
       '  - row 4, "size": [enum-out-of-range] "huge" is not an option, expected one of "small", "large"',
-      'Fix the batch file, the --output template or the variables, then run again.',
+      'Fix the batch file (.csv/.tsv with a header of variable ids, .jsonl/.ndjson, or .json; see docs/guides/batch.md), the --output template or the variables, then run again.',
       '',
     ])
     expect(existsSync(join(dir, 'out'))).toBe(false)

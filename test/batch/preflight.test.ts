@@ -90,7 +90,7 @@ describe('batch preflight', async () => {
       '  - row 3, --output {title}: the row has no "title" key; add it to every row or remove the placeholder',
       '  - row 4: must be a JSON object of variable values, got null',
       '  - row 5, --output {title}: "title" is an object; only a string, number or boolean can name a file',
-      'Fix the batch file, the --output template or the variables, then run again.',
+      'Fix the batch file (.csv/.tsv with a header of variable ids, .jsonl/.ndjson, or .json; see docs/guides/batch.md), the --output template or the variables, then run again.',
     ])
     expect(error.details).toEqual({count: 5, problems: expect.arrayContaining([{row: 1, reason: expect.any(String)}])})
   })

@@ -168,7 +168,7 @@ class ProblemList {
     throw new EngineError(
       'BATCH_PREFLIGHT',
       `--batch: ${count} found before rendering, so nothing was rendered:\n${this.listed.map((p) => `  - ${formatProblem(p)}`).join('\n')}${rest}\n` +
-        'Fix the batch file, the --output template or the variables, then run again.',
+        'Fix the batch file (.csv/.tsv with a header of variable ids, .jsonl/.ndjson, or .json; see docs/guides/batch.md), the --output template or the variables, then run again.',
       {problems: this.listed, count: this.count},
     )
   }
