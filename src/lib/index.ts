@@ -8,6 +8,7 @@ export {extractCompositionMetadata, type CompositionMetadata} from './compose/ex
 export {compileComposition, type CompiledComposition, type CompileOptions} from './compose/compile-composition.js'
 export {lintComposition} from './lint/lint-composition.js'
 export {EngineError, isEngineError, toEngineError, type ErrorCode, type ErrorJson} from './errors/engine-error.js'
+export {ERROR_DOCS, type ErrorDoc} from './errors/error-docs.js'
 export {loadConfig} from './config/load-config.js'
 export {parseRenderOptions, renderOptionsSchema, RENDER_DEFAULTS, type RenderOptionsInput} from './plan/render-options.js'
 export {resolveRenderOptions, type ResolvedRenderOptions} from './render/resolve-options.js'

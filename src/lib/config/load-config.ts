@@ -24,7 +24,7 @@ export const CONFIG_SEARCH_PLACES = [
 ]
 
 /** Keys a project config may set only when the user trusts it: they run a program or open the sandbox. */
-const TRUSTED_ONLY_KEYS = {
+export const TRUSTED_ONLY_KEYS = {
   browserPath: 'runs that program as the browser',
   allowPrivateNetwork: "lets the page reach this machine's and its network's private services",
 } as const

@@ -1,0 +1,192 @@
+import type {ErrorCode} from './engine-error.js'
+
+/** What an error code means to the person who meets it: when it happens, and what to do. */
+export interface ErrorDoc {
+  /** The situations that raise it. */
+  cause: string
+  /** What to change so that it does not happen again. */
+  fix: string
+}
+
+/**
+ * Cause and fix of every error code, kept beside the codes so that a new code cannot ship
+ * undocumented (the type demands an entry); docs/reference/errors.md is generated from it.
+ */
+export const ERROR_DOCS: Readonly<Record<ErrorCode, ErrorDoc>> = {
+  INVALID_FLAG: {
+    cause: 'A flag or SDK option has a value outside its type or range, two flags that exclude each other were given (`--crf` with `--video-bitrate`, `--hdr` with `--sdr` or `--gpu`), or a value does not fit the composition (a `--frames` range or `--poster` time past the end, a `--scale` that gives an odd mp4 size).',
+    fix: 'Read the message: it names the flag, the value and what is accepted. `engine <command> --help` lists every flag with its range.',
+  },
+  INVALID_CONFIG: {
+    cause: 'A config file (`engine.config.json`, `.enginerc`, the `engine` key of `package.json`…) has an unknown key or an invalid value, is JavaScript in a project you have not trusted, sets a trusted-only key (`browserPath`, `allowPrivateNetwork`), or an environment variable such as `ENGINE_DOWNLOAD_CACHE_MAX` or `ENGINE_HOST_RESOLVER_RULES` cannot be read.',
+    fix: 'Fix the key the message names (its file and key are given). An invalid config stops every command that reads it, even when a flag overrides the key. See docs/reference/configuration.md.',
+  },
+  INVALID_VARIABLES: {
+    cause: '`--variables` is not valid JSON or not a JSON object, or `--variables-file` cannot be read.',
+    fix: 'Pass one JSON object, such as `--variables \'{"title": "Hello"}\'` (single quotes around it in a POSIX shell).',
+  },
+  STRICT_VARIABLES: {
+    cause: 'With `--strict-variables` (or `--strict`), a value names an undeclared variable, has another type than its declaration, or is not among an enum\'s options; or the declarations themselves are not a JSON array.',
+    fix: 'Correct the values (the message lists each problem), fix the declaration, or drop `--strict-variables` to render with warnings.',
+  },
+  COMPOSITION_NOT_FOUND: {
+    cause: 'The composition file does not exist (for `engine serve`, under its `--root`).',
+    fix: 'Check the path; relative paths are resolved against the working directory (or the server root).',
+  },
+  COMPOSITION_INVALID: {
+    cause: 'The composition cannot be compiled: the root lacks `data-composition-id`, `data-width`, `data-height` or `data-duration` (with `--strict`), a `data-start` names an unknown id or forms a cycle, a sub-composition file is missing, or the page is over a limit.',
+    fix: 'Run `engine lint <composition>` for every finding with its line, and fix the attributes it names. docs/guides/compositions.md describes the contract.',
+  },
+  BROWSER_NOT_FOUND: {
+    cause: 'No usable browser: `--browser-path` / `ENGINE_BROWSER_PATH` is not an executable file, the pinned browser is not built for this platform, or a Lambda bundle lacks its Chromium.',
+    fix: 'Run `engine doctor` for what was looked for; install a browser with `engine browser install` (or `apt-get install chromium-headless-shell`), or point `--browser-path` at one.',
+  },
+  BROWSER_FAILED: {
+    cause: 'The browser started but crashed, did not answer, or returned no image for a frame (often too little memory for the number of workers).',
+    fix: 'Lower `--workers` (each worker is a browser of about 256 MB), free memory, and run `engine doctor`.',
+  },
+  PAGE_ERROR: {
+    cause: "The composition's own script threw an uncaught error while loading or while seeking a frame.",
+    fix: 'The message names the error and its file and line; `engine preview` lists uncaught errors under the player while you fix it.',
+  },
+  PAGE_TIMEOUT: {
+    cause: 'The page was not ready in time: a font, image or media element never finished loading, or a script kept the page busy.',
+    fix: 'The message names what it was still waiting for; fix that resource or script.',
+  },
+  FFMPEG_NOT_FOUND: {
+    cause: 'ffmpeg or ffprobe cannot be started.',
+    fix: 'Install ffmpeg (`apt-get install -y ffmpeg`, `brew install ffmpeg`) or set `ENGINE_FFMPEG_PATH` / `ENGINE_FFPROBE_PATH`; `engine doctor` shows which one was found.',
+  },
+  ENCODE_FAILED: {
+    cause: 'ffmpeg exited with an error while encoding or joining (an encoder missing from this ffmpeg build, or an output that cannot be written).',
+    fix: "The message ends with ffmpeg's own last lines; `engine doctor` checks the encoders each format needs.",
+  },
+  GPU_ENCODER_UNAVAILABLE: {
+    cause: '`--gpu` was given but no hardware H.264 encoder works on this machine.',
+    fix: 'Render without `--gpu` (libx264), or install the GPU driver and an ffmpeg built with its encoder.',
+  },
+  MEDIA_NOT_FOUND: {
+    cause: 'A `<video>` or `<audio>` source names a file that does not exist in the project.',
+    fix: 'Fix its `src`: relative paths are resolved against the composition file, inside its project.',
+  },
+  MEDIA_FAILED: {
+    cause: 'A media source cannot be probed, has no known length, could not be downloaded, or its extracted frames differ from what the plan expects.',
+    fix: 'Check the file plays (`ffprobe <file>`); for URLs, check they answer within 30 s; give the clip a `data-duration` when the source has none.',
+  },
+  REQUEST_BLOCKED: {
+    cause: 'The page asked for something the sandbox refuses: a dot-file (`.env`, `.git/`), a path outside the project, a loopback or private address, or any URL under `--no-network`.',
+    fix: 'Keep assets inside the project; use `--allow-private-network` only for a composition you trust; see docs/explanation/sandbox.md.',
+  },
+  DOWNLOAD_FAILED: {
+    cause: 'A public URL the page loads could not be downloaded (no answer within 30 s, too many redirects, over the size cap, an HTTP error).',
+    fix: 'Check the URL; host large media yourself or put it in the project.',
+  },
+  BATCH_PREFLIGHT: {
+    cause: 'A batch was refused before any row rendered: a malformed row, a placeholder a row cannot fill, two rows writing the same file, a strict-variables mismatch, or a `--resume` manifest made from other inputs.',
+    fix: 'The message lists every row and field at fault; fix the rows or the `--output` template. For `--resume`, rerun with the inputs the manifest was written for, or remove the manifest.',
+  },
+  BATCH_ROW_FAILED: {
+    cause: 'A batch finished with one or more failed rows (each row\'s own error is in `manifest.json`).',
+    fix: 'Read the failed rows in the manifest, fix them, and run the same command with `--resume`.',
+  },
+  CANCELLED: {
+    cause: 'The render was cancelled: Ctrl-C, a client that disconnected, `DELETE /render/:requestId`, or `engine lambda cancel`.',
+    fix: 'Nothing to fix; render again when needed.',
+  },
+  INVALID_REQUEST: {
+    cause: 'A request to `engine serve` (or a serverless operation) is malformed: an unknown field, a value of the wrong type, neither or both of `composition` and `html`, or an operation that does not apply (cancelling a render that already ended).',
+    fix: 'The message names the field; see docs/reference/http-api.md for what each body accepts.',
+  },
+  UNAUTHORIZED: {
+    cause: 'The server requires a bearer token and none or a wrong one was sent, or the AWS credentials in use may not perform the operation.',
+    fix: 'Send `Authorization: Bearer <token>` (the `--token` / `ENGINE_SERVER_TOKEN` of the server); for AWS, configure credentials with the policy `engine lambda policies` prints.',
+  },
+  PATH_OUTSIDE_ROOT: {
+    cause: 'A requested composition or file lies outside the directory the server or preview serves (symlinks resolved).',
+    fix: "Give a path relative to the server's `--root`, or start the server with another `--root`.",
+  },
+  NOT_FOUND: {
+    cause: 'An unknown render, route, output file, poster, site or batch id.',
+    fix: 'Check the id (`engine lambda renders ls`, `engine lambda sites ls`); finished server outputs are kept only for the newest `--keep-outputs` renders.',
+  },
+  OUTPUT_NOT_READY: {
+    cause: 'The output of a render was requested before the render finished.',
+    fix: 'Download it after the `complete` event.',
+  },
+  PAYLOAD_TOO_LARGE: {
+    cause: 'A request body is over 5 MB, or a serverless render input is over the 262,144 bytes Step Functions accepts.',
+    fix: 'Pass media as URLs or project files instead of inlining it.',
+  },
+  UNSUPPORTED_MEDIA_TYPE: {
+    cause: 'A request body was not sent as `Content-Type: application/json`.',
+    fix: 'Send JSON with that header (this is what keeps HTML forms from starting renders).',
+  },
+  MISDIRECTED_REQUEST: {
+    cause: "The request's `Host` header does not name the server (a DNS-rebinding page, or a reverse proxy forwarding its own name).",
+    fix: 'Address the server by its own address, or start it with `--allowed-host <name>`.',
+  },
+  ORIGIN_NOT_ALLOWED: {
+    cause: 'A web page (a request carrying `Origin`) called a server that does not allow that origin.',
+    fix: 'Start the server with `--allow-origin <origin>` for your web app; non-browser clients send no Origin.',
+  },
+  LIMIT_EXCEEDED: {
+    cause: 'A composition or request is over a limit: more than 100,000 elements, nesting deeper than 512, 1,000 sub-composition instances, a root longer than 86,400 s, more than 1,000 variables in a request, or a server\'s `--max-duration` / `--max-pixels`, compile time or compile memory.',
+    fix: 'The details name the field, the value and the limit; make the composition smaller or, on your own server, raise the limit.',
+  },
+  SERVER_RESPONSE_INVALID: {
+    cause: '`engine render --server` received something it does not trust: an output URL on another origin, or a download whose size or frame count differs from what the server announced.',
+    fix: 'Render again; nothing was kept at `--output`. If it repeats, check what sits between you and the server.',
+  },
+  INVALID_STORAGE_KEY: {
+    cause: 'An `--output-key` or batch `outputKey` is not a relative path of names separated by `/`.',
+    fix: 'Use a key such as `out/video.mp4`: no leading `/`, no `..`, no empty parts.',
+  },
+  OUTPUT_NOT_WRITABLE: {
+    cause: 'The folder of `--output` cannot be created or written to.',
+    fix: 'Choose a folder you can write to, or fix its permissions.',
+  },
+  NO_SPACE: {
+    cause: 'The disk filled up while writing the output or a temporary file.',
+    fix: 'Free space on that disk, or choose another `--output` (temporary files go to `TMPDIR`).',
+  },
+  QUEUE_FULL: {
+    cause: "The server's queue already holds `--max-queue` waiting renders.",
+    fix: 'Retry when a render has finished (HTTP 429), or raise `--max-queue`.',
+  },
+  SERVER_UNAVAILABLE: {
+    cause: '`engine render --server` could not reach the producer server, or it answered with an error status.',
+    fix: 'Start it with `engine serve`, check the URL given to `--server`, and the token in `ENGINE_SERVER_TOKEN`.',
+  },
+  PROFILE_UNAVAILABLE: {
+    cause: "`--profile deterministic` needs the profile's pinned browser build and fonts, which this machine does not have.",
+    fix: 'Install the packages the message names, or render with `--docker`, which has them.',
+  },
+  CONTAINER_UNAVAILABLE: {
+    cause: '`--docker` or `engine docker build` found neither docker nor podman, or its engine is not running.',
+    fix: 'Install or start Docker or podman (`ENGINE_CONTAINER_RUNTIME=podman` to choose); `engine doctor` shows what was found.',
+  },
+  CONTAINER_FAILED: {
+    cause: 'The render container or the image build failed.',
+    fix: "The message carries the container's own output; rebuild the image with `engine docker build`.",
+  },
+  BUNDLE_FAILED: {
+    cause: 'The Lambda bundle could not be built: an optional package (`@sparticuz/chromium`, `@ffmpeg-installer/linux-x64`, `@ffprobe-installer/linux-x64`) is missing or lacks an encoder.',
+    fix: 'Install the optional dependencies on Linux x86-64 with Node >= 22.17 (`bash scripts/setup.sh` in a checkout), then build again.',
+  },
+  BUNDLE_TOO_LARGE: {
+    cause: "The Lambda bundle would be over the 248 MiB this engine allows (Lambda's limit is 250 MiB unzipped).",
+    fix: 'The message lists the largest parts; remove plugins or fonts you do not need.',
+  },
+  FONT_FAILED: {
+    cause: 'A font file cannot be read or is not a font (woff2, woff, TrueType or OpenType).',
+    fix: 'Reinstall the package that holds it, or fix the `@font-face` source; `engine fonts resolve <composition>` shows where each family comes from.',
+  },
+  FONT_MISSING: {
+    cause: 'With `--strict-fonts` (or `--strict`), a family nobody serves, characters its faces lack, or a family drawn with a stand-in.',
+    fix: 'Add the font to the project (`@font-face`) or to the font cache (`engine fonts add`), or drop `--strict-fonts`; see docs/guides/fonts.md.',
+  },
+  INTERNAL: {
+    cause: 'An unexpected failure inside engine (a bug, or an error from a library or the operating system that engine has no code for).',
+    fix: 'Run again with the same input; if it repeats, report it with the message and `engine doctor --json`.',
+  },
+}
