@@ -57,22 +57,37 @@ export async function markUsed(path: string): Promise<void> {
   await utimes(`${path}${META}`, now, now).catch(() => {})
 }
 
-/** Every complete entry of the cache, least recently used first. */
-export async function listDownloads(env: NodeJS.ProcessEnv = process.env): Promise<CacheEntry[]> {
+interface StoredFile {
+  path: string
+  bytes: number
+  lastUsed: Date
+}
+
+/** The cache's complete entries by size and last use only (no record is read), least recently used first. */
+async function storedFiles(env: NodeJS.ProcessEnv): Promise<StoredFile[]> {
   const directory = downloadsDirectory(env)
   const names = await readdir(directory).catch(() => [] as string[])
-  const entries: CacheEntry[] = []
+  const files: StoredFile[] = []
   for (const name of names) {
     if (name.endsWith(META) || name.endsWith('.partial')) continue
     const path = join(directory, name)
-    const [meta, file, record] = await Promise.all([readCacheMeta(path), stat(path).catch(() => undefined), stat(`${path}${META}`).catch(() => undefined)])
-    if (!meta || !file?.isFile() || !record) continue
-    entries.push({...meta, path, bytes: file.size, lastUsed: record.mtime})
+    const [file, record] = await Promise.all([stat(path).catch(() => undefined), stat(`${path}${META}`).catch(() => undefined)])
+    if (file?.isFile() && record) files.push({path, bytes: file.size, lastUsed: record.mtime})
   }
-  return entries.sort((a, b) => a.lastUsed.getTime() - b.lastUsed.getTime())
+  return files.sort((a, b) => a.lastUsed.getTime() - b.lastUsed.getTime())
 }
 
-async function remove(entry: CacheEntry): Promise<void> {
+/** Every complete entry of the cache with its record, least recently used first. */
+export async function listDownloads(env: NodeJS.ProcessEnv = process.env): Promise<CacheEntry[]> {
+  const entries: CacheEntry[] = []
+  for (const file of await storedFiles(env)) {
+    const meta = await readCacheMeta(file.path)
+    if (meta) entries.push({...meta, ...file})
+  }
+  return entries
+}
+
+async function remove(entry: StoredFile): Promise<void> {
   // The record first: without it the file is no entry, and a render downloads it again.
   await rm(`${entry.path}${META}`, {force: true})
   await rm(entry.path, {force: true})
@@ -82,11 +97,11 @@ async function remove(entry: CacheEntry): Promise<void> {
  * Holds the cache to its budget: the least recently used entries go first, except those used in
  * the last IN_USE_MS (a render may be reading them; the cache is over budget until they age).
  */
-export async function evictDownloads(env: NodeJS.ProcessEnv = process.env, now: number = Date.now()): Promise<CacheEntry[]> {
+export async function evictDownloads(env: NodeJS.ProcessEnv = process.env, now: number = Date.now()): Promise<StoredFile[]> {
   const budget = downloadCacheBudget(env)
-  const entries = await listDownloads(env)
+  const entries = await storedFiles(env)
   let total = entries.reduce((sum, entry) => sum + entry.bytes, 0)
-  const removed: CacheEntry[] = []
+  const removed: StoredFile[] = []
   for (const entry of entries) {
     if (total <= budget) break
     if (now - entry.lastUsed.getTime() < IN_USE_MS) continue
@@ -95,6 +110,24 @@ export async function evictDownloads(env: NodeJS.ProcessEnv = process.env, now: 
     removed.push(entry)
   }
   return removed
+}
+
+/** Bytes this process downloaded since it last held the cache to its budget, and when that was. */
+const sinceScan = {bytes: 0, at: 0}
+/** A scan reads every entry: it runs once a tenth of the budget was added, or a minute passed. */
+const SCAN_EVERY_MS = 60_000
+
+/**
+ * Called after each download of `bytes`: holds the cache to its budget now and then rather than
+ * after every file, so that a render downloading many files into a large cache does not read the
+ * whole cache once per file.
+ */
+export async function afterDownload(bytes: number, env: NodeJS.ProcessEnv = process.env, now: number = Date.now()): Promise<void> {
+  sinceScan.bytes += bytes
+  if (sinceScan.bytes < downloadCacheBudget(env) / 10 && now - sinceScan.at < SCAN_EVERY_MS) return
+  sinceScan.bytes = 0
+  sinceScan.at = now
+  await evictDownloads(env, now)
 }
 
 /** `engine cache clean`: removes every entry, or those unused for longer than `unusedForMs`. */

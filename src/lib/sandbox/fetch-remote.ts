@@ -10,7 +10,7 @@ import {pipeline} from 'node:stream/promises'
 import ipaddr from 'ipaddr.js'
 import {EngineError} from '../errors/engine-error.js'
 import {isPublicAddress} from './address-policy.js'
-import {downloadsDirectory, evictDownloads, markUsed, readCacheMeta, type CacheMeta} from './download-cache.js'
+import {afterDownload, downloadsDirectory, markUsed, readCacheMeta, type CacheMeta} from './download-cache.js'
 import {hostRules} from './host-rules.js'
 import type {NetworkSettings} from './network-settings.js'
 
@@ -94,7 +94,7 @@ export async function fetchRemote(url: string, options: FetchRemoteOptions): Pro
     await rename(partial, path)
     await writeFile(`${path}.json`, JSON.stringify(meta))
     // A cache that cannot be trimmed (another process is at it) is no reason to fail the render.
-    await evictDownloads(options.env).catch(() => [])
+    await afterDownload(bytes, options.env).catch(() => {})
     return {path, contentType: meta.contentType}
   } catch (error) {
     await rm(partial, {force: true})
