@@ -5,7 +5,8 @@ if (major < 22 || (major === 22 && minor < 12)) {
   console.error(`engine needs Node.js >= 22.12; this is ${process.version}. Install Node 22 (for example \`npm install -g node@22\`) and try again.`)
   process.exit(1)
 }
-const {execute, settings} = await import('@oclif/core')
+const {settings} = await import('@oclif/core')
 // Plugins (linked ones included) run their compiled JavaScript; oclif must not look for TypeScript sources.
 settings.enableAutoTranspile = false
-await execute({dir: import.meta.url})
+const {startCli} = await import('../dist/src/cli/start-cli.js')
+await startCli(import.meta.url)

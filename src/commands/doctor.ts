@@ -1,5 +1,6 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../cli/base-command.js'
+import {pluginProblems} from '../cli/plugin-hooks/plugin-problems.js'
 import type {DoctorCheck} from '../lib/doctor/doctor-check.js'
 import {runDoctor} from '../lib/doctor/run-doctor.js'
 import {loadProjectConfig, trustProjectConfigFlag} from '../cli/project-config.js'
@@ -8,17 +9,22 @@ const MARK: Record<DoctorCheck['status'], string> = {ok: 'ok     ', warning: 'wa
 
 export default class Doctor extends BaseCommand {
   static override summary = 'Check the JavaScript runtime, ffmpeg, ffprobe, the browser, the container runtime and font sources'
-  static override examples = ['<%= config.bin %> doctor', '<%= config.bin %> doctor --json']
+  static override examples = ['<%= config.bin %> doctor', '<%= config.bin %> doctor --json', '<%= config.bin %> doctor --safe']
   static override flags = {
     json: Flags.boolean({description: 'machine-readable report'}),
     'browser-path': Flags.string({description: 'check this browser executable instead of the one found automatically'}),
     ...trustProjectConfigFlag,
+    safe: Flags.boolean({description: "run no plugin's code (a plugin that breaks every command can still be found and removed)"}),
   }
 
   async run(): Promise<void> {
     const {flags} = await this.parse(Doctor)
     const config = await loadProjectConfig(flags['trust-project-config'], this.config.configDir)
-    const report = await runDoctor({browserPath: flags['browser-path'] ?? config.options.browserPath})
+    const installed = this.config.getPluginsList().filter((plugin) => plugin.type === 'user' || plugin.type === 'link')
+    const report = await runDoctor({
+      browserPath: flags['browser-path'] ?? config.options.browserPath,
+      plugins: {installed, problems: pluginProblems(), hooksRan: !flags.safe},
+    })
     if (flags.json) {
       this.log(JSON.stringify(report, null, 2))
     } else {

@@ -1,12 +1,11 @@
 import type {Hook} from '@oclif/core'
-
-/** A plugin hook that has not answered by then is reported as failed rather than hanging every command. */
-const HOOK_TIMEOUT_MS = 10_000
+import {reportPluginProblem} from '../../cli/plugin-hooks/plugin-problems.js'
 
 /**
  * Registers the built-in formats and GPU encoders, then those of installed and linked oclif
  * plugins: each declares `engine:formats` / `engine:gpu-encoders` hooks that return them. The
- * hooks receive the public plugin API as `api`. A failing plugin is a warning, not a failed command.
+ * hooks receive the public plugin API as `api`. A failing plugin is a one-line warning, not a
+ * failed command; its hooks run under the timeout and the rules of contain-plugin-hooks.
  */
 const hook: Hook.Init = async function (options) {
   await import('../../lib/builtin-plugins.js')
@@ -20,9 +19,9 @@ const hook: Hook.Init = async function (options) {
   const order = await userPluginOrder(options.config.dataDir)
   const position = (entry: {plugin: {name: string}}) => order.indexOf(entry.plugin.name)
   for (const name of ['engine:formats', 'engine:gpu-encoders'] as const) {
-    const outcome = await options.config.runHook(name, {api}, HOOK_TIMEOUT_MS, true)
+    const outcome = await options.config.runHook(name, {api}, undefined, true)
     const successes = outcome.successes.toSorted((a, b) => position(a) - position(b))
-    registerHookOutcome(name, {...outcome, successes}, (message) => this.warn(message))
+    registerHookOutcome(name, {...outcome, successes}, reportPluginProblem)
   }
 }
 

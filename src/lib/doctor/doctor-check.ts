@@ -2,7 +2,7 @@ export type CheckStatus = 'ok' | 'missing' | 'warning'
 
 /** One line of `engine doctor`: what was checked, what was found, and how to fix it. */
 export interface DoctorCheck {
-  name: 'javascript runtime' | 'ffmpeg' | 'ffprobe' | 'browser' | 'container runtime' | 'fonts'
+  name: 'javascript runtime' | 'ffmpeg' | 'ffprobe' | 'browser' | 'container runtime' | 'fonts' | 'plugins'
   status: CheckStatus
   /** A missing required dependency makes doctor exit non-zero. */
   required: boolean

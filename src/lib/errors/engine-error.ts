@@ -46,6 +46,7 @@ export type ErrorCode =
   | 'BUNDLE_TOO_LARGE'
   | 'FONT_FAILED'
   | 'FONT_MISSING'
+  | 'PLUGIN_FAILED'
   | 'INTERNAL'
 
 export interface ErrorJson {

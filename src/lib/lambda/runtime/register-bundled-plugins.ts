@@ -26,6 +26,6 @@ export async function registerBundledPlugins(taskRoot: string, api: unknown, war
         }
       }
     }
-    registerHookOutcome(hook, outcome, warn)
+    registerHookOutcome(hook, outcome, ({message}) => warn(message))
   }
 }

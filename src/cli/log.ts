@@ -1,0 +1,57 @@
+/**
+ * The CLI's diagnostics: warnings, notices and debug detail go to stderr, filtered by one log
+ * level for the whole process, so that stdout carries only results. The level is known before any
+ * command parses its flags (plugin hooks run first): `--log-level <level>` or `--verbose` on the
+ * command line, else ENGINE_LOG_LEVEL, else `info`.
+ */
+export const LOG_LEVELS = ['error', 'warn', 'info', 'debug'] as const
+export type LogLevel = (typeof LOG_LEVELS)[number]
+
+export const LOG_LEVEL_ENV = 'ENGINE_LOG_LEVEL'
+
+let current: LogLevel = 'info'
+
+export function isLogLevel(value: unknown): value is LogLevel {
+  return typeof value === 'string' && (LOG_LEVELS as readonly string[]).includes(value)
+}
+
+/** The level a command line asks for (flags before `--` only), else the environment's, else info. */
+export function logLevelFrom(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): LogLevel {
+  let level: LogLevel | undefined
+  for (let index = 0; index < argv.length; index++) {
+    const arg = argv[index]
+    if (arg === '--') break
+    if (arg === '--verbose') level = 'debug'
+    const value = arg === '--log-level' ? argv[index + 1] : arg.startsWith('--log-level=') ? arg.slice('--log-level='.length) : undefined
+    if (isLogLevel(value)) level = value
+  }
+  const fromEnv = env[LOG_LEVEL_ENV]
+  return level ?? (isLogLevel(fromEnv) ? fromEnv : 'info')
+}
+
+export function setLogLevel(level: LogLevel): void {
+  current = level
+}
+
+export function logLevel(): LogLevel {
+  return current
+}
+
+export function logs(level: LogLevel): boolean {
+  return LOG_LEVELS.indexOf(level) <= LOG_LEVELS.indexOf(current)
+}
+
+/** One line on stderr: `warning: …`; `detail` (a stack, say) follows indented at debug level. */
+export function warn(message: string, detail?: string): void {
+  if (!logs('warn')) return
+  process.stderr.write(`warning: ${message}\n`)
+  if (detail) debug(detail)
+}
+
+export function info(message: string): void {
+  if (logs('info')) process.stderr.write(`${message}\n`)
+}
+
+export function debug(message: string): void {
+  if (logs('debug')) process.stderr.write(message.replace(/^/gm, '  ') + '\n')
+}

@@ -1,0 +1,33 @@
+import {execute} from '@oclif/core'
+import {fileURLToPath} from 'node:url'
+import {logLevelFrom, setLogLevel} from './log.js'
+import {containPluginHooks} from './plugin-hooks/contain-plugin-hooks.js'
+import {pluginHookPolicy} from './plugin-hooks/hook-policy.js'
+
+/**
+ * Runs the `engine` command line (bin/run.js): the log level and what plugins may do are settled
+ * before oclif loads anything, and when the command is done the process ends, so that nothing a
+ * plugin left behind (a timer, a socket, a hook that never answered) keeps it running. A reader
+ * that stops reading (`engine … | head`) ends it quietly.
+ */
+export async function startCli(binUrl: string, argv: string[] = process.argv.slice(2)): Promise<never> {
+  setLogLevel(logLevelFrom(argv))
+  const policy = pluginHookPolicy(argv)
+  containPluginHooks(policy)
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0)
+      throw error
+    })
+  }
+  await execute({args: argv, loadOptions: {root: fileURLToPath(binUrl), userPlugins: policy.loadUserPlugins}})
+  await Promise.all([drained(process.stdout), drained(process.stderr)])
+  process.exit()
+}
+
+function drained(stream: NodeJS.WriteStream): Promise<void> {
+  return new Promise((resolve) => {
+    if (stream.destroyed || !stream.writable) resolve()
+    else stream.write('', () => resolve())
+  })
+}
