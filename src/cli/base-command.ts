@@ -1,7 +1,8 @@
-import {Command} from '@oclif/core'
+import {Command, Flags} from '@oclif/core'
 import {constants} from 'node:os'
 import {EngineError, isEngineError, toEngineError} from '../lib/errors/engine-error.js'
 import {sweepTempDirectories} from '../lib/files/temp-directory.js'
+import {LOG_LEVELS} from './log.js'
 import {usageError} from './usage-error.js'
 
 /** Conventional exit status of a command stopped by a signal: 128 + its number (Ctrl-C: 130). */
@@ -18,6 +19,12 @@ function signalExitCode(error: EngineError): number {
  * argument), 128 + signal for an interrupted command, else 1.
  */
 export abstract class BaseCommand extends Command {
+  // Read from the command line before oclif starts (see log.ts): plugin hooks log before any parse.
+  static override baseFlags = {
+    'log-level': Flags.option({options: LOG_LEVELS, description: 'diagnostics on stderr: error, warn, info (default) or debug (env ENGINE_LOG_LEVEL)', helpGroup: 'GLOBAL'})(),
+    verbose: Flags.boolean({description: 'the same as --log-level debug', helpGroup: 'GLOBAL'}),
+  }
+
   override async init(): Promise<void> {
     await super.init()
     // Temporary directories of engine processes that were killed: swept in the background, never

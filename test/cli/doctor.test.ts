@@ -17,7 +17,7 @@ describe('engine doctor', () => {
     const result = await runCli(['doctor', '--json'])
     expect(result.code).toBe(0)
     const report = JSON.parse(result.stdout) as Report
-    expect(report.checks.map((check) => check.name)).toEqual(['javascript runtime', 'ffmpeg', 'ffprobe', 'browser', 'container runtime', 'fonts'])
+    expect(report.checks.map((check) => check.name)).toEqual(['javascript runtime', 'ffmpeg', 'ffprobe', 'browser', 'container runtime', 'fonts', 'plugins'])
     const byName = Object.fromEntries(report.checks.map((check) => [check.name, check]))
     expect(byName.ffmpeg.info.formats).toEqual(expect.arrayContaining([expect.objectContaining({format: 'mp4', available: true})]))
     expect(byName.browser.info).toMatchObject({beginFrame: true, version: expect.stringMatching(/Chrome/)})
