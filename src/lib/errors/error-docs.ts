@@ -185,6 +185,10 @@ export const ERROR_DOCS: Readonly<Record<ErrorCode, ErrorDoc>> = {
     cause: 'With `--strict-fonts` (or `--strict`), a family nobody serves, characters its faces lack, or a family drawn with a stand-in.',
     fix: 'Add the font to the project (`@font-face`) or to the font cache (`engine fonts add`), or drop `--strict-fonts`; see docs/guides/fonts.md.',
   },
+  PLUGIN_FAILED: {
+    cause: "An installed or linked plugin's code threw while it ran (a format's `assemble`, `segmentArgs`…): the message names the plugin, the method and the first line of the plugin's files in the stack.",
+    fix: 'Report it to the plugin\'s author, update or remove the plugin (`engine plugins uninstall <name>`, or `unlink`), or run without plugins (`ENGINE_NO_PLUGINS=1`); see docs/guides/plugins.md.',
+  },
   INTERNAL: {
     cause: 'An unexpected failure inside engine (a bug, or an error from a library or the operating system that engine has no code for).',
     fix: 'Run again with the same input; if it repeats, report it with the message and `engine doctor --json`.',
