@@ -2,9 +2,17 @@ import {Flags} from '@oclif/core'
 import {EngineError} from '../lib/errors/engine-error.js'
 import {OPEN_POLICY, WEBHOOK_SECRET_ENV, webhookTarget, type WebhookDelivery, type WebhookTarget} from '../lib/notify/index.js'
 
+const webhookUrlFlag = (when: string) => Flags.string({description: `http(s) URL called (POST, signed JSON) ${when}`})
+
 export const webhookFlags = {
-  webhook: Flags.string({description: 'http(s) URL called (POST, signed JSON) when the render ends; with --batch once per row and once at the end'}),
+  webhook: webhookUrlFlag('when the render ends; with --batch once per row and once at the end'),
   'webhook-secret': Flags.string({description: `key that signs each webhook body (X-Engine-Signature: sha256=<HMAC of timestamp.body>, X-Engine-Timestamp); env ${WEBHOOK_SECRET_ENV}`}),
+}
+
+/** The same flags for a distributed render, which has no --batch: one call when it ends. */
+export const lambdaWebhookFlags = {
+  ...webhookFlags,
+  webhook: webhookUrlFlag('when the render ends: once the output is stored, or when it fails'),
 }
 
 /** The webhook the user asked for, validated; undefined without --webhook. */

@@ -24,7 +24,7 @@ export default class Render extends BaseCommand {
   static override summary = 'Render a composition to a video, an animated image or an image sequence'
   static override examples = [
     '<%= config.bin %> render examples/hello/index.html',
-    '<%= config.bin %> render examples/hello/index.html --format webm --fps 60 --variables \'{"name":"Ada"}\' -o renders/ada.webm',
+    '<%= config.bin %> render examples/hello/index.html --format webm --fps 60 --variables \'{"title":"Hi Ada"}\' -o renders/ada.webm',
     '<%= config.bin %> render examples/hello/index.html --format png-sequence --workers 2 --json',
     "<%= config.bin %> render examples/hello/index.html --batch examples/hello/rows.csv -o 'renders/{index}-{title}.mp4' --batch-concurrency auto",
     'cat rows.jsonl | <%= config.bin %> render examples/hello/index.html --batch - --resume',

@@ -16,7 +16,9 @@ import {startupWarnings} from '../lib/server/startup-warnings.js'
 export default class Serve extends BaseCommand {
   static override summary = 'Start the producer server: a FIFO render queue with server-sent events'
   static override description =
-    'Endpoints: GET /health, GET /render/queue, POST /render/stream (JSON body, answered with server-sent events), GET /render/:requestId/output, DELETE /render/:requestId.'
+    'Endpoints: GET /health, GET /render/queue, POST /render/stream (JSON body, answered with server-sent events), POST /still (JSON body, answered with one image), ' +
+    'GET /render/:requestId/output (and /output/:file of a png-sequence), GET /render/:requestId/poster, DELETE /render/:requestId. ' +
+    'Bodies, events and statuses: docs/reference/http-api.md.'
   static override examples = [
     '<%= config.bin %> serve --port 9847 --max-concurrent-renders 2',
     `${TOKEN_ENV}=$(openssl rand -hex 24) <%= config.bin %> serve --host 0.0.0.0 --root ./compositions`,

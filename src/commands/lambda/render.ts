@@ -2,7 +2,7 @@ import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
 import {chunkTuningFlags, configFromFlags, lambdaEncodeFlags, lambdaSizeFlags, outputUrlFlags, outputUrlFromFlags, required, stackFlags, stateMachineFlag} from '../../cli/lambda-flags.js'
 import {progressLines, progressTick} from '../../cli/lambda-progress-text.js'
-import {webhookFlags, webhookFromFlags} from '../../cli/webhook-flags.js'
+import {lambdaWebhookFlags, webhookFromFlags} from '../../cli/webhook-flags.js'
 import {EngineError} from '../../lib/errors/engine-error.js'
 import {BUCKET_ENV, STATE_MACHINE_ENV} from '../../lib/lambda/aws-clients.js'
 import {deploySite, siteHandleFromId} from '../../lib/lambda/deploy-site.js'
@@ -15,7 +15,7 @@ import {assertDeployedFormat} from '../../lib/lambda/stack-record.js'
 export default class LambdaRender extends BaseCommand {
   static override summary = 'Render one video on the serverless stack'
   static override examples = [
-    '<%= config.bin %> lambda render ./my-project --variables \'{"name":"Ada"}\' --output-key out/ada.mp4 --wait',
+    '<%= config.bin %> lambda render examples/hello --variables \'{"title":"Hi Ada"}\' --output-key out/ada.mp4 --wait',
     '<%= config.bin %> lambda render ./my-project --site-id 3f9c0c2d5b1e4a7f9d2c1b0a --target-chunk-frames 120',
   ]
   static override args = {projectDir: Args.string({description: 'project directory (its index.html is the composition)', required: true})}
@@ -30,7 +30,7 @@ export default class LambdaRender extends BaseCommand {
     ...chunkTuningFlags,
     ...stackFlags,
     ...stateMachineFlag,
-    ...webhookFlags,
+    ...lambdaWebhookFlags,
     ...outputUrlFlags,
   }
 

@@ -20,7 +20,7 @@ export default class LambdaStill extends BaseCommand {
     'The frame and image follow `engine still`: frame N is t = N / fps (default frame 0), --time S the frame on screen at S seconds; PNG and WebP keep transparency. ' +
     'The image is stored at --output-key (default stills/<id>.<ext>) and, with --output, also saved here.'
   static override examples = [
-    '<%= config.bin %> lambda still ./my-project --time 1.5 --output-key thumbs/ada.jpg --variables \'{"name":"Ada"}\'',
+    '<%= config.bin %> lambda still examples/hello --time 1.5 --output-key thumbs/ada.jpg --variables \'{"title":"Hi Ada"}\'',
     '<%= config.bin %> lambda still ./my-project --site-id 3f9c0c2d5b1e4a7f9d2c1b0a --frame 45 --format webp -o poster.webp',
   ]
   static override args = {projectDir: Args.string({description: 'project directory (its index.html is the composition)', required: true})}
