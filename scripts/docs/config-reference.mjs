@@ -32,6 +32,8 @@ export const ENVIRONMENT = {
   ENGINE_BROWSER_PATH: 'the browser executable to capture with, like `--browser-path`',
   ENGINE_SERVER_TOKEN: 'the bearer token of `engine serve` (like its `--token`), and the token `engine render --server` sends',
   ENGINE_WEBHOOK_SECRET: 'the key that signs webhook calls, like `--webhook-secret` (`engine render`, `engine serve`, `engine lambda render`)',
+  ENGINE_NO_PLUGINS: '`1` loads no user plugin (only the built-in formats and encoders)',
+  ENGINE_PLUGIN_TIMEOUT: "seconds a plugin's hook may take before it is abandoned with a warning (default 10)",
   PRODUCER_MAX_CONCURRENT_RENDERS: "`engine serve`'s concurrency when `--max-concurrent-renders` is not given",
 }
 
