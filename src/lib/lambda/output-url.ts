@@ -1,6 +1,7 @@
-import type {S3Client} from '@aws-sdk/client-s3'
+import {GetObjectCommand, type S3Client} from '@aws-sdk/client-s3'
+import {getSignedUrl} from '@aws-sdk/s3-request-presigner'
 import {EngineError} from '../errors/engine-error.js'
-import {encodeKeyPath, presignGetUrl} from './presign-url.js'
+import {encodeRfc3986} from './sigv4.js'
 
 /**
  * What HTTPS URL a finished render's output gets: `presigned` (default) signs one that anyone
@@ -52,12 +53,14 @@ export function checkOutputUrlOptions(options: OutputUrlOptions): Required<Outpu
 export async function outputUrl(s3: S3Client, bucketName: string, key: string, options: OutputUrlOptions = {}): Promise<OutputUrl | undefined> {
   const {privacy, urlExpiresInSeconds} = checkOutputUrlOptions(options)
   if (privacy === 'private') return undefined
-  const region = await s3.config.region()
-  const endpoint = s3.config.isCustomEndpoint && s3.config.endpoint ? await s3.config.endpoint() : undefined
-  const {origin, path} = objectLocation(endpoint, region, bucketName, key)
-  if (privacy === 'public') return {url: origin + path, privacy}
+  if (privacy === 'public') {
+    const endpoint = s3.config.isCustomEndpoint && s3.config.endpoint ? await s3.config.endpoint() : undefined
+    const {origin, path} = objectLocation(endpoint, await s3.config.region(), bucketName, key)
+    return {url: origin + path, privacy}
+  }
   const now = new Date()
-  const url = presignGetUrl({origin, path, region, credentials: await s3.config.credentials(), expiresInSeconds: urlExpiresInSeconds, now})
+  // The client's own presigner: its endpoint rules, path style and credentials (session tokens included).
+  const url = await getSignedUrl(s3, new GetObjectCommand({Bucket: bucketName, Key: key}), {expiresIn: urlExpiresInSeconds, signingDate: now})
   return {url, privacy, expiresAt: new Date(now.getTime() + urlExpiresInSeconds * 1000).toISOString()}
 }
 
@@ -80,4 +83,9 @@ function objectLocation(endpoint: Endpoint | undefined, region: string, bucketNa
   }
   if (bucketName.includes('.')) return {origin: `https://s3.${region}.amazonaws.com`, path: `/${bucketName}${keyPath}`}
   return {origin: `https://${bucketName}.s3.${region}.amazonaws.com`, path: keyPath}
+}
+
+/** An object key as a URI path: each segment encoded, the slashes kept. */
+export function encodeKeyPath(key: string): string {
+  return key.split('/').map(encodeRfc3986).join('/')
 }

@@ -1,9 +1,9 @@
 import {createHash, createHmac} from 'node:crypto'
 
 /**
- * The pieces of AWS Signature Version 4 that both ends use: presigning an output URL here, and
- * checking signatures in the local stack. Written out rather than taken from @smithy/signature-v4,
- * whose canonicalisation is protected API: it signs requests but offers no way to verify one.
+ * The pieces of AWS Signature Version 4 the local stack needs to check a request's signature.
+ * Written out rather than taken from @smithy/signature-v4, whose canonicalisation is protected API:
+ * it signs requests but offers no way to verify one. Signing (output URLs) uses the SDK's presigner.
  */
 export const SIGV4_ALGORITHM = 'AWS4-HMAC-SHA256'
 
