@@ -20,7 +20,7 @@ const LAYERS = [
   {name: 'stages', folders: ['src/lib/capture', 'src/lib/encode', 'src/lib/media', 'src/lib/lint', 'src/lib/profile', 'src/lib/notify']},
   {name: 'plan', folders: ['src/lib/plan', 'src/lib/runtime']},
   {name: 'model', folders: ['src/lib/compose', 'src/lib/variables', 'src/lib/fonts']},
-  {name: 'base', folders: ['src/lib/browser', 'src/lib/sandbox', 'src/lib/errors', 'src/lib/files']},
+  {name: 'base', folders: ['src/lib/browser', 'src/lib/sandbox', 'src/lib/errors', 'src/lib/files', 'src/lib/trace']},
 ]
 
 const escape = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')

@@ -86,27 +86,31 @@ describe('a page that never gets ready', () => {
 describe('a page that stops returning images', () => {
   it('is replaced by a fresh page that seeks straight to the frame, and the range completes with the same frames', async () => {
     const plan = pagePlan('motion.html', {durationSeconds: 1})
-    const frames = async (breakAt?: number) => {
-      const worker = await openCaptureWorker(plan, {browser: testBrowser()})
+    const frames = async (pages: 1 | 2, breakAt?: number) => {
+      const worker = await openCaptureWorker(plan, {browser: testBrowser(), pages})
       const images = new Map<number, Buffer>()
       try {
         await worker.captureRange({start: 0, end: 12}, (index, image) => {
           images.set(index, image)
           // The page a real failure leaves behind: every capture of it comes back empty.
           if (index === breakAt) {
-            const page = (worker as unknown as {page: {capturer: {capture: () => Promise<Buffer>}}}).page
+            const page = (worker as unknown as {pages: {list: {capturer: {capture: () => Promise<Buffer>}}[]}}).pages.list[0]
             page.capturer.capture = () => Promise.reject(new EngineError('BROWSER_FAILED', 'the browser returned no image', {reason: 'no-image'}))
           }
         })
-        return images
+        return {images, stats: worker.stats}
       } finally {
         await worker.close()
       }
     }
-    const reference = await frames()
-    const recovered = await frames(5)
-    expect(recovered.size).toBe(12)
-    for (let frame = 0; frame < 12; frame++) expect(recovered.get(frame)!.equals(reference.get(frame)!), `frame ${frame}`).toBe(true)
+    const reference = await frames(1)
+    for (const pages of [1, 2] as const) {
+      const recovered = await frames(pages, 5)
+      expect(recovered.images.size).toBe(12)
+      expect(recovered.stats.pages).toBe(pages)
+      expect(recovered.stats.reloadedPages).toBe(1)
+      for (let frame = 0; frame < 12; frame++) expect(recovered.images.get(frame)!.equals(reference.images.get(frame)!), `${pages} page(s), frame ${frame}`).toBe(true)
+    }
   })
 })
 

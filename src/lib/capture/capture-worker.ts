@@ -5,16 +5,17 @@ import {launchLease, type BrowserLease, type BrowserPool} from '../browser/brows
 import {EngineError} from '../errors/engine-error.js'
 import type {FrameRange, RenderPlan} from '../plan/render-plan.js'
 import {ENGINE_GLOBAL, type PageErrorRecord, type ReadyReport, type SeekResult} from '../runtime/page-protocol.js'
+import {endSpan, spanStart} from '../trace/timeline.js'
 import type {CallLimit} from './page-connection.js'
-import {loadCompositionPage, type LoadedPage} from './load-composition-page.js'
+import type {LoadedPage} from './load-composition-page.js'
 import {isNoImageError} from './frame-capturer.js'
 import {pageError} from './page-error.js'
 import {documentNameOf, planPageRequests} from './plan-page-requests.js'
 import type {PageRequests} from '../sandbox/page-requests.js'
+import {WorkerPages} from './worker-pages.js'
 
 export const DEFAULT_READY_TIMEOUT_MS = 30_000
 export const DEFAULT_FRAME_TIMEOUT_MS = 60_000
-const TAB_CLOSE_TIMEOUT_MS = 5000
 /** Fresh pages one range may load when a page stops returning images. */
 const MAX_PAGE_RELOADS = 2
 
@@ -32,6 +33,13 @@ export interface CaptureWorkerOptions {
    * each blocked one reported once; without it, the plan's policy with nothing reported.
    */
   requests?: PageRequests
+  /**
+   * Pages of the one browser process that take turns drawing frames (begin-frame capture only;
+   * default 1). Every page seeks every frame, in order, so each page's scripts see exactly what a
+   * single page would; with two, one page seeks while the other draws the previous frame and its
+   * image is encoded and sent back.
+   */
+  pages?: 1 | 2
 }
 
 export interface CaptureStats {
@@ -39,11 +47,17 @@ export interface CaptureStats {
   frames: number
   /** Of those, frames that reused the previous image (begin-frame capture saw no damage). */
   reusedFrames: number
+  /** Pages that drew at least one of those frames. */
+  pages: number
+  /** Pages replaced by a fresh one after they stopped returning images. */
+  reloadedPages: number
 }
 
 export type FrameSink = (index: number, image: Buffer) => Promise<void> | void
 
 export interface CaptureWorker {
+  /** Numbers the worker in this process's timeline (see trace/timeline.ts). */
+  readonly id: number
   /** True when frames are drawn with HeadlessExperimental.beginFrame; false with screenshots. */
   readonly beginFrame: boolean
   /** What the page reported when it became ready (timing findings, clip count). */
@@ -67,50 +81,71 @@ export interface CaptureWorker {
 export async function openCaptureWorker(plan: RenderPlan, options: CaptureWorkerOptions): Promise<CaptureWorker> {
   const {signal} = options
   if (signal?.aborted) throw abortReason(signal)
+  const id = ++openedWorkers
+  const launched = spanStart()
   const lease = options.pool ? await options.pool.acquire(options.browser, signal) : await launchLease(options.browser, signal)
-  let page: LoadedPage
+  endSpan('browser-launch', launched, {worker: id})
+  const pages = new WorkerPages(id, plan, lease, {
+    beginFrame: options.browser.beginFrame,
+    readyTimeoutMs: options.readyTimeoutMs ?? DEFAULT_READY_TIMEOUT_MS,
+    documentName: documentNameOf(plan),
+    requests: options.requests ?? planPageRequests(plan, {signal}),
+    signal,
+  })
   try {
-    page = await loadPage(plan, lease, options)
+    await pages.open(options.browser.beginFrame ? (options.pages ?? 1) : 1)
   } catch (error) {
     await lease.release(false)
     throw signal?.aborted ? abortReason(signal) : asEngineError(error, 'while opening the composition')
   }
-  return new BrowserCaptureWorker(plan, page, lease, options)
+  return new BrowserCaptureWorker(plan, pages, lease, options)
 }
 
-function loadPage(plan: RenderPlan, lease: BrowserLease, options: CaptureWorkerOptions): Promise<LoadedPage> {
-  return loadCompositionPage(lease.browser, plan, {
-    clock: lease.clock,
-    beginFrame: options.browser.beginFrame,
-    readyTimeoutMs: options.readyTimeoutMs ?? DEFAULT_READY_TIMEOUT_MS,
-    documentName: documentNameOf(plan),
-    requests: options.requests ?? planPageRequests(plan, {signal: options.signal}),
-    signal: options.signal,
-  })
+/** Numbers the workers of this process, for the timeline. */
+let openedWorkers = 0
+
+/** The work of one page, in order: a step starts once the previous one has succeeded. */
+class PageLane {
+  last: Promise<unknown> = Promise.resolve()
+  /** The last frame this page was given to seek: a frame retried after a page reload is not seeked twice. */
+  followed: number | undefined
+  /** Whether a seek since the page last drew loaded new assets (fonts, images). */
+  loadedAssets = false
+
+  queue<T>(step: () => Promise<T>): Promise<T> {
+    const next = this.last.then(step)
+    next.catch(() => {})
+    this.last = next
+    return next
+  }
 }
 
 class BrowserCaptureWorker implements CaptureWorker {
+  readonly id: number
   readonly beginFrame: boolean
   readonly ready: ReadyReport
   private closed: Promise<void> | undefined
   private readonly frameTimeoutMs: number
   private frames = 0
-  private reusedOnEarlierPages = 0
+  private readonly usedPages = new Set<number>()
+  private reloadedPages = 0
   private capturing = false
 
   constructor(
     private readonly plan: RenderPlan,
-    private page: LoadedPage,
+    private readonly pages: WorkerPages,
     private readonly lease: BrowserLease,
     private readonly options: CaptureWorkerOptions,
   ) {
+    this.id = pages.worker
     this.beginFrame = options.browser.beginFrame
-    this.ready = page.report
+    this.ready = pages.list[0].report
     this.frameTimeoutMs = options.frameTimeoutMs ?? DEFAULT_FRAME_TIMEOUT_MS
   }
 
   get stats(): CaptureStats {
-    return {frames: this.frames, reusedFrames: this.reusedOnEarlierPages + this.page.capturer.reusedFrames}
+    const reused = this.pages.list.reduce((sum, page) => sum + page.capturer.reusedFrames, this.pages.reusedOnClosedPages)
+    return {frames: this.frames, reusedFrames: reused, pages: this.usedPages.size, reloadedPages: this.reloadedPages}
   }
 
   async captureRange(range: FrameRange, onFrame: FrameSink): Promise<void> {
@@ -126,63 +161,106 @@ class BrowserCaptureWorker implements CaptureWorker {
     }
   }
 
+  /**
+   * Every page seeks every frame of the range in order; the pages take turns drawing them. Work on
+   * one page runs in order (its lane), the begin-frames of all pages one at a time (the gate), and
+   * each frame is issued before the previous one is awaited: while one page draws frame N and its
+   * image is encoded and sent back, the other page seeks N and N + 1. Images are delivered in frame
+   * order, each once the previous one's delivery has finished.
+   */
   private async captureFrames(range: FrameRange, onFrame: FrameSink): Promise<void> {
+    const lanes = this.pages.list.map(() => new PageLane())
     let delivering: Promise<void> = Promise.resolve()
+    let pending: {index: number; drawer: number; image: Promise<Buffer>} | undefined
     let reloads = 0
-    for (let index = range.start; index < range.end; index++) {
-      if (this.options.signal?.aborted) throw abortReason(this.options.signal)
-      const limit = this.frameLimit(index)
-      const seek = await this.evaluateWithLimit<{error: SeekResult; loadedAssets: boolean}>(
-        `window.${ENGINE_GLOBAL}.seek(${index}).then((error) => ({error, loadedAssets: window.${ENGINE_GLOBAL}.seekLoadedAssets()}))`,
-        limit,
-      )
-      if (seek.error) throw pageError(seek.error, this.plan, documentNameOf(this.plan))
-      let image: Buffer
-      try {
-        image = await this.page.capturer.capture(limit, {fresh: seek.loadedAssets})
-      } catch (error) {
-        if (!isNoImageError(error) || reloads >= MAX_PAGE_RELOADS) throw error
-        // A page occasionally stops drawing (seen on loaded machines): a fresh page seeking straight
-        // to this frame shows exactly what this one should have, since any frame can follow any frame.
-        reloads++
-        await this.reloadPage()
-        index--
-        continue
-      }
+    const deliver = async ({index, drawer, image}: NonNullable<typeof pending>) => {
+      const captured = await image
+      const waited = spanStart()
       await delivering
+      endSpan('encoder-wait', waited, {worker: this.pages.worker, frame: index})
       this.frames++
-      delivering = Promise.resolve(onFrame(index, image))
+      this.usedPages.add(drawer)
+      delivering = Promise.resolve(onFrame(index, captured))
       delivering.catch(() => {})
     }
-    await delivering
+    try {
+      for (let index = range.start; index < range.end; index++) {
+        if (this.options.signal?.aborted) throw abortReason(this.options.signal)
+        const drawer = (index - range.start) % lanes.length
+        for (const [page, lane] of lanes.entries()) {
+          if (lane.followed !== undefined && lane.followed >= index) continue
+          lane.followed = index
+          lane.queue(() => this.seekOn(page, lane, index))
+        }
+        const image = lanes[drawer].queue(() => this.captureOn(drawer, lanes[drawer], index))
+        try {
+          if (pending) await deliver(pending)
+          pending = {index, drawer, image}
+        } catch (error) {
+          // A page occasionally stops drawing (seen on loaded machines): a fresh page seeking straight
+          // to the frame shows exactly what the old one should have.
+          if (!isNoImageError(error) || reloads >= MAX_PAGE_RELOADS) throw error
+          reloads++
+          this.reloadedPages++
+          await Promise.allSettled(lanes.map((lane) => lane.last))
+          lanes[pending!.drawer] = new PageLane()
+          await this.pages.replace(this.pages.list[pending!.drawer])
+          index = pending!.index - 1
+          pending = undefined
+        }
+      }
+      if (pending) await deliver(pending)
+      await delivering
+    } finally {
+      await Promise.allSettled(lanes.map((lane) => lane.last))
+    }
     // Errors thrown after the last seek (a rejection settling late) still fail the range.
-    const late = await this.evaluate<PageErrorRecord | null>(`window.${ENGINE_GLOBAL}.errors()[0] ?? null`)
-    if (late) throw pageError(late, this.plan, documentNameOf(this.plan))
+    for (const page of this.pages.list) {
+      const late = await this.evaluateOn<PageErrorRecord | null>(page, `window.${ENGINE_GLOBAL}.errors()[0] ?? null`, this.evaluateLimit('the late error check'))
+      if (late) throw pageError(late, this.plan, documentNameOf(this.plan))
+    }
+  }
+
+  private async seekOn(page: number, lane: PageLane, index: number): Promise<void> {
+    const started = spanStart()
+    const seek = await this.evaluateOn<{error: SeekResult; loadedAssets: boolean}>(
+      this.pages.list[page],
+      `window.${ENGINE_GLOBAL}.seek(${index}).then((error) => ({error, loadedAssets: window.${ENGINE_GLOBAL}.seekLoadedAssets()}))`,
+      this.frameLimit(index),
+    )
+    endSpan('seek', started, {worker: this.pages.worker, page, frame: index})
+    if (seek.error) throw pageError(seek.error, this.plan, documentNameOf(this.plan))
+    lane.loadedAssets ||= seek.loadedAssets
+  }
+
+  private async captureOn(page: number, lane: PageLane, index: number): Promise<Buffer> {
+    const {capturer} = this.pages.list[page]
+    const started = spanStart()
+    const reusedBefore = capturer.reusedFrames
+    // Assets loaded by any seek since this page last drew (on a frame another page drew) count.
+    const image = await capturer.capture(this.frameLimit(index), {fresh: lane.loadedAssets})
+    lane.loadedAssets = false
+    endSpan('capture', started, {worker: this.pages.worker, page, frame: index, reused: capturer.reusedFrames > reusedBefore})
+    return image
   }
 
   evaluate<T>(expression: string): Promise<T> {
-    return this.evaluateWithLimit<T>(expression, {
-      timeoutMs: this.frameTimeoutMs,
-      onTimeout: () => new EngineError('PAGE_TIMEOUT', `the page did not answer within ${this.frameTimeoutMs / 1000} s (evaluating ${expression.slice(0, 80)})`),
-    })
-  }
-
-  private async reloadPage(): Promise<void> {
-    this.reusedOnEarlierPages += this.page.capturer.reusedFrames
-    this.page.connection.dispose()
-    await withTimeout(this.page.closeTab(), TAB_CLOSE_TIMEOUT_MS)
-    this.page = await loadPage(this.plan, this.lease, this.options)
+    return this.evaluateOn<T>(this.pages.list[0], expression, this.evaluateLimit(`evaluating ${expression.slice(0, 80)}`))
   }
 
   close(): Promise<void> {
     this.closed ??= (async () => {
-      const healthy = !this.page.connection.error && !this.options.signal?.aborted
-      this.page.connection.dispose()
-      // A pooled process goes back only with its tab closed; if even that fails, it is ended.
-      const tabClosed = healthy && (await withTimeout(this.page.closeTab(), TAB_CLOSE_TIMEOUT_MS))
-      await this.lease.release(tabClosed)
+      // A pooled process goes back only with its tabs closed; if even that fails, it is ended.
+      await this.lease.release(await this.pages.close())
     })()
     return this.closed
+  }
+
+  private evaluateLimit(doing: string): CallLimit {
+    return {
+      timeoutMs: this.frameTimeoutMs,
+      onTimeout: () => new EngineError('PAGE_TIMEOUT', `the page did not answer within ${this.frameTimeoutMs / 1000} s (${doing})`),
+    }
   }
 
   private frameLimit(index: number): CallLimit {
@@ -197,8 +275,8 @@ class BrowserCaptureWorker implements CaptureWorker {
     }
   }
 
-  private async evaluateWithLimit<T>(expression: string, limit: CallLimit): Promise<T> {
-    const response: Protocol.Runtime.EvaluateResponse = await this.page.connection.send(
+  private async evaluateOn<T>(page: LoadedPage, expression: string, limit: CallLimit): Promise<T> {
+    const response: Protocol.Runtime.EvaluateResponse = await page.connection.send(
       'Runtime.evaluate',
       {expression, awaitPromise: true, returnByValue: true},
       limit,
@@ -215,17 +293,4 @@ class BrowserCaptureWorker implements CaptureWorker {
 function asEngineError(error: unknown, doing: string): unknown {
   if (!(error instanceof ProtocolError || error instanceof TimeoutError)) return error
   return new EngineError('BROWSER_FAILED', `the browser failed ${doing}: ${error.message}`, undefined, {cause: error})
-}
-
-
-
-/** True when `work` settles successfully within `ms`. */
-async function withTimeout(work: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined
-  const timeout = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)))
-  try {
-    return await Promise.race([work.then(() => true, () => false), timeout])
-  } finally {
-    clearTimeout(timer)
-  }
 }

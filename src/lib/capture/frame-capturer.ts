@@ -1,8 +1,8 @@
 import {setTimeout as sleep} from 'node:timers/promises'
 import type {Protocol} from 'puppeteer-core'
-import type {FrameClock} from '../browser/browser-pool.js'
 import {EngineError} from '../errors/engine-error.js'
 import type {RenderPlan} from '../plan/render-plan.js'
+import type {BeginFrameGate, BeginFrameRequest} from './begin-frame-gate.js'
 import type {CallLimit, PageConnection} from './page-connection.js'
 
 export interface CaptureOptions {
@@ -55,7 +55,8 @@ export class BeginFrameCapturer implements FrameCapturer {
   constructor(
     private readonly connection: PageConnection,
     plan: RenderPlan,
-    private readonly clock: FrameClock,
+    private readonly gate: BeginFrameGate,
+    private readonly trace?: BeginFrameRequest['trace'],
   ) {
     this.intervalMs = (1000 * plan.fps.den) / plan.fps.num
     this.screenshot = screenshotOptions(plan)
@@ -93,11 +94,7 @@ export class BeginFrameCapturer implements FrameCapturer {
   }
 
   private beginFrame(withScreenshot: boolean, limit: CallLimit): Promise<Protocol.HeadlessExperimental.BeginFrameResponse> {
-    return this.connection.send(
-      'HeadlessExperimental.beginFrame',
-      {frameTimeTicks: this.clock.advance(this.intervalMs), interval: this.intervalMs, ...(withScreenshot ? {screenshot: this.screenshot} : {})},
-      limit,
-    )
+    return this.gate.send(this.connection, {intervalMs: this.intervalMs, trace: this.trace, ...(withScreenshot ? {screenshot: this.screenshot} : {})}, limit)
   }
 }
 

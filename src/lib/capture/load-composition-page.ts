@@ -1,12 +1,12 @@
 import {randomUUID} from 'node:crypto'
 import type {Browser, Protocol} from 'puppeteer-core'
-import type {FrameClock} from '../browser/browser-pool.js'
 import {EngineError} from '../errors/engine-error.js'
 import {fontLoadFailure} from '../fonts/font-findings.js'
 import type {RenderPlan} from '../plan/render-plan.js'
 import {ENGINE_GLOBAL, type ReadinessState, type ReadyReport} from '../runtime/page-protocol.js'
 import {RUNTIME_CONFIG_GLOBAL} from '../runtime/runtime-config.js'
 import type {PageRequests} from '../sandbox/page-requests.js'
+import type {BeginFrameGate} from './begin-frame-gate.js'
 import {BeginFrameCapturer, ScreenshotCapturer, type FrameCapturer} from './frame-capturer.js'
 import {interceptRequests} from './intercept-requests.js'
 import {PageConnection, type CallLimit} from './page-connection.js'
@@ -15,8 +15,10 @@ import {loadRuntimeBundle} from './runtime-bundle.js'
 
 export interface LoadPageOptions {
   beginFrame: boolean
-  /** Begin-frame time of the browser process the page lives in. */
-  clock: FrameClock
+  /** The begin-frames of the browser process the page lives in (shared by its pages). */
+  gate: BeginFrameGate
+  /** Which worker and page this is, for the timeline. */
+  trace?: {worker: number; page: number}
   readyTimeoutMs: number
   /** File name the page is served as under `plan.baseUrl`; error locations name it. */
   documentName: string
@@ -55,8 +57,8 @@ export async function loadCompositionPage(browser: Browser, plan: RenderPlan, op
     enableBeginFrameControl: options.beginFrame,
   })
   const target = await browser.waitForTarget((candidate) => candidate.url() === blankUrl, {timeout: SETUP_TIMEOUT_MS})
-  // The next page of a pooled process must not start while this one's compositor is still around:
-  // two begin-frame pages at once get no images.
+  // A pooled process's next page starts only once this one's compositor is gone, so that nothing
+  // of this page can draw into that page's frames.
   const closeTab = async () => {
     const destroyed = new Promise<void>((resolve) => {
       const onDestroyed = (gone: unknown) => {
@@ -74,7 +76,7 @@ export async function loadCompositionPage(browser: Browser, plan: RenderPlan, op
   const setup: CallLimit = {timeoutMs: SETUP_TIMEOUT_MS, onTimeout: () => new EngineError('BROWSER_FAILED', 'the browser did not answer while opening the page')}
 
   try {
-    const capturer = options.beginFrame ? new BeginFrameCapturer(connection, plan, options.clock) : new ScreenshotCapturer(connection, plan)
+    const capturer = options.beginFrame ? new BeginFrameCapturer(connection, plan, options.gate, options.trace) : new ScreenshotCapturer(connection, plan)
     if (options.beginFrame) await connection.send('HeadlessExperimental.enable', undefined, setup)
     await connection.send('Emulation.setDeviceMetricsOverride', {width: plan.width, height: plan.height, deviceScaleFactor: plan.scale ?? 1, mobile: false}, setup)
     if (plan.capture.transparent) {

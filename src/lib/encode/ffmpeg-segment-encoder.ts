@@ -1,4 +1,5 @@
 import {rm} from 'node:fs/promises'
+import {constants, setPriority} from 'node:os'
 import {EngineError} from '../errors/engine-error.js'
 import type {FrameRange, RenderPlan} from '../plan/render-plan.js'
 import {BITEXACT_MUX, BITEXACT_VIDEO, keyframeArgs} from './deterministic-args.js'
@@ -8,6 +9,14 @@ import {StderrTail, baseFfmpegArgs, ffmpegFailure, spawnFailure, spawnFfmpeg} fr
 import type {SegmentEncoder} from './segment-encoder-contract.js'
 
 const DEFAULT_MAX_QUEUED_BYTES = 8 * 1024 * 1024
+
+/**
+ * Segment encoders run below normal priority (nice 10 on Unix). Capture is a chain of steps that
+ * wait on each other (seek, draw, screenshot, transfer) and loses whole frames when x264's threads
+ * hold the core it needs; the encoder has a deep queue in front of it and catches up on whatever
+ * CPU the chain leaves. The priority changes when work runs, never what it produces.
+ */
+export const ENCODER_PRIORITY = constants.priority.PRIORITY_BELOW_NORMAL
 
 export interface FfmpegSegmentOptions {
   plan: RenderPlan
@@ -52,6 +61,8 @@ export function openFfmpegSegmentEncoder(options: FfmpegSegmentOptions): Segment
   const what = `encoding frames ${range.start}-${range.end - 1} into ${outputPath}`
   const command = segmentCommand(options)
   const child = spawnFfmpeg(options.ffmpeg.ffmpegPath, command, 'pipe')
+  // Set before ffmpeg starts its encoder threads, which inherit it.
+  if (child.pid !== undefined) lowerPriority(child.pid)
   const stdin = child.stdin!
   const stderr = new StderrTail()
   child.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk))
@@ -108,5 +119,13 @@ export function openFfmpegSegmentEncoder(options: FfmpegSegmentOptions): Segment
       await exited
       await rm(outputPath, {force: true})
     },
+  }
+}
+
+function lowerPriority(pid: number): void {
+  try {
+    setPriority(pid, ENCODER_PRIORITY)
+  } catch {
+    // Gone already (its exit status tells why), or a platform that refuses: it encodes the same.
   }
 }

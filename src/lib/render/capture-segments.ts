@@ -12,6 +12,7 @@ import {segmentPath} from '../encode/segment-path.js'
 import type {FrameRange, RenderPlan} from '../plan/render-plan.js'
 import type {PageFontReport} from '../fonts/page/page-fonts.js'
 import {ENGINE_GLOBAL, type ReadyReport} from '../runtime/page-protocol.js'
+import {endSpan, spanStart, traceSpan} from '../trace/timeline.js'
 
 export interface CaptureSegmentsOptions {
   plan: RenderPlan
@@ -19,6 +20,11 @@ export interface CaptureSegmentsOptions {
   segments: readonly FrameRange[]
   /** Browser workers sharing the segments; never more are started than there are segments. */
   workers: number
+  /**
+   * Pages each worker alternates frames between (default 1): two seek one frame while the other
+   * draws, for one more page and one more seek of CPU a frame (see CaptureWorkerOptions.pages).
+   */
+  pagesPerWorker?: 1 | 2
   browser: BrowserChoice
   /** Warm browser processes shared between renders; without it each worker launches its own. */
   pool?: BrowserPool
@@ -56,18 +62,24 @@ export async function captureSegments(options: CaptureSegmentsOptions): Promise<
   const encodeSegment = async (index: number, capture: (range: FrameRange, encoder: SegmentEncoder) => Promise<void>): Promise<() => Promise<void>> => {
     const range = segments[index]
     const path = segmentPath(options.workDir, format, index)
-    const encoder = await openSegmentEncoder({plan, range, outputPath: path, ffmpeg: options.ffmpeg, gpuEncoder, threads: ENCODER_THREADS})
+    const encoder = await traceSpan('encoder-start', {segment: index}, () =>
+      openSegmentEncoder({plan, range, outputPath: path, ffmpeg: options.ffmpeg, gpuEncoder, threads: ENCODER_THREADS}),
+    )
     open.add(encoder)
     await capture(range, encoder)
     return async () => {
+      const draining = spanStart()
       await encoder.end()
+      endSpan('segment-drain', draining, {segment: index})
       open.delete(encoder)
       results[index] = {path, range}
     }
   }
 
+  const workers = Math.max(1, Math.min(options.workers, segments.length))
+  const pages = options.pagesPerWorker ?? 1
   const runWorker = async (): Promise<void> => {
-    const worker = await openCaptureWorker(plan, {browser: options.browser, pool: options.pool, requests: options.requests, signal: stop.signal})
+    const worker = await openCaptureWorker(plan, {browser: options.browser, pool: options.pool, requests: options.requests, signal: stop.signal, pages})
     const capture = (range: FrameRange, encoder: SegmentEncoder) =>
       worker.captureRange(range, async (frame, image) => {
         await encoder.write(image)
@@ -80,7 +92,9 @@ export async function captureSegments(options: CaptureSegmentsOptions): Promise<
       while (next < segments.length && !stop.signal.aborted) {
         const finish = await encodeSegment(next++, capture)
         if (options.onFontSamples) options.onFontSamples(await worker.evaluate<PageFontReport>(`window.${ENGINE_GLOBAL}.fontSamples()`))
+        const waited = spanStart()
         await finishing
+        endSpan('segment-wait', waited, {worker: worker.id, segment: next - 1})
         finishing = finish()
         finishing.catch(() => {})
       }
@@ -94,7 +108,6 @@ export async function captureSegments(options: CaptureSegmentsOptions): Promise<
   }
 
   try {
-    const workers = Math.max(1, Math.min(options.workers, segments.length))
     const settled = await Promise.allSettled(Array.from({length: workers}, runWorker))
     const failures = settled.filter((result): result is PromiseRejectedResult => result.status === 'rejected').map((r) => r.reason)
     if (failures.length > 0 || stop.signal.aborted) {

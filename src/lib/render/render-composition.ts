@@ -49,6 +49,13 @@ export interface RenderRequest {
   pool?: BrowserPool
   /** Cores to plan workers for (default: this machine's). */
   cores?: number
+  /**
+   * Pages each capture worker (browser process) alternates frames between (default 1). Two seek one
+   * frame while the other page draws the previous one: a worker captures up to 1.25x faster, for
+   * about 55 MB and one more seek of CPU a frame. It pays where workers have cores to spare (more
+   * than two each); with fewer, the render is bound by CPU and the extra seek makes it slower.
+   */
+  pagesPerWorker?: 1 | 2
   /** Refuse a composition longer or larger than this (the server's per-request limits). */
   limits?: RenderLimits
   /** The project the page may read (default: the composition's project; the server's --root). */
@@ -196,7 +203,7 @@ async function render(request: RenderRequest, emit: (event: RenderEvent) => void
     // Every worker loads the same page: each finding is told once.
     const onReady = (report: ReadyReport) => fonts.page(report.fonts)
     const onFontSamples = (report: PageFontReport) => fonts.page(report)
-    const segments = await renderRange(plan, range, {browser, pool: request.pool, requests, ffmpeg, workDir, workers, signal, onFrame, onReady, onFontSamples})
+    const segments = await renderRange(plan, range, {browser, pool: request.pool, requests, ffmpeg, workDir, workers, pagesPerWorker: request.pagesPerWorker, signal, onFrame, onReady, onFontSamples})
     const capturedAt = performance.now()
     emit({type: 'stage', stage: 'assemble'})
     await assembleRender(plan, segments, {outputPath: output, audioTrack: (await mixed) ? audioTrack : undefined, ffmpeg, signal})

@@ -22,6 +22,8 @@ export interface RenderRangeOptions {
   workDir: string
   /** Capture workers (see rangeWorkers). */
   workers: number
+  /** Pages each worker alternates frames between (see captureSegments; default 1). */
+  pagesPerWorker?: 1 | 2
   /** Font packages handed over with the render (a serverless site's), beside this machine's. */
   fontPackages?: readonly string[]
   signal?: AbortSignal
