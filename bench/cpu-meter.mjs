@@ -1,4 +1,8 @@
-import {readFileSync} from 'node:fs'
+import {readdirSync, readFileSync} from 'node:fs'
+import {availableParallelism} from 'node:os'
+
+/** Clock ticks per second of /proc's CPU times (USER_HZ: 100 on Linux). */
+const TICKS = 100
 
 /** Machine-wide CPU time from /proc/stat: busy and total jiffies, to turn into a utilisation. */
 function readCpu() {
@@ -8,13 +12,161 @@ function readCpu() {
   return {busy: total - idle, total}
 }
 
-/** Measures `fn` and returns its result with the wall time and the share of all cores it kept busy. */
+/**
+ * The parent of a process, its own user+sys ticks (`self`), those plus its reaped children's
+ * (`ticks`), and its start time (with the pid, a process's identity), or undefined once it is gone.
+ */
+function readStat(pid) {
+  try {
+    // The command name may hold spaces and parentheses: the fields start after the last ')'.
+    const text = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    const fields = text.slice(text.lastIndexOf(')') + 2).split(' ')
+    const self = Number(fields[11]) + Number(fields[12])
+    return {ppid: Number(fields[1]), self, ticks: self + Number(fields[13]) + Number(fields[14]), start: fields[19]}
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * CPU seconds spent so far by this process and everything it started that is still running (with
+ * what those reaped of their own children). Browsers do not reap all of theirs: their renderer and
+ * GPU processes die with the browser unreaped, taking their CPU time with them, so a render's CPU
+ * is counted with trackCpu, which samples while the processes live.
+ */
+export function treeCpuSeconds(root = process.pid) {
+  const stats = processStats()
+  return sum(descendants(stats, root).map((pid) => stats.get(pid)?.ticks ?? 0)) / TICKS
+}
+
+/**
+ * Counts the CPU of this process and of every process it starts while tracking (browsers with their
+ * renderer and GPU processes, encoders): each process is sampled every `intervalMs` and keeps its
+ * last sampled user+sys time after it exits. At most the last interval of a process that exits is
+ * missed, and a process that lives less than one interval entirely. `stop()` returns CPU seconds.
+ */
+export function trackCpu(intervalMs = 100) {
+  const root = process.pid
+  const own = () => {
+    const usage = process.cpuUsage()
+    return (usage.user + usage.system) / 1e6
+  }
+  const ownBefore = own()
+  const seen = new Map()
+  const sample = () => {
+    const stats = processStats()
+    for (const pid of descendants(stats, root)) {
+      if (pid === root) continue
+      const key = `${pid}:${stats.get(pid).start}`
+      seen.set(key, Math.max(seen.get(key) ?? 0, stats.get(pid).self))
+    }
+  }
+  sample()
+  const before = new Map(seen)
+  const timer = setInterval(sample, intervalMs)
+  return {
+    stop() {
+      clearInterval(timer)
+      sample()
+      let ticks = 0
+      for (const [key, value] of seen) ticks += value - (before.get(key) ?? 0)
+      return own() - ownBefore + ticks / TICKS
+    },
+  }
+}
+
+/**
+ * Memory of everything this process started (browsers, encoders), not of itself: the sum of their
+ * proportional set sizes (PSS: pages shared between processes counted once), in MiB.
+ */
+export function childrenMemoryMiB(root = process.pid) {
+  const pids = descendants(processStats(), root).filter((pid) => pid !== root)
+  let kib = 0
+  for (const pid of pids) {
+    try {
+      kib += Number(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8').match(/^Pss:\s+(\d+)/m)?.[1] ?? 0)
+    } catch {
+      // Exited meanwhile.
+    }
+  }
+  return kib / 1024
+}
+
+const sum = (values) => values.reduce((a, b) => a + b, 0)
+
+function processStats() {
+  const stats = new Map()
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue
+    const stat = readStat(name)
+    if (stat) stats.set(Number(name), stat)
+  }
+  return stats
+}
+
+/** `root` and every process below it. */
+function descendants(stats, root) {
+  const children = new Map()
+  for (const [pid, {ppid}] of stats) children.set(ppid, [...(children.get(ppid) ?? []), pid])
+  const found = []
+  const pending = [root]
+  while (pending.length > 0) {
+    const pid = pending.pop()
+    found.push(pid)
+    pending.push(...(children.get(pid) ?? []))
+  }
+  return found
+}
+
+/**
+ * Measures `fn` and returns its result with the wall time, the share of all cores the machine was
+ * busy, and the CPU seconds this process and everything it started spent meanwhile (`cpuSeconds`).
+ */
 export async function measure(fn) {
   const before = readCpu()
+  const cpu = trackCpu()
   const started = performance.now()
-  const result = await fn()
-  const seconds = (performance.now() - started) / 1000
-  const after = readCpu()
-  const utilisation = (after.busy - before.busy) / Math.max(1, after.total - before.total)
-  return {result, seconds, utilisation}
+  try {
+    const result = await fn()
+    const seconds = (performance.now() - started) / 1000
+    const after = readCpu()
+    const utilisation = (after.busy - before.busy) / Math.max(1, after.total - before.total)
+    return {result, seconds, utilisation, cpuSeconds: cpu.stop()}
+  } finally {
+    cpu.stop()
+  }
+}
+
+/**
+ * Samples, every `intervalMs`, how busy the machine is and how much CPU this process tree used
+ * since the previous sample. `stop()` returns the samples: {at (performance.now() ms), machine
+ * (0-1 of all cores), tree (cores' worth used by this render's processes)}.
+ */
+export function sampleCpu(intervalMs = 250) {
+  const cores = availableParallelism()
+  const samples = []
+  let last = {at: performance.now(), machine: readCpu(), tree: treeCpuSeconds()}
+  const timer = setInterval(() => {
+    const now = {at: performance.now(), machine: readCpu(), tree: treeCpuSeconds()}
+    const seconds = (now.at - last.at) / 1000
+    samples.push({
+      at: now.at,
+      seconds,
+      machine: (now.machine.busy - last.machine.busy) / Math.max(1, now.machine.total - last.machine.total),
+      // A process whose parent exited before it takes its CPU time out of the tree: never below 0.
+      tree: Math.min(cores, Math.max(0, (now.tree - last.tree) / seconds)),
+    })
+    last = now
+  }, intervalMs)
+  return {
+    stop() {
+      clearInterval(timer)
+      return samples
+    },
+  }
+}
+
+/** The 1-minute load average: above the core count, wall-clock figures are not worth much. */
+export function loadAverage() {
+  return Number(readFileSync('/proc/loadavg', 'utf8').split(' ')[0])
 }
