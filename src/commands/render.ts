@@ -6,6 +6,7 @@ import {assertNoFailedRows, withBatchProgress} from '../cli/batch-progress.js'
 import {renderFlags, renderFlagsToOptions} from '../cli/render-flags.js'
 import {jsonLines, withProgress} from '../cli/render-progress.js'
 import {describeUndelivered, webhookFlags, webhookFromFlags} from '../cli/webhook-flags.js'
+import {installMissingTools, yesFlag} from '../cli/install-missing-tools.js'
 import {renderBatch} from '../lib/batch/render-batch.js'
 import {BrowserPool} from '../lib/browser/browser-pool.js'
 import {renderBatchInContainer, renderInContainer} from '../lib/container/render-in-container.js'
@@ -30,12 +31,12 @@ export default class Render extends BaseCommand {
     'cat rows.jsonl | <%= config.bin %> render examples/hello/index.html --batch - --resume',
   ]
   static override args = {composition: Args.string({description: 'composition HTML file', required: true})}
-  static override flags = {...renderFlags, ...webhookFlags, ...trustProjectConfigFlag}
+  static override flags = {...renderFlags, ...webhookFlags, ...trustProjectConfigFlag, ...yesFlag}
 
   async run(): Promise<void> {
     const {args, flags} = await this.parse(Render)
     // --resume steers this one command run; it is not a render option (config, server, SDK).
-    const {variables: variablesText, resume, server, webhook: webhookUrl, 'webhook-secret': webhookSecret, 'trust-project-config': trustProjectConfig, ...otherFlags} = flags
+    const {variables: variablesText, resume, server, webhook: webhookUrl, 'webhook-secret': webhookSecret, 'trust-project-config': trustProjectConfig, yes, ...otherFlags} = flags
     const webhook = webhookFromFlags({webhook: webhookUrl, 'webhook-secret': webhookSecret}, process.env)
     const config = await loadProjectConfig(trustProjectConfig, this.config.configDir)
     const fromFlags = parseRenderOptions(renderFlagsToOptions(otherFlags))
@@ -53,6 +54,8 @@ export default class Render extends BaseCommand {
       ...(options.variablesFile ? await readVariablesFile(options.variablesFile) : {}),
       ...(variablesText === undefined ? {} : parseVariablesText(variablesText)),
     }
+    // A first render on a bare machine fetches its browser and ffmpeg (announced, with consent).
+    if (server === undefined && !options.docker) await installMissingTools({yes, browser: !options.profile, ffmpeg: true, browserPath: options.browserPath})
     const controller = new AbortController()
     const cancel = (signal: NodeJS.Signals) => controller.abort(new EngineError('CANCELLED', `the render was interrupted (${signal})`, {signal}))
     process.once('SIGINT', cancel)

@@ -14,6 +14,7 @@ import {defaultStillPath, renderStill} from '../lib/still/render-still.js'
 import {parseStillSettings, stillFormatOf} from '../lib/still/still-settings.js'
 import {parseVariablesText, readVariablesFile} from '../lib/variables/read-overrides.js'
 import {loadProjectConfig, trustProjectConfigFlag} from '../cli/project-config.js'
+import {installMissingTools, yesFlag} from '../cli/install-missing-tools.js'
 
 const pick = <K extends keyof typeof renderFlags>(...keys: K[]) => Object.fromEntries(keys.map((key) => [key, renderFlags[key]])) as Pick<typeof renderFlags, K>
 
@@ -34,11 +35,12 @@ export default class Still extends BaseCommand {
     quality: Flags.integer({description: 'JPEG/WebP quality 0-100 (default 92)'}),
     ...pick('scale', 'fps', 'variables', 'variables-file', 'strict-variables', 'strict-fonts', 'network', 'allow-private-network', 'browser-path', 'profile', 'video-frame-format', 'batch', 'batch-format', 'batch-concurrency', 'batch-fail-fast', 'resume', 'quiet', 'json'),
     ...trustProjectConfigFlag,
+    ...yesFlag,
   }
 
   async run(): Promise<void> {
     const {args, flags} = await this.parse(Still)
-    const {frame, time, quality, variables: variablesText, resume, output, 'trust-project-config': trustProjectConfig, ...renderFlagValues} = flags
+    const {frame, time, quality, variables: variablesText, resume, output, 'trust-project-config': trustProjectConfig, yes, ...renderFlagValues} = flags
     const still = parseStillSettings(
       {frame, time: time === undefined ? undefined : parseTimeFlag(time), quality},
       (key) => `--${key}`,
@@ -54,6 +56,7 @@ export default class Still extends BaseCommand {
       ...(variablesText === undefined ? {} : parseVariablesText(variablesText)),
     }
     if (options.output) stillFormatOf(options.output, '--output')
+    await installMissingTools({yes, browser: !options.profile, ffmpeg: true, browserPath: options.browserPath})
     const controller = new AbortController()
     const cancel = () => controller.abort(new EngineError('CANCELLED', 'the still was interrupted'))
     process.once('SIGINT', cancel)

@@ -87,7 +87,7 @@ describe('resolveBrowser', () => {
     const error = await failure(resolveBrowser({env, systemHeadlessShell: '/nowhere/shell'}))
     expect(error.code).toBe('BROWSER_NOT_FOUND')
     expect(error.message).toContain('apt-get install -y chromium-headless-shell')
-    expect(error.message).toContain('engine browser install')
+    expect(error.message).toContain('engine doctor --fix')
     expect(error.message).toContain(`chrome-headless-shell ${PINNED_BROWSER.buildId}`)
     expect(error.message).toContain('--browser-path')
   })

@@ -49,7 +49,7 @@ describe('engine doctor', () => {
     const result = await runCli(['doctor'], {env: {ENGINE_FFMPEG_PATH: '/nonexistent/ffmpeg'}})
     expect(result.code).toBe(1)
     expect(result.stdout).toMatch(/missing\s+ffmpeg: ENGINE_FFMPEG_PATH="\/nonexistent\/ffmpeg" does not run/)
-    expect(result.stdout).toContain('fix: apt-get install -y ffmpeg')
+    expect(result.stdout).toContain('fix: correct or unset ENGINE_FFMPEG_PATH; or apt-get install -y ffmpeg')
   })
 
   it('reports a browser path that does not exist', async () => {

@@ -1,23 +1,19 @@
 import {BaseCommand} from '../../cli/base-command.js'
+import {downloadProgress} from '../../cli/download-progress.js'
 import {installPinnedBrowser, PINNED_BROWSER} from '../../lib/browser/pinned-browser.js'
+import {downloadMirrors} from '../../lib/setup/download-mirrors.js'
 
 export default class BrowserInstall extends BaseCommand {
   static override summary = `Download the pinned chrome-headless-shell (${PINNED_BROWSER.buildId}) into the engine cache`
-  static override description = 'Needs the internet. Without it, install the system package instead: apt-get install -y chromium-headless-shell'
+  static override description =
+    'Needs the internet, or a mirror of the Chrome for Testing downloads in ENGINE_BROWSER_MIRROR. Without either, install the system package instead: apt-get install -y chromium-headless-shell. A first render offers this download by itself.'
   static override examples = ['<%= config.bin %> browser install']
 
   async run(): Promise<void> {
     await this.parse(BrowserInstall)
-    let lastPercent = -1
-    const installed = await installPinnedBrowser({
-      onProgress: (done, total) => {
-        const percent = total > 0 ? Math.floor((done / total) * 100) : 0
-        if (percent >= lastPercent + 10) {
-          lastPercent = percent
-          process.stderr.write(`downloading chrome-headless-shell ${PINNED_BROWSER.buildId}: ${percent}%\n`)
-        }
-      },
-    })
-    this.log(`chrome-headless-shell ${installed.buildId}: ${installed.executablePath}`)
+    const label = `chrome-headless-shell ${PINNED_BROWSER.buildId}`
+    const progress = downloadProgress()
+    const installed = await installPinnedBrowser({baseUrl: downloadMirrors().browser, onProgress: (done, total) => progress.update(label, done, total)}).finally(() => progress.end())
+    this.log(`${label}: ${installed.executablePath}`)
   }
 }

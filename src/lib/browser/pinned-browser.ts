@@ -38,7 +38,7 @@ export async function installPinnedBrowser(
   options: {
     env?: NodeJS.ProcessEnv
     onProgress?: (downloadedBytes: number, totalBytes: number) => void
-    /** A mirror of the Chrome for Testing downloads (default: Google's storage). */
+    /** A mirror of the Chrome for Testing downloads (default: Google's storage; see downloadMirrors). */
     baseUrl?: string
   } = {},
 ): Promise<InstalledBrowser> {
@@ -47,7 +47,7 @@ export async function installPinnedBrowser(
   if (!platform) {
     throw new EngineError(
       'BROWSER_NOT_FOUND',
-      `engine browser install: chrome-headless-shell is not built for ${process.platform}/${process.arch}; install a Chromium yourself and pass --browser-path <path>`,
+      `chrome-headless-shell is not built for ${process.platform}/${process.arch}; install a Chromium yourself and pass --browser-path <path>`,
     )
   }
   try {
@@ -57,8 +57,8 @@ export async function installPinnedBrowser(
     const reason = error instanceof Error ? error.message.replace(/\s+/g, ' ').trim() : String(error)
     throw new EngineError(
       'BROWSER_FAILED',
-      `engine browser install: could not download chrome-headless-shell ${PINNED_BROWSER.buildId} into ${cacheDir} (${reason}). ` +
-        `Check the internet connection and try again, or install a system browser instead (${SYSTEM_PACKAGE_FIX}), or pass --browser-path <path>.`,
+      `could not download chrome-headless-shell ${PINNED_BROWSER.buildId} into ${cacheDir} (${reason}). ` +
+        `Check the internet connection (or the mirror in ENGINE_BROWSER_MIRROR) and try again, or install a system browser instead (${SYSTEM_PACKAGE_FIX}), or pass --browser-path <path>.`,
       {buildId: PINNED_BROWSER.buildId, cacheDir},
       {cause: error},
     )

@@ -75,8 +75,8 @@ export async function resolveBrowser(options: ResolveBrowserOptions = {}): Promi
 
   throw new EngineError(
     'BROWSER_NOT_FOUND',
-    `no browser to capture with. Fix one of: \`${SYSTEM_PACKAGE_FIX}\` (as root); ` +
-      `\`engine browser install\` (downloads chrome-headless-shell ${PINNED_BROWSER.buildId} into ${browserCacheDir(env)}); ` +
+    `no browser to capture with. Fix one of: let engine download chrome-headless-shell ${PINNED_BROWSER.buildId} into ${browserCacheDir(env)} ` +
+      `(render with --yes or ENGINE_AUTO_INSTALL=1, or run \`engine doctor --fix\`); \`${SYSTEM_PACKAGE_FIX}\` (as root); ` +
       `or pass --browser-path <path> / set ENGINE_BROWSER_PATH to a Chromium executable`,
     {looked: ['--browser-path', 'ENGINE_BROWSER_PATH', browserCacheDir(env), systemShell, ...SYSTEM_CHROME_NAMES]},
   )

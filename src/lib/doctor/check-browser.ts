@@ -1,10 +1,13 @@
 import {probeBrowser} from '../browser/probe-browser.js'
 import {resolveBrowser} from '../browser/resolve-browser.js'
-import {SYSTEM_PACKAGE_FIX} from '../browser/pinned-browser.js'
+import {PINNED_BROWSER, SYSTEM_PACKAGE_FIX} from '../browser/pinned-browser.js'
+import {browserCacheDir} from '../browser/engine-cache-dir.js'
 import {toEngineError} from '../errors/engine-error.js'
 import type {DoctorCheck} from './doctor-check.js'
 
-const FIX = `${SYSTEM_PACKAGE_FIX} (or \`engine browser install\` with internet access, or --browser-path / ENGINE_BROWSER_PATH)`
+const fix = () =>
+  `\`engine doctor --fix\` (downloads chrome-headless-shell ${PINNED_BROWSER.buildId} into ${browserCacheDir()}; a mirror: ENGINE_BROWSER_MIRROR), ` +
+  `or ${SYSTEM_PACKAGE_FIX}, or --browser-path / ENGINE_BROWSER_PATH`
 
 /** The browser a render would use, launched once to confirm its version and begin-frame support. */
 export async function checkBrowser(options: {browserPath?: string} = {}): Promise<DoctorCheck> {
@@ -21,6 +24,6 @@ export async function checkBrowser(options: {browserPath?: string} = {}): Promis
       info,
     }
   } catch (error) {
-    return {name: 'browser', status: 'missing', required: true, summary: toEngineError(error).message, fix: FIX, info: {}}
+    return {name: 'browser', status: 'missing', required: true, summary: toEngineError(error).message, fix: fix(), info: {}}
   }
 }

@@ -3,9 +3,10 @@ import {constants} from 'node:fs'
 import {access} from 'node:fs/promises'
 import {delimiter, dirname, join} from 'node:path'
 import {EngineError} from '../errors/engine-error.js'
+import {findStaticFfmpeg, staticFfmpegBuild} from './static-ffmpeg.js'
 
 /** Where the ffmpeg binary was found, so that `engine doctor` can say why this one was used. */
-export type FfmpegSource = 'option' | 'env' | 'path' | 'ffmpeg-static'
+export type FfmpegSource = 'option' | 'env' | 'path' | 'ffmpeg-static' | 'cache' | 'npm-package'
 
 export interface FfmpegInfo {
   ffmpegPath: string
@@ -25,19 +26,24 @@ export interface ResolveFfmpegOptions {
 export const FFMPEG_PATH_ENV = 'ENGINE_FFMPEG_PATH'
 export const FFPROBE_PATH_ENV = 'ENGINE_FFPROBE_PATH'
 const INSTALL_FIX =
-  'install it (Debian/Ubuntu: `apt-get install -y ffmpeg`, macOS: `brew install ffmpeg`) ' +
+  'install it (Debian/Ubuntu: `apt-get install -y ffmpeg`, macOS: `brew install ffmpeg`, Windows: `winget install ffmpeg`) ' +
   `or point ${FFMPEG_PATH_ENV} and ${FFPROBE_PATH_ENV} at the binaries`
+/** The download is offered only where npm carries a static build for this platform. */
+const DOWNLOAD_FIX = staticFfmpegBuild()
+  ? '; or let engine download a static build: `engine doctor --fix`, or render with --yes (ENGINE_AUTO_INSTALL=1)'
+  : ''
 
 const resolved = new Map<string, Promise<FfmpegInfo>>()
 
 /**
  * Finds ffmpeg and ffprobe: an explicit option, then ENGINE_FFMPEG_PATH / ENGINE_FFPROBE_PATH,
- * then PATH, then the optional `ffmpeg-static` package. A path the user named explicitly must work:
+ * then PATH, then the optional `ffmpeg-static` package, then the static build of this platform
+ * (downloaded into the cache, or installed as engine's optional npm dependency). A path the user named explicitly must work:
  * it is never silently replaced by another binary.
  */
 export function resolveFfmpeg(options: ResolveFfmpegOptions = {}): Promise<FfmpegInfo> {
   const env = options.env ?? process.env
-  const key = JSON.stringify([options.ffmpegPath, options.ffprobePath, env[FFMPEG_PATH_ENV], env[FFPROBE_PATH_ENV], env.PATH])
+  const key = JSON.stringify([options.ffmpegPath, options.ffprobePath, env[FFMPEG_PATH_ENV], env[FFPROBE_PATH_ENV], env.PATH, env.ENGINE_CACHE_DIR])
   let result = resolved.get(key)
   if (!result) {
     result = locate(options, env)
@@ -50,7 +56,7 @@ export function resolveFfmpeg(options: ResolveFfmpegOptions = {}): Promise<Ffmpe
 async function locate(options: ResolveFfmpegOptions, env: NodeJS.ProcessEnv): Promise<FfmpegInfo> {
   const ffmpeg = await locateFfmpeg(options, env)
   const version = await readVersion(ffmpeg.path, ffmpeg.describe)
-  const ffprobePath = await locateFfprobe(options, env, ffmpeg.path)
+  const ffprobePath = ffmpeg.ffprobePath ?? (await locateFfprobe(options, env, ffmpeg.path))
   return {ffmpegPath: ffmpeg.path, ffprobePath, version, source: ffmpeg.source}
 }
 
@@ -58,6 +64,8 @@ interface Located {
   path: string
   source: FfmpegSource
   describe: string
+  /** The ffprobe that belongs to this build, when it is known with it. */
+  ffprobePath?: string
 }
 
 async function locateFfmpeg(options: ResolveFfmpegOptions, env: NodeJS.ProcessEnv): Promise<Located> {
@@ -68,7 +76,12 @@ async function locateFfmpeg(options: ResolveFfmpegOptions, env: NodeJS.ProcessEn
   if (onPath) return {path: onPath, source: 'path', describe: `ffmpeg on PATH (${onPath})`}
   const bundled = await importFfmpegStatic()
   if (bundled) return {path: bundled, source: 'ffmpeg-static', describe: `ffmpeg-static (${bundled})`}
-  throw new EngineError('FFMPEG_NOT_FOUND', `ffmpeg was not found on PATH and the ffmpeg-static package is not installed: ${INSTALL_FIX}`)
+  const staticBuild = await findStaticFfmpeg(env)
+  if (staticBuild) {
+    const describe = `the static ffmpeg ${staticBuild.source === 'cache' ? 'in the engine cache' : 'npm package'} (${staticBuild.ffmpegPath})`
+    return {path: staticBuild.ffmpegPath, source: staticBuild.source, describe, ffprobePath: staticBuild.ffprobePath}
+  }
+  throw new EngineError('FFMPEG_NOT_FOUND', `ffmpeg was not found on PATH, nor a static build in the engine cache: ${INSTALL_FIX}${DOWNLOAD_FIX}`)
 }
 
 async function locateFfprobe(options: ResolveFfmpegOptions, env: NodeJS.ProcessEnv, ffmpegPath: string): Promise<string> {
