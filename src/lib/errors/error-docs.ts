@@ -38,8 +38,8 @@ export const ERROR_DOCS: Readonly<Record<ErrorCode, ErrorDoc>> = {
     fix: 'Run `engine lint <composition>` for every finding with its line, and fix the attributes it names. docs/guides/compositions.md describes the contract.',
   },
   BROWSER_NOT_FOUND: {
-    cause: 'No usable browser: `--browser-path` / `ENGINE_BROWSER_PATH` is not an executable file, the pinned browser is not built for this platform, or a Lambda bundle lacks its Chromium.',
-    fix: 'Run `engine doctor` for what was looked for; install a browser with `engine browser install` (or `apt-get install chromium-headless-shell`), or point `--browser-path` at one.',
+    cause: 'No usable browser: none on this machine and the download was not allowed (a script or CI without `--yes`), `--browser-path` / `ENGINE_BROWSER_PATH` is not an executable file, the pinned browser is not built for this platform, or a Lambda bundle lacks its Chromium.',
+    fix: 'Render with `--yes` (or `ENGINE_AUTO_INSTALL=1`) or run `engine doctor --fix` to download the pinned browser; or `apt-get install chromium-headless-shell`, or point `--browser-path` at one. `engine doctor` shows what was looked for.',
   },
   BROWSER_FAILED: {
     cause: 'The browser started but crashed, did not answer, or returned no image for a frame (often too little memory for the number of workers).',
@@ -54,8 +54,8 @@ export const ERROR_DOCS: Readonly<Record<ErrorCode, ErrorDoc>> = {
     fix: 'The message names what it was still waiting for; fix that resource or script.',
   },
   FFMPEG_NOT_FOUND: {
-    cause: 'ffmpeg or ffprobe cannot be started.',
-    fix: 'Install ffmpeg (`apt-get install -y ffmpeg`, `brew install ffmpeg`) or set `ENGINE_FFMPEG_PATH` / `ENGINE_FFPROBE_PATH`; `engine doctor` shows which one was found.',
+    cause: 'ffmpeg or ffprobe cannot be started, or none is on this machine and the download was not allowed (a script or CI without `--yes`).',
+    fix: 'Render with `--yes` (or `ENGINE_AUTO_INSTALL=1`) or run `engine doctor --fix` to download a static build where npm has one; or install ffmpeg (`apt-get install -y ffmpeg`, `brew install ffmpeg`) or set `ENGINE_FFMPEG_PATH` / `ENGINE_FFPROBE_PATH`; `engine doctor` shows which one was found.',
   },
   ENCODE_FAILED: {
     cause: 'ffmpeg exited with an error while encoding or joining (an encoder missing from this ffmpeg build, or an output that cannot be written).',
@@ -78,8 +78,8 @@ export const ERROR_DOCS: Readonly<Record<ErrorCode, ErrorDoc>> = {
     fix: 'Keep assets inside the project; use `--allow-private-network` only for a composition you trust; see docs/explanation/sandbox.md.',
   },
   DOWNLOAD_FAILED: {
-    cause: 'A public URL the page loads could not be downloaded (no answer within 30 s, too many redirects, over the size cap, an HTTP error).',
-    fix: 'Check the URL; host large media yourself or put it in the project.',
+    cause: 'A public URL the page loads could not be downloaded (no answer within 30 s, too many redirects, over the size cap, an HTTP error); or a static ffmpeg/ffprobe from the npm registry failed (unreachable, missing version, hash mismatch).',
+    fix: 'Check the URL; host large media yourself or put it in the project. For ffmpeg: check ENGINE_NPM_REGISTRY (or your npm registry) and the connection, or install ffmpeg with the system package manager.',
   },
   BATCH_PREFLIGHT: {
     cause: 'A batch was refused before any row rendered: a malformed row, a placeholder a row cannot fill, two rows writing the same file, a strict-variables mismatch, or a `--resume` manifest made from other inputs.',
