@@ -1,9 +1,15 @@
 import {defineConfig} from 'vitest/config'
 
+// One time zone for the suite and every process it starts (engine CLIs, servers, browsers inherit
+// it): what a test expects of a date must not depend on where the machine is.
+process.env.TZ = 'UTC'
+
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    globalSetup: ['test/support/global-setup.ts'],
     setupFiles: ['test/support/plain-output.ts', 'test/support/register-builtin-plugins.ts'],
+    env: {TZ: 'UTC'},
     testTimeout: 60_000,
     hookTimeout: 60_000,
     // Browser and ffmpeg tests are CPU-heavy; two cores run two files at a time at most.

@@ -137,6 +137,14 @@ describe('the audio track', () => {
     expect(frequencyOf(left, 0.75, 1.05)).toBeCloseTo(1000, -1)
   })
 
+  it('a clip that starts before 0 at a playback rate skips that time times its rate into its source', async () => {
+    // 0.4 s before the start at rate 0.5 is 0.2 s of source: 500 Hz plays until source 0.5 s, at 0.6 s of the video.
+    const [left] = await decodeChannels(await render('early-rate', page(`<audio src="two-tone.wav" data-start="-0.4" data-playback-rate="0.5"></audio>`, 1)))
+    expect(Math.abs(toneDb(left, 500, 0.3, 0.5) - PEAK_DB)).toBeLessThan(1)
+    expect(toneDb(left, 1000, 0.3, 0.5)).toBeLessThan(PEAK_DB - 30)
+    expect(Math.abs(toneDb(left, 1000, 0.7, 0.95) - PEAK_DB)).toBeLessThan(1)
+  })
+
   it('<video data-has-audio> is heard in step with its picture, through its start, offset and rate; without the attribute it is silent', async () => {
     // Source second 1.0 (flash and beep) lands at 0.2 + (1.0 - 0.5) / 2 = 0.45 s.
     const html = page(`<video src="flash.mp4" data-has-audio data-start="0.2" data-playback-start="0.5" data-playback-rate="2"></video>

@@ -27,7 +27,10 @@ function valuesOf(args: string[], flag: string): string[] {
   return args.flatMap((arg, index) => (arg === flag ? [args[index + 1]] : []))
 }
 
-describe('engine render --docker', () => {
+// No container engine runs on these machines: every test below drives a fake runtime, a stand-in
+// docker/podman client (support/fake-runtime.mjs) that records its arguments and runs the engine on
+// the host. What is checked is the client side: the commands engine sends and how it relays them.
+describe('engine render --docker with a fake runtime (no image is built, no container runs)', () => {
   const scratch = useScratchDir()
 
   it('fails before writing anything when neither docker nor podman is installed', async () => {
@@ -41,7 +44,7 @@ describe('engine render --docker', () => {
     expect(existsSync(join(scratch(), 'no-runtime'))).toBe(false)
   })
 
-  it('fails before writing anything when the client cannot reach its engine, saying what to start', async () => {
+  it('fails before writing anything when the fake runtime cannot reach its engine, saying what to start', async () => {
     const runtime = await fakeRuntime(join(scratch(), 'down'), 'docker', {FAKE_RUNTIME_ENGINE_DOWN: '1'})
     const output = join(scratch(), 'down-out', 'out.mp4')
     const result = await runCli(['render', SWATCH, '--docker', '--json', '-o', output], {env: runtime.env})
@@ -55,7 +58,7 @@ describe('engine render --docker', () => {
     expect((await runtime.calls()).map((call) => call[0])).not.toContain('run')
   })
 
-  it('builds the image on first use, renders in the container and relays the events', async () => {
+  it('asks the fake runtime to build the image on first use, then to run the render, and relays the events', async () => {
     const runtime = await fakeRuntime(join(scratch(), 'first-use'), 'docker', {FAKE_RUNTIME_IMAGE: 'missing'})
     const output = join(scratch(), 'first-use-out', 'frames')
     const result = await runCli(
@@ -96,7 +99,7 @@ describe('engine render --docker', () => {
     expect(valuesOf(inner, '--output')).toEqual([output])
   })
 
-  it("hands the user's plugins to the engine inside: a format from a linked plugin renders in the container", async () => {
+  it("hands the user's plugins to the engine the fake runtime runs: a format from a linked plugin renders", async () => {
     const runtime = await fakeRuntime(join(scratch(), 'plugins'), 'docker')
     // The example plugin, linked from outside the project so that it needs a mount of its own.
     const plugin = join(scratch(), 'plugin-mkv')
@@ -115,7 +118,7 @@ describe('engine render --docker', () => {
     expect(valuesOf(run, '--mount')).toContain(`type=bind,source=${dataDir},target=${dataDir},readonly=true`)
   })
 
-  it('reuses the image, and reports the error of the render inside with its exit code, leaving nothing', async () => {
+  it('reuses the image the fake runtime reports, and reports the error of the render it ran with its exit code, leaving nothing', async () => {
     const runtime = await fakeRuntime(join(scratch(), 'inner-error'), 'docker')
     const output = join(scratch(), 'inner-error-out', 'throws.mp4')
     const result = await runCli(['render', THROWS, '--docker', '-o', output], {env: runtime.env})
@@ -125,7 +128,7 @@ describe('engine render --docker', () => {
     expect((await runtime.calls()).map((call) => call[0])).not.toContain('build')
   })
 
-  it('keeps the exit code of a container that dies without an engine error', async () => {
+  it('keeps the exit code of a fake container that dies without an engine error', async () => {
     const runtime = await fakeRuntime(join(scratch(), 'killed'), 'docker', {FAKE_RUNTIME_RUN_EXIT: '137'})
     const result = await runCli(['render', SWATCH, '--docker', '-o', join(scratch(), 'killed-out', 'x.mp4')], {env: runtime.env})
     expect(result.code).toBe(137)
@@ -133,7 +136,7 @@ describe('engine render --docker', () => {
     expect(existsSync(join(scratch(), 'killed-out'))).toBe(false)
   })
 
-  it('stops its container when interrupted, reports CANCELLED and leaves nothing', async () => {
+  it('asks the fake runtime to stop its container when interrupted, reports CANCELLED and leaves nothing', async () => {
     const runtime = await fakeRuntime(join(scratch(), 'interrupted'), 'docker')
     const output = join(scratch(), 'interrupted-out', 'frames')
     const child = spawn(process.execPath, [join(REPO_ROOT, 'bin', 'run.js'), 'render', SWATCH, '--docker', '--json', '--format', 'png-sequence', '-o', output], {
@@ -157,7 +160,7 @@ describe('engine render --docker', () => {
     expect(existsSync(join(scratch(), 'interrupted-out'))).toBe(false)
   })
 
-  it('with rootless podman, keeps the host user id inside and builds a Docker-format image', async () => {
+  it('with a fake rootless podman, asks to keep the host user id inside and to build a Docker-format image', async () => {
     const runtime = await fakeRuntime(join(scratch(), 'podman'), 'podman', {FAKE_RUNTIME_IMAGE: 'missing', FAKE_RUNTIME_RUN_EXIT: '3'})
     const result = await runCli(['render', SWATCH, '--docker', '-o', join(scratch(), 'podman-out', 'x.mp4')], {env: runtime.env})
     expect(result.code).toBe(3)
@@ -167,7 +170,7 @@ describe('engine render --docker', () => {
     expect(run.slice(run.indexOf('--userns'), run.indexOf('--userns') + 4)).toEqual(['--userns', 'keep-id', '--user', `${uid}:${gid}`])
   })
 
-  it('renders a batch in the container: rows, manifest and batch events', async () => {
+  it('renders a batch through the fake runtime: rows, manifest and batch events', async () => {
     const runtime = await fakeRuntime(join(scratch(), 'batch'), 'docker')
     const rows = join(scratch(), 'batch-input', 'rows.json')
     await mkdir(join(scratch(), 'batch-input'))
@@ -187,10 +190,10 @@ describe('engine render --docker', () => {
   })
 })
 
-describe('engine doctor', () => {
+describe('engine doctor with a fake runtime', () => {
   const scratch = useScratchDir()
 
-  it('reports which container runtime it found and whether the image is built', async () => {
+  it('reports which container runtime it found (a fake podman) and whether the image is built', async () => {
     const runtime = await fakeRuntime(scratch(), 'podman', {FAKE_RUNTIME_IMAGE: 'missing'})
     const result = await runCli(['doctor', '--json'], {env: runtime.env})
     const report = JSON.parse(result.stdout) as {checks: Array<{name: string; status: string; summary: string}>}

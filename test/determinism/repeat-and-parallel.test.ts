@@ -1,3 +1,4 @@
+import {readFile} from 'node:fs/promises'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {decodedFrameHashes} from '../support/media.js'
@@ -28,5 +29,12 @@ describe('the deterministic profile', () => {
     const hashes = await decodedFrameHashes(one)
     expect(hashes).toHaveLength(30)
     expect(await decodedFrameHashes(two)).toEqual(hashes)
+    // x264's bits depend on its thread count: every segment is encoded with the same fixed count,
+    // not the machine's (x264 would pick 1.5 x the cores), as x264 records in each segment's settings.
+    for (const file of [one, two]) {
+      const threads = [...(await readFile(file)).toString('latin1').matchAll(/ threads=(\d+) /g)].map((match) => match[1])
+      expect(threads.length, file).toBeGreaterThan(0)
+      expect(new Set(threads), file).toEqual(new Set(['2']))
+    }
   })
 })

@@ -8,6 +8,7 @@ import {getRenderProgress} from '../../src/lib/lambda/index.js'
 import {smokeTest} from '../../src/lib/lambda/smoke-test.js'
 import {probeVideoStream} from '../support/media.js'
 import {runCli, type CliResult} from '../support/run-cli.js'
+import {until} from '../support/until.js'
 import {LAMBDA_FIXTURES, startStackCli, type RunningStack} from './support.js'
 
 const PROJECT = join(LAMBDA_FIXTURES, 'project')
@@ -75,17 +76,20 @@ describe('`engine lambda` operations on the local stack', {timeout: 120_000}, ()
   })
 
   it('render --wait gives a presigned HTTPS URL that serves the output until it expires; --privacy private gives none; renders ls shows the render succeeded', async () => {
-    const rendered = await lambda(['render', TINY, '--wait', '--output-key', 'out/tiny.mp4', '--url-expires', '3'])
+    // Long enough to fetch the output once on a loaded machine, short enough to see it expire.
+    const rendered = await lambda(['render', TINY, '--wait', '--output-key', 'out/tiny.mp4', '--url-expires', '6'])
     expect(rendered.code, rendered.stderr).toBe(0)
     const url = /^URL: (\S+)$/m.exec(rendered.stdout)![1]
-    expect(url).toMatch(new RegExp(`^${stack.env.ENGINE_AWS_ENDPOINT}/${stack.env.ENGINE_BUCKET}/out/tiny\\.mp4\\?X-Amz-Algorithm=AWS4-HMAC-SHA256&.*X-Amz-Expires=3&.*X-Amz-Signature=[0-9a-f]{64}$`))
-    expect(rendered.stdout).toMatch(/^URL expires: \d{4}-\d\d-\d\dT[\d:.]+Z$/m)
+    expect(url).toMatch(new RegExp(`^${stack.env.ENGINE_AWS_ENDPOINT}/${stack.env.ENGINE_BUCKET}/out/tiny\\.mp4\\?X-Amz-Algorithm=AWS4-HMAC-SHA256&.*X-Amz-Expires=6&.*X-Amz-Signature=[0-9a-f]{64}$`))
+    const expires = Date.parse(/^URL expires: (\d{4}-\d\d-\d\dT[\d:.]+Z)$/m.exec(rendered.stdout)![1])
     const stored = await stack.bucket.s3.send(new GetObjectCommand({Bucket: stack.env.ENGINE_BUCKET, Key: 'out/tiny.mp4'}))
     const response = await fetch(url)
     expect(response.status).toBe(200)
     expect(Buffer.from(await response.arrayBuffer())).toEqual(Buffer.from(await stored.Body!.transformToByteArray()))
-    await sleep(3500)
-    expect((await fetch(url)).status).toBe(403)
+    // Refused once it expires, and not before: poll (bounded) instead of guessing how long to sleep.
+    expect(await until(async () => (await fetch(url)).status === 403, 30_000)).toBe(true)
+    // X-Amz-Date counts whole seconds: the signature may lapse up to a second before the printed time.
+    expect(Date.now()).toBeGreaterThanOrEqual(expires - 1000)
 
     const renderId = /^renderId: (\S+)$/m.exec(rendered.stderr)![1]
     const progress = await json(['progress', renderId, '--privacy', 'private'])

@@ -54,6 +54,23 @@ describe('SDK config check (before any cloud call)', () => {
     expect(() => validateConfig(over)).toThrow(`[validateConfig] config: the workflow execution input is ${MAX_EXECUTION_INPUT_BYTES + 1} bytes`)
   })
 
+  it('counts bytes, not characters: multibyte variables under the limit in characters but over it in UTF-8 are refused', async () => {
+    const input = {renderId: 'r', bucketName: 'bucket', siteId: 's', entry: 'index.html', outputKey: 'o.mp4', config: {variables: {}}}
+    // 100,000 characters of two bytes (é) and 40,000 of four (an emoji, two UTF-16 units): 360,000 bytes.
+    const title = 'é'.repeat(100_000) + '🎬'.repeat(40_000)
+    expect(JSON.stringify(title).length).toBeLessThan(MAX_EXECUTION_INPUT_BYTES)
+    const over = {...input, config: {variables: {title}}}
+    expect(() => validateConfig(over)).toThrow(/^\[validateConfig\] config: the workflow execution input is 3\d{5} bytes, over the limit of 262144 bytes/)
+    await expect(start({variables: {title}})).rejects.toMatchObject({code: 'PAYLOAD_TOO_LARGE'})
+    expect(requests).toBe(0)
+  })
+
+  it('an odd height is refused for mp4 like an odd width, naming the field and the even value to use', async () => {
+    await expect(start({width: 320, height: 181})).rejects.toThrow(/\[validateConfig\] config\.height: 181: mp4 needs an even width and height; use 182/)
+    await expect(start({width: 321, height: 181})).rejects.toThrow(/config\.width: 321, config\.height: 181: .*use 322 and 182/)
+    expect(requests).toBe(0)
+  })
+
   it('HDR, unknown formats, bad frame rates and odd mp4 sizes are refused before any request', async () => {
     await expect(start({hdr: true})).rejects.toThrow(/\[validateConfig\] config\.hdr: true is not supported by distributed renders \(HDR mp4 is rendered in-process only\)/)
     await expect(start({format: 'avi'})).rejects.toThrow(/config\.format: "avi" is not a known format/)

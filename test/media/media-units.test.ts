@@ -49,6 +49,19 @@ describe('colour grading', () => {
     expect(() => resolveColorGrading('sepia', {}, '<video>')).toThrow(/unknown preset "sepia"; known presets: neutral, warm-daylight/)
   })
 
+  it('holds adjust values to their ranges (exposure ±2 stops, the rest ±1): an out-of-range value grades like the end of its range', () => {
+    const wild = resolveColorGrading('{"adjust": {"exposure": 9, "whites": 50, "contrast": "-7", "saturation": -3, "tint": 1.5}}', {}, '<video>')!
+    expect(wild.adjust).toMatchObject({exposure: 2, whites: 1, contrast: -1, saturation: -1, tint: 1})
+    const low = resolveColorGrading('{"adjust": {"exposure": -9, "blacks": -4}}', {}, '<video>')!
+    expect(low.adjust).toMatchObject({exposure: -2, blacks: -1})
+    // whites 50 unclamped would put the white point below black and turn the picture over.
+    const grey: [number, number, number] = [0.5, 0.5, 0.5]
+    const atEnd = resolveColorGrading('{"adjust": {"whites": 1}}', {}, '<video>')!
+    const beyond = resolveColorGrading('{"adjust": {"whites": 50}}', {}, '<video>')!
+    expect(gradeColor(grey, beyond.adjust, 1)).toEqual(gradeColor(grey, atEnd.adjust, 1))
+    expect(gradeColor(grey, beyond.adjust, 1)[0]).toBeGreaterThan(0.5)
+  })
+
   it('exposure doubles per stop, saturation -1 is grey, intensity blends with the source', () => {
     expect(gradeColor([0.25, 0.25, 0.25], {...NO_ADJUST, exposure: 1}, 1)[0]).toBeCloseTo(0.5)
     const grey = gradeColor([1, 0, 0], {...NO_ADJUST, saturation: -1}, 1)

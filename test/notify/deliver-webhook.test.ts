@@ -54,6 +54,13 @@ describe('webhook delivery', () => {
     expect(rejected).toMatchObject({delivered: false, attempts: 1, statusCode: 404})
   })
 
+  it('retries a 429 (the receiver is rate-limiting) like a 5xx, and delivers once it is let through', async () => {
+    receiver = await startReceiver(SECRET, [429, 429])
+    const delivery = await deliverWebhook({url: receiver.url, secret: SECRET}, payload, {retryDelaysMs: [10, 10]})
+    expect(delivery).toMatchObject({delivered: true, attempts: 3, statusCode: 200})
+    expect(receiver.calls.map((call) => call.answeredWith)).toEqual([429, 429, 200])
+  })
+
   it('retries a receiver that is not listening, then reports the network error', async () => {
     const port = await freePort()
     const delivery = await deliverWebhook({url: `http://127.0.0.1:${port}/x`, secret: SECRET}, payload, {retryDelaysMs: [10, 10]})

@@ -4,11 +4,11 @@ import {ensureRuntimeBundle} from './support/ensure-runtime-bundle.js'
 import {pagePlan} from './support/page-plan.js'
 import {testBrowser} from './support/test-browser.js'
 
-const ids = ['a', 'b', 'c', 'host', 'inner', 'forced', 'always'] as const
+const ids = ['a', 'b', 'c', 'host', 'inner', 'forced', 'open', 'always'] as const
 const visibility = `Object.fromEntries(${JSON.stringify(ids)}.map((id) => [id, getComputedStyle(document.getElementById(id)).visibility === 'visible']))`
 
 // a: 0-1; b: follows a, 0.5 s long (written by a script); c: follows b, 1-1.5 → 1.5-2.5;
-// host: 1-3; inner: 0.5 s into the host for 0.5 s → 1.5-2.0.
+// host: 1-3; inner: 0.5 s into the host for 0.5 s → 1.5-2.0; open: from 2 s with no duration, to the end.
 describe('clip visibility', () => {
   let worker: CaptureWorker
   const at = (frame: number) => worker.evaluate<Record<(typeof ids)[number], boolean>>(`__engine.seek(${frame}).then(() => ${visibility})`)
@@ -23,11 +23,11 @@ describe('clip visibility', () => {
 
   it('resolves every clip from the live DOM', () => {
     expect(worker.ready.timingFindings).toEqual([])
-    expect(worker.ready.clipCount).toBe(5)
+    expect(worker.ready.clipCount).toBe(6)
   })
 
   it('shows a clip from its first frame up to, not including, its end', async () => {
-    expect(await at(0)).toEqual({a: true, b: false, c: false, host: false, inner: false, forced: false, always: true})
+    expect(await at(0)).toEqual({a: true, b: false, c: false, host: false, inner: false, forced: false, open: false, always: true})
     expect(await at(29)).toMatchObject({a: true, b: false})
     expect(await at(30)).toMatchObject({a: false, b: true, host: true, inner: false, forced: true})
   })
@@ -43,6 +43,12 @@ describe('clip visibility', () => {
     expect(await at(44)).toMatchObject({inner: false})
     expect(await at(45)).toMatchObject({inner: true, host: true})
     expect(await at(60)).toMatchObject({inner: false, host: true})
+  })
+
+  it('shows a clip without a duration from its start to the last frame', async () => {
+    expect(await at(59)).toMatchObject({open: false})
+    expect(await at(60)).toMatchObject({open: true})
+    expect(await at(89)).toMatchObject({open: true, c: false})
   })
 
   it('hides everything inside a hidden clip, even children that set visibility: visible', async () => {

@@ -54,6 +54,14 @@ describe('BrowserPool bounds its idle processes', () => {
       const beginFrame = await pool.acquire({...testBrowser(), deviceScaleFactor: 2})
       expect(beginFrame.browser).not.toBe(first.browser)
       await beginFrame.release(true)
+      // A begin-frame process draws at its launch scale only: another scale is another process,
+      // the same scale takes the idle one back.
+      const otherScale = await pool.acquire({...testBrowser(), deviceScaleFactor: 1})
+      expect(otherScale.browser).not.toBe(beginFrame.browser)
+      await otherScale.release(true)
+      const sameScale = await pool.acquire({...testBrowser(), deviceScaleFactor: 2})
+      expect(sameScale.browser).toBe(beginFrame.browser)
+      await sameScale.release(true)
     } finally {
       await pool.close()
     }

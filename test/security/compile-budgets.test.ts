@@ -7,6 +7,7 @@ import {COMPILE_BUDGET} from '../../src/lib/compose/compile-budget.js'
 import type {StreamEvent} from '../../src/lib/server/stream-events.js'
 import {streamRender} from '../../src/lib/server-client/server-api.js'
 import {runCli} from '../support/run-cli.js'
+import {until} from '../support/until.js'
 import {spawnServe, type ServeProcess} from '../server/support/spawn-serve.js'
 import {rawRequest} from './support/raw-http.js'
 import {makeServeRoot, type ServeRoot} from './support/serve-root.js'
@@ -101,21 +102,27 @@ describe('engine serve stays responsive while a request compiles, and SIGTERM en
 
   it('a compile that takes seconds runs off the event loop: /health is answered before the request ends', async () => {
     const order: string[] = []
+    let started = false
     // Refused after compiling (5000x5000 is over the pixel limit), so the request ends right after its compile.
     const rendering = (async () => {
-      for await (const event of streamRender({url: serve.url}, {composition: 'heavy-css.html'})) if (event.type === 'error') order.push(`error ${event.code}`)
+      for await (const event of streamRender({url: serve.url}, {composition: 'heavy-css.html'})) {
+        if (event.type === 'started') started = true
+        if (event.type === 'error') order.push(`error ${event.code}`)
+      }
     })()
-    await new Promise((resolve) => setTimeout(resolve, 300))
+    // `started` comes as the compile begins: from then on the request is at work.
+    expect(await until(() => started || order.length > 0, 30_000)).toBe(true)
     order.push(`health ${await health()}`)
     await rendering
     expect(order).toEqual(['health 200', 'error LIMIT_EXCEEDED'])
   })
 
   it('SIGTERM during a compile ends the server', async () => {
+    let compiling = false
     const rendering = (async () => {
-      for await (const _event of streamRender({url: serve.url}, {composition: 'heavy-css.html'})) void _event
+      for await (const event of streamRender({url: serve.url}, {composition: 'heavy-css.html'})) if (event.type === 'started') compiling = true
     })().catch(() => undefined)
-    await new Promise((resolve) => setTimeout(resolve, 300))
+    expect(await until(() => compiling, 30_000)).toBe(true)
     const started = Date.now()
     expect(await serve.stop()).not.toBeNull()
     expect(Date.now() - started).toBeLessThan(15_000)

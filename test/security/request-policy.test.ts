@@ -9,7 +9,7 @@ import {fetchRemote} from '../../src/lib/sandbox/fetch-remote.js'
 import {hostRules} from '../../src/lib/sandbox/host-rules.js'
 import {PageRequests, type RequestNotice} from '../../src/lib/sandbox/page-requests.js'
 import {PAGE_ORIGIN} from '../../src/lib/sandbox/page-origin.js'
-import {projectFile} from '../../src/lib/sandbox/project-file.js'
+import {isInside, projectFile} from '../../src/lib/sandbox/project-file.js'
 import {routeRequest} from '../../src/lib/sandbox/route-request.js'
 
 const DOCUMENT = `${PAGE_ORIGIN}/scenes/index.html`
@@ -62,6 +62,10 @@ describe('files and downloads', () => {
     await writeFile(join(base, 'outside', 'secret.txt'), 'SECRET')
     await symlink(join(base, 'outside', 'secret.txt'), join(project, 'assets', 'escape.txt'))
     await symlink(join(project, 'assets', 'logo.svg'), join(project, 'assets', 'alias.svg'))
+    // A sibling whose name starts with the project's: inside by a bare prefix test, outside in fact.
+    await mkdir(join(base, 'project-evil'))
+    await writeFile(join(base, 'project-evil', 'secret.txt'), 'SECRET')
+    await symlink(join(base, 'project-evil', 'secret.txt'), join(project, 'assets', 'sibling.txt'))
     loopback = createServer((_request, response) => {
       loopbackRequests++
       response.end('private')
@@ -90,6 +94,12 @@ describe('files and downloads', () => {
     expect((await projectFile(project, '/assets/escape.txt')).kind).toBe('outside')
     expect((await projectFile(project, '/../outside/secret.txt')).kind).toBe('outside')
     expect((await projectFile(project, '/assets/none.svg')).kind).toBe('missing')
+    expect((await projectFile(project, '/../project-evil/secret.txt')).kind).toBe('outside')
+    expect((await projectFile(project, '/assets/sibling.txt')).kind).toBe('outside')
+    expect(isInside(project, join(base, 'project-evil', 'secret.txt'))).toBe(false)
+    expect(isInside(project, join(base, 'project-evil'))).toBe(false)
+    expect(isInside(project, project)).toBe(true)
+    expect(isInside(project + '/', join(project, 'assets'))).toBe(true)
     expect((await projectFile(project, '/assets')).kind).toBe('missing')
   })
 

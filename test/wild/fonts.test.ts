@@ -76,6 +76,15 @@ describe('fonts named the ways templates name them', SLOW, () => {
     expect(isEngineError(strict, 'FONT_MISSING')).toBe(true)
   })
 
+  it('text a script sets to a generic family when the page loads is a fallback warning: the host would pick its face', async () => {
+    const body = `${lines(['Inter', 'Inter'])}
+<script>document.querySelectorAll('p')[1].style.fontFamily = 'serif'</script>`
+    const {warnings} = await renderFrames('generic-at-load', page(body))
+    expect(warnings).toEqual([
+      expect.objectContaining({code: 'font-fallback', message: expect.stringMatching(/^<p> "Hamburg 0123 Wqfy" is drawn with the generic family serif, set by a script/)}),
+    ])
+  })
+
   it('a fix never names a family that cannot be installed', async () => {
     const file = await project.write(
       'proprietary/index.html',
