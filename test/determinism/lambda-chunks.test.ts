@@ -6,7 +6,8 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {waitForRender} from '../../src/lib/lambda/index.js'
 import {decodedFrameHashes} from '../support/media.js'
 import {runCli} from '../support/run-cli.js'
-import {LAMBDA_FIXTURES, startStackCli, type RunningStack} from '../lambda/support.js'
+import {LAMBDA_FIXTURES, type RunningStack} from '../lambda/support.js'
+import {sharedStack} from '../support/shared-stack.js'
 import {sha256File} from './support.js'
 
 const PROJECT = join(LAMBDA_FIXTURES, 'project')
@@ -19,7 +20,7 @@ describe('a distributed render writes the same file as a local one (default qual
   let scratch: string
 
   beforeAll(async () => {
-    ;[stack, scratch] = await Promise.all([startStackCli(), mkdtemp(join(tmpdir(), 'engine-lambda-determinism-'))])
+    ;[stack, scratch] = await Promise.all([sharedStack(), mkdtemp(join(tmpdir(), 'engine-lambda-determinism-'))])
   })
   afterAll(async () => {
     await stack?.stop()

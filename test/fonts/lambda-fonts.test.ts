@@ -8,7 +8,8 @@ import {resolveRenderOptions} from '../../src/lib/render/resolve-options.js'
 import {renderComposition} from '../../src/lib/render/render-composition.js'
 import {decodedFrameHashes} from '../support/media.js'
 import {REPO_ROOT, runCli} from '../support/run-cli.js'
-import {startStackCli, type RunningStack} from '../lambda/support.js'
+import {type RunningStack} from '../lambda/support.js'
+import {sharedStack} from '../support/shared-stack.js'
 import {startGoogleFontsApi, STAND_IN_FAMILY, type GoogleFontsApi} from './support/google-fonts-api.js'
 
 describe('fonts through the serverless stack', {timeout: 300_000}, () => {
@@ -23,7 +24,7 @@ describe('fonts through the serverless stack', {timeout: 300_000}, () => {
     restoreEnv = overrideEnv({ENGINE_CACHE_DIR: join(project, '.cache')})
     await mkdir(join(project, 'site'), {recursive: true})
     await copyFile(join(REPO_ROOT, 'test', 'fixtures', 'fonts', 'google.html'), join(project, 'site', 'index.html'))
-    stack = await startStackCli()
+    stack = await sharedStack()
   }, 120_000)
   afterAll(async () => {
     await stack?.stop()

@@ -4,7 +4,8 @@ import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import type {StackRecord} from '../../src/lib/lambda/stack-record.js'
 import {REPO_ROOT, runCli} from '../support/run-cli.js'
-import {LAMBDA_FIXTURES, startStackCli, type RunningStack} from './support.js'
+import {LAMBDA_FIXTURES, type RunningStack} from './support.js'
+import {sharedStack} from '../support/shared-stack.js'
 
 /**
  * A plugin installed here after the function was deployed: its format is refused before the site
@@ -18,7 +19,7 @@ describe('lambda render with a format the deployed function lacks', () => {
   beforeAll(async () => {
     scratch = await mkdtemp(join(tmpdir(), 'engine-deployed-formats-'))
     // The stack runs without the plugin; the CLI that renders has it linked.
-    stack = await startStackCli()
+    stack = await sharedStack()
     pluginEnv = {ENGINE_DATA_DIR: join(scratch, 'data'), ENGINE_CONFIG_DIR: join(scratch, 'config')}
     const linked = await runCli(['plugins', 'link', join(REPO_ROOT, 'examples', 'format-plugin'), '--no-install'], {env: pluginEnv})
     expect(linked.code, linked.stderr).toBe(0)

@@ -4,7 +4,8 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {getRenderProgress} from '../../src/lib/lambda/index.js'
 import {startReceiver} from '../notify/receiver.js'
 import {runCli} from '../support/run-cli.js'
-import {LAMBDA_FIXTURES, startStackCli, type RunningStack} from './support.js'
+import {LAMBDA_FIXTURES, type RunningStack} from './support.js'
+import {sharedStack} from '../support/shared-stack.js'
 
 const SECRET = 'cancel-hook-secret'
 
@@ -12,7 +13,7 @@ describe('lambda cancel and the render webhook', () => {
   let stack: RunningStack
 
   beforeAll(async () => {
-    stack = await startStackCli()
+    stack = await sharedStack()
   })
   afterAll(async () => {
     await stack?.stop()

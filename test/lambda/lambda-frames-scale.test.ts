@@ -8,7 +8,8 @@ import {resolveRenderOptions} from '../../src/lib/render/resolve-options.js'
 import {renderComposition} from '../../src/lib/render/render-composition.js'
 import {decodedFrameHashes, probeVideoStream} from '../support/media.js'
 import {runCli, type CliResult} from '../support/run-cli.js'
-import {LAMBDA_FIXTURES, startStackCli, type RunningStack} from './support.js'
+import {LAMBDA_FIXTURES, type RunningStack} from './support.js'
+import {sharedStack} from '../support/shared-stack.js'
 
 const PROJECT = join(LAMBDA_FIXTURES, 'project')
 
@@ -42,7 +43,7 @@ describe('lambda render --frames and --scale on the local stack', () => {
     waitForRender({render, endpoint: stack.env.ENGINE_AWS_ENDPOINT, stateMachineArn: stack.env.ENGINE_SFN_ARN, pollMs: 300, signal: AbortSignal.timeout(180_000)})
 
   beforeAll(async () => {
-    ;[stack, scratch] = await Promise.all([startStackCli(), mkdtemp(join(tmpdir(), 'engine-lambda-frames-'))])
+    ;[stack, scratch] = await Promise.all([sharedStack(), mkdtemp(join(tmpdir(), 'engine-lambda-frames-'))])
     const site = await lambda(['sites', 'create', PROJECT])
     siteId = /^Site ID: (\w+)$/m.exec(site.stdout)![1]!
   }, 60_000)

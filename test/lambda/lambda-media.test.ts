@@ -9,7 +9,8 @@ import {renderComposition} from '../../src/lib/render/render-composition.js'
 import {audioSamples, ffmpeg, onsetSeconds} from '../media/media-support.js'
 import {decodedFrameHashes, ffprobe} from '../support/media.js'
 import {runCli} from '../support/run-cli.js'
-import {startStackCli, type RunningStack} from './support.js'
+import {type RunningStack} from './support.js'
+import {sharedStack} from '../support/shared-stack.js'
 
 const COMPOSITION = `<!doctype html>
 <html>
@@ -41,7 +42,7 @@ describe('media through the serverless stack', () => {
       ffmpeg(['-f', 'lavfi', '-i', 'testsrc2=size=320x180:rate=30:duration=2', '-c:v', 'libx264', '-pix_fmt', 'yuv420p', '-crf', '12', join(project, 'site', 'media', 'clip.mp4')]),
       ffmpeg(['-f', 'lavfi', '-i', 'sine=frequency=1000:sample_rate=48000:duration=0.3', '-af', 'volume=0.5', join(project, 'site', 'media', 'beep.wav')]),
     ])
-    stack = await startStackCli()
+    stack = await sharedStack()
   })
   afterAll(async () => {
     await stack?.stop()

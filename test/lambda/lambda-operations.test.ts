@@ -3,13 +3,14 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {setTimeout as sleep} from 'node:timers/promises'
 import {GetObjectCommand} from '@aws-sdk/client-s3'
-import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {beforeEach, describe, expect, it} from 'vitest'
 import {getRenderProgress} from '../../src/lib/lambda/index.js'
 import {smokeTest} from '../../src/lib/lambda/smoke-test.js'
 import {probeVideoStream} from '../support/media.js'
 import {runCli, type CliResult} from '../support/run-cli.js'
 import {until} from '../support/until.js'
-import {LAMBDA_FIXTURES, startStackCli, type RunningStack} from './support.js'
+import {LAMBDA_FIXTURES, type RunningStack} from './support.js'
+import {sharedStack} from '../support/shared-stack.js'
 
 const PROJECT = join(LAMBDA_FIXTURES, 'project')
 const TINY = join(LAMBDA_FIXTURES, 'tiny')
@@ -25,11 +26,9 @@ describe('`engine lambda` operations on the local stack', {timeout: 120_000}, ()
   }
   const siteIdOf = (result: CliResult) => /^Site ID: ([0-9a-f]{24})$/m.exec(result.stdout)![1]
 
-  beforeAll(async () => {
-    stack = await startStackCli()
-  })
-  afterAll(async () => {
-    await stack?.stop()
+  // A bucket of its own for every test: none depends on what another left, or on running first.
+  beforeEach(async () => {
+    stack = await sharedStack()
   })
 
   it('sites ls lists each upload with its files and size, marks a cut-short upload incomplete; sites rm deletes one site and only it', async () => {

@@ -5,7 +5,8 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import type {RenderResultRecord} from '../../src/lib/lambda/render-records.js'
 import {near, pixelAt} from '../support/media.js'
 import {runCli} from '../support/run-cli.js'
-import {LAMBDA_FIXTURES, startStackCli, type RunningStack} from './support.js'
+import {LAMBDA_FIXTURES, type RunningStack} from './support.js'
+import {sharedStack} from '../support/shared-stack.js'
 
 const PROJECT = join(LAMBDA_FIXTURES, 'project')
 
@@ -16,7 +17,7 @@ describe('lambda render --poster', () => {
   const lambda = (args: string[]) => runCli(['lambda', ...args], {env: stack.env})
 
   beforeAll(async () => {
-    ;[stack, scratch] = await Promise.all([startStackCli(), mkdtemp(join(tmpdir(), 'engine-lambda-poster-'))])
+    ;[stack, scratch] = await Promise.all([sharedStack(), mkdtemp(join(tmpdir(), 'engine-lambda-poster-'))])
   })
   afterAll(async () => {
     await stack?.stop()

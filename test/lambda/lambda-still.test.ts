@@ -6,7 +6,8 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {clientConfig} from '../../src/lib/lambda/aws-clients.js'
 import {ffprobe, near, pixelAt} from '../support/media.js'
 import {runCli} from '../support/run-cli.js'
-import {LAMBDA_FIXTURES, startStackCli, type RunningStack} from './support.js'
+import {LAMBDA_FIXTURES, type RunningStack} from './support.js'
+import {sharedStack} from '../support/shared-stack.js'
 
 const PROJECT = join(LAMBDA_FIXTURES, 'project')
 
@@ -17,7 +18,7 @@ describe('engine lambda still: one direct invocation, no workflow', () => {
   const lambda = (args: string[]) => runCli(['lambda', ...args], {env: stack.env})
 
   beforeAll(async () => {
-    ;[stack, scratch] = await Promise.all([startStackCli(), mkdtemp(join(tmpdir(), 'engine-lambda-still-'))])
+    ;[stack, scratch] = await Promise.all([sharedStack(), mkdtemp(join(tmpdir(), 'engine-lambda-still-'))])
   })
   afterAll(async () => {
     await stack?.stop()

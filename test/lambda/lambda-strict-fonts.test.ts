@@ -3,7 +3,8 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {runCli} from '../support/run-cli.js'
-import {startStackCli, type RunningStack} from './support.js'
+import {type RunningStack} from './support.js'
+import {sharedStack} from '../support/shared-stack.js'
 
 // A family nobody serves: a warning by default, an error with --strict-fonts.
 const COMPOSITION = `<!doctype html><html><body>
@@ -16,7 +17,7 @@ describe('lambda render --strict-fonts', () => {
   const lambda = (args: string[]) => runCli(['lambda', ...args], {env: stack.env})
 
   beforeAll(async () => {
-    ;[stack, scratch] = await Promise.all([startStackCli(), mkdtemp(join(tmpdir(), 'engine-lambda-strict-fonts-'))])
+    ;[stack, scratch] = await Promise.all([sharedStack(), mkdtemp(join(tmpdir(), 'engine-lambda-strict-fonts-'))])
     await mkdir(join(scratch, 'site'))
     await writeFile(join(scratch, 'site', 'index.html'), COMPOSITION)
   })

@@ -9,7 +9,8 @@ import {decodedFrameHashes, near, pixelAt, probeVideoStream} from '../support/me
 import {runCli, type CliResult} from '../support/run-cli.js'
 import {until} from '../support/until.js'
 import {startReceiver} from '../notify/receiver.js'
-import {LAMBDA_FIXTURES, startStackCli, type RunningStack} from './support.js'
+import {LAMBDA_FIXTURES, type RunningStack} from './support.js'
+import {sharedStack} from '../support/shared-stack.js'
 
 const PROJECT = join(LAMBDA_FIXTURES, 'project')
 const TINY = join(LAMBDA_FIXTURES, 'tiny')
@@ -21,7 +22,7 @@ describe('serverless stack through `engine lambda local`', () => {
   const progressOf = (render: string) => getRenderProgress({render, endpoint: stack.env.ENGINE_AWS_ENDPOINT, stateMachineArn: stack.env.ENGINE_SFN_ARN})
 
   beforeAll(async () => {
-    ;[stack, scratch] = await Promise.all([startStackCli(), mkdtemp(join(tmpdir(), 'engine-lambda-scratch-'))])
+    ;[stack, scratch] = await Promise.all([sharedStack(), mkdtemp(join(tmpdir(), 'engine-lambda-scratch-'))])
   })
   afterAll(async () => {
     await stack?.stop()

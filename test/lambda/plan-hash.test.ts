@@ -5,7 +5,8 @@ import type {ChunkManifest, StoredPlan} from '../../src/lib/lambda/render-record
 import {chunkManifestKey, planKey} from '../../src/lib/lambda/storage-keys.js'
 import {overrideEnv} from '../support/override-env.js'
 import {runCli} from '../support/run-cli.js'
-import {LAMBDA_FIXTURES, startStackCli, type RunningStack} from './support.js'
+import {LAMBDA_FIXTURES, type RunningStack} from './support.js'
+import {sharedStack} from '../support/shared-stack.js'
 
 /** The handler in this process, against the stand-in cloud: each step of one render by hand. */
 describe('the finished plan travels with its hash: chunks and assemble refuse what does not match', {timeout: 200_000}, () => {
@@ -13,7 +14,7 @@ describe('the finished plan travels with its hash: chunks and assemble refuse wh
   let restoreEnv: (() => void) | undefined
 
   beforeAll(async () => {
-    stack = await startStackCli()
+    stack = await sharedStack()
     restoreEnv = overrideEnv(stack.env)
   }, 120_000)
   afterAll(async () => {

@@ -8,7 +8,7 @@
 //
 // The test setup rebuilds dist/ when a source is newer than it, so CLI tests see the mutation.
 // Run it on a clean worktree: it edits src/ (and restores it, also on Ctrl-C).
-import {spawnSync} from 'node:child_process'
+import {execFileSync, spawn} from 'node:child_process'
 import {readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {MUTATIONS} from './mutations.mjs'
@@ -23,15 +23,41 @@ if (unknown.length > 0) {
 }
 
 let restore = () => {}
+let running
 for (const signal of ['SIGINT', 'SIGTERM']) {
   process.on(signal, () => {
+    // The test run is its own process group: end all of it (browsers, servers), then put src back.
+    if (running) process.kill(-running.pid, 'SIGKILL')
     restore()
     process.exit(130)
   })
 }
 
+/** Runs vitest on `tests`, bounded in time; resolves with its exit status (null when cut off) and output. */
+function runTests(tests, env) {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [join(root, 'node_modules', 'vitest', 'vitest.mjs'), 'run', ...tests], {cwd: root, env, detached: true})
+    running = child
+    let output = ''
+    child.stdout.on('data', (chunk) => (output += chunk))
+    child.stderr.on('data', (chunk) => (output += chunk))
+    const timer = setTimeout(() => process.kill(-child.pid, 'SIGKILL'), 20 * 60_000)
+    child.on('close', (status, signal) => {
+      clearTimeout(timer)
+      running = undefined
+      resolve({status: signal ? null : status, output})
+    })
+  })
+}
+
+// One build of the clean sources first; the mutations whose tests need no rebuild run on it
+// first, before any mutation has been built into dist/.
+console.log('building the clean sources once')
+execFileSync(process.execPath, [join(root, 'scripts', 'build.mjs')], {cwd: root, stdio: ['ignore', 'ignore', 'inherit']})
+const ordered = [...selected.filter((mutation) => mutation.dist === false), ...selected.filter((mutation) => mutation.dist !== false)]
+
 const results = []
-for (const mutation of selected) {
+for (const mutation of ordered) {
   const path = join(root, mutation.file)
   const original = readFileSync(path, 'utf8')
   const count = original.split(mutation.from).length - 1
@@ -43,13 +69,12 @@ for (const mutation of selected) {
   try {
     writeFileSync(path, original.replace(mutation.from, mutation.to))
     const started = Date.now()
-    const run = spawnSync(process.execPath, [join(root, 'node_modules', 'vitest', 'vitest.mjs'), 'run', ...mutation.tests], {
-      cwd: root,
-      encoding: 'utf8',
-      timeout: 20 * 60_000,
-    })
+    // `dist: false`: the tests import the mutated module from src/ and run nothing from dist/, so
+    // the rebuild the test setup would make (minutes on a loaded machine) changes nothing.
+    const env = mutation.dist === false ? {...process.env, ENGINE_TEST_DIST: 'as-is'} : process.env
+    const run = await runTests(mutation.tests, env)
     const seconds = Math.round((Date.now() - started) / 1000)
-    const output = `${run.stdout}${run.stderr}`
+    const output = run.output
     // Caught means the test written for it failed, not that something else broke on the way.
     const outcome =
       run.status === 0

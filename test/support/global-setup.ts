@@ -1,7 +1,19 @@
+import {mkdtemp} from 'node:fs/promises'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import type {TestProject} from 'vitest/node'
 import {ensureFreshBuild} from './fresh-build.js'
 import {REPO_ROOT} from './run-cli.js'
+import {stopSharedStack} from './shared-stack-files.js'
 
-/** Runs once before any test file: the CLI and the page runtime in dist/ must be those of the current sources. */
-export default function setup(): void {
+/**
+ * Runs once before any test file: the CLI and the page runtime in dist/ must be those of the
+ * current sources; and the run gets a place for the local AWS stack its Lambda files share,
+ * which the teardown ends.
+ */
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   ensureFreshBuild(REPO_ROOT)
+  const sharedStackDir = await mkdtemp(join(tmpdir(), 'engine-test-stack-'))
+  project.provide('sharedStackDir', sharedStackDir)
+  return () => stopSharedStack(sharedStackDir)
 }
