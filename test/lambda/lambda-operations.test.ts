@@ -139,11 +139,14 @@ describe('`engine lambda` operations on the local stack', {timeout: 120_000}, ()
     const again = await lambda(['cancel', renderId])
     expect(again).toMatchObject({code: 0, stdout: `Render ${renderId} was already stopped; its scratch is cleaned up (0 objects deleted)\n`})
 
-    const done = (await json(['renders', 'ls'])).find((render: {status: string}) => render.status === 'succeeded')
-    const finished = await lambda(['cancel', done.renderId])
+    // A render of this test's own that finished (no test relies on another having run first).
+    const rendered = await lambda(['render', TINY, '--wait', '--output-key', 'out/done.mp4'])
+    expect(rendered.code, rendered.stderr).toBe(0)
+    const done = /^renderId: (\S+)$/m.exec(rendered.stderr)![1]
+    const finished = await lambda(['cancel', done])
     expect(finished).toMatchObject({
       code: 1,
-      stderr: `error [INVALID_REQUEST]: render: ${done.renderId} already ended SUCCEEDED, so there is nothing to cancel; \`engine lambda renders ls\` lists the renders still running\n`,
+      stderr: `error [INVALID_REQUEST]: render: ${done} already ended SUCCEEDED, so there is nothing to cancel; \`engine lambda renders ls\` lists the renders still running\n`,
     })
   })
 

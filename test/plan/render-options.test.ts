@@ -28,6 +28,21 @@ describe('parseRenderOptions', () => {
     expect(parseRenderOptions({keyframeInterval: 0.5})).toEqual({keyframeInterval: 0.5})
   })
 
+  it('takes the spec ranges up to their edges and not one past them', () => {
+    const edges: [option: string, lowest: number, highest: number][] = [
+      ['gifLoop', 0, 65535],
+      ['crf', 0, 51],
+      ['workers', 1, 24],
+      ['maxConcurrentRenders', 1, 10],
+    ]
+    for (const [option, lowest, highest] of edges) {
+      expect(parseRenderOptions({[option]: lowest}), option).toEqual({[option]: lowest})
+      expect(parseRenderOptions({[option]: highest}), option).toEqual({[option]: highest})
+      expect(() => parseRenderOptions({[option]: lowest - 1}), `${option} ${lowest - 1}`).toThrow(/is invalid/)
+      expect(() => parseRenderOptions({[option]: highest + 1}), `${option} ${highest + 1}`).toThrow(/is invalid/)
+    }
+  })
+
   it('rejects --crf with --video-bitrate and --hdr with --sdr', () => {
     expect(() => parseRenderOptions({crf: 18, videoBitrate: '8M'})).toThrow(/--crf and --video-bitrate cannot be combined/)
     expect(() => parseRenderOptions({hdr: true, sdr: true})).toThrow(/--hdr and --sdr cannot be combined/)

@@ -64,9 +64,12 @@ export function ensureFreshBuild(root: string, log: (line: string) => void = con
   }
   log(`test setup: ${reason}; running the build so that the tests see the current sources`)
   try {
-    execFileSync(process.execPath, [join(root, 'scripts', 'build.mjs')], {cwd: root, stdio: ['ignore', 'ignore', 'inherit']})
+    execFileSync(process.execPath, [join(root, 'scripts', 'build.mjs')], {cwd: root, stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8'})
   } catch (error) {
-    throw new Error(`test setup: the build failed (${(error as Error).message.split('\n')[0]}); the tests would run stale code in dist/, so none runs. Fix the build (npm run build) and run them again.`)
+    // tsc writes its diagnostics on stdout.
+    const {stdout, stderr} = error as {stdout?: string; stderr?: string}
+    const said = `${stdout ?? ''}${stderr ?? ''}`.trim().split('\n').slice(0, 20).join('\n')
+    throw new Error(`test setup: the build failed, so no test runs (they would run stale code in dist/). Fix it (npm run build) and run them again:\n${said}`)
   }
   const still = staleBuildReason(root)
   if (still !== undefined) throw new Error(`test setup: dist/ is still stale after building (${still}); the tests would run old code, so none runs.`)
