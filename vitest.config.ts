@@ -11,7 +11,8 @@ export default defineConfig({
     setupFiles: ['test/support/plain-output.ts', 'test/support/register-builtin-plugins.ts'],
     env: {TZ: 'UTC'},
     testTimeout: 60_000,
-    hookTimeout: 60_000,
+    // Hooks are where test files start their processes (servers, browsers, stacks): room for a loaded machine.
+    hookTimeout: 180_000,
     // Browser and ffmpeg tests are CPU-heavy; two cores run two files at a time at most.
     maxWorkers: 2,
     reporters: ['default', './test/support/summary-reporter.ts'],

@@ -9,6 +9,7 @@ import {resolveRenderOptions} from '../../src/lib/render/resolve-options.js'
 import {ffprobe} from '../support/media.js'
 import {ffmpeg, frameBrightness} from '../media/media-support.js'
 import {decodeChannels, frequencyOf, rmsDb, soundSpan, toneDb} from './audio-measure.js'
+import {PROCESSES} from '../support/timeouts.js'
 
 /** Every test tone peaks at 0.25 (-12.04 dBFS), so a sine's RMS is -15.05 dBFS. */
 const AMPLITUDE = 0.25
@@ -43,7 +44,7 @@ function page(body: string, duration: number): string {
 </html>`
 }
 
-describe('the audio track', () => {
+describe('the audio track', PROCESSES, () => {
   let dir: string
   let restoreEnv: (() => void) | undefined
 

@@ -6,6 +6,7 @@ import {createInterface} from 'node:readline'
 import {describe, expect, it} from 'vitest'
 import {readManifest, type BatchEvent} from '../../src/lib/batch/index.js'
 import {CARD, useScratchDir, writeRows} from './support.js'
+import {PROCESSES} from '../support/timeouts.js'
 
 // Runs the built CLI (`npm run build` first) with real renders, the way a user does.
 const repo = join(import.meta.dirname, '../..')
@@ -38,7 +39,7 @@ function near(actual: number[], expected: number[]): void {
   actual.forEach((channel, index) => expect(Math.abs(channel - expected[index]), `channel ${index} of ${actual}`).toBeLessThanOrEqual(8))
 }
 
-describe('engine render --batch', () => {
+describe('engine render --batch', PROCESSES, () => {
   const scratch = useScratchDir()
 
   it('renders one file per row from the output template, with a manifest entry for each', async () => {

@@ -4,11 +4,12 @@ import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {batchLayout} from '../../src/lib/batch/batch-concurrency.js'
 import {REPO_ROOT, runCli} from '../support/run-cli.js'
+import {PROCESSES} from '../support/timeouts.js'
 
 const GIB = 1024 ** 3
 const CARD = join(REPO_ROOT, 'test', 'batch', 'fixtures', 'card.html')
 
-describe('--batch-concurrency auto', () => {
+describe('--batch-concurrency auto', PROCESSES, () => {
   it('takes a number as it is; auto runs one-worker rows on the idle cores, bounded by memory and the rows', () => {
     expect(batchLayout(3, 10, {cores: 2, loadAverage: 0, freeMemoryBytes: 8 * GIB})).toEqual({rows: 3})
     expect(batchLayout('auto', 10, {cores: 2, loadAverage: 0.2, freeMemoryBytes: 8 * GIB})).toEqual({rows: 2, workersPerRow: 1})

@@ -5,6 +5,7 @@ import {describe, expect, it} from 'vitest'
 import {readManifest} from '../../src/lib/batch/index.js'
 import {runCli} from '../support/run-cli.js'
 import {CARD, useScratchDir} from './support.js'
+import {PROCESSES} from '../support/timeouts.js'
 
 const TINY = ['--fps', '10', '--quality', 'draft']
 
@@ -23,7 +24,7 @@ function frames(file: string): number {
   return Number(out.trim())
 }
 
-describe('batch files as users have them: CSV, JSON Lines, standard input', () => {
+describe('batch files as users have them: CSV, JSON Lines, standard input', PROCESSES, () => {
   const scratch = useScratchDir()
 
   it('engine render --batch rows.csv: cells typed by the declarations, quoted commas, an extra column for the template', async () => {

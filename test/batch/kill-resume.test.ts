@@ -6,6 +6,7 @@ import {describe, expect, it} from 'vitest'
 import {readManifest, type BatchEvent} from '../../src/lib/batch/index.js'
 import {REPO_ROOT} from '../support/run-cli.js'
 import {CARD, useScratchDir} from './support.js'
+import {PROCESSES} from '../support/timeouts.js'
 
 const ROWS = 300
 
@@ -51,7 +52,7 @@ async function completedFiles(dir: string): Promise<Map<number, string>> {
   return files
 }
 
-describe('a 300-row batch killed with SIGKILL at random moments, then --resume', () => {
+describe('a 300-row batch killed with SIGKILL at random moments, then --resume', PROCESSES, () => {
   const scratch = useScratchDir()
 
   it('renders every row, never renders a completed row again, and ends with a manifest that agrees with the files', async () => {

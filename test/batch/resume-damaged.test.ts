@@ -5,10 +5,11 @@ import {readManifest, renderBatch, type BatchEvent} from '../../src/lib/batch/in
 import {renderComposition} from '../../src/lib/render/render-composition.js'
 import {probeVideoStream} from '../support/media.js'
 import {CARD, options, useScratchDir, writeRows} from './support.js'
+import {PROCESSES} from '../support/timeouts.js'
 
 const ROWS = [{title: 'Ada'}, {title: 'Bo'}, {title: 'Cy'}, {title: 'Di'}]
 
-describe('renderBatch --resume with real outputs', () => {
+describe('renderBatch --resume with real outputs', PROCESSES, () => {
   const scratch = useScratchDir()
 
   async function run(resume: boolean) {

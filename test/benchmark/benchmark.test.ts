@@ -4,8 +4,9 @@ import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {formatBenchmark, recommend, workerCountsToMeasure, type BenchmarkResult} from '../../src/lib/benchmark/index.js'
 import {REPO_ROOT, runCli} from '../support/run-cli.js'
+import {PROCESSES} from '../support/timeouts.js'
 
-describe('engine benchmark', () => {
+describe('engine benchmark', PROCESSES, () => {
   const scratch: string[] = []
   const directory = async () => {
     const path = await mkdtemp(join(tmpdir(), 'engine-benchmark-test-'))

@@ -4,6 +4,7 @@ import {SANDBOX_FLAGS, serverlessBrowserArgs} from '../../src/lib/browser/launch
 import type {BrowserChoice} from '../../src/lib/browser/index.js'
 import {EngineError} from '../../src/lib/errors/engine-error.js'
 import {until} from '../support/until.js'
+import {PROCESSES} from '../support/timeouts.js'
 
 const shell: BrowserChoice = {
   executablePath: process.env.ENGINE_BROWSER_PATH ?? '/usr/bin/chromium-headless-shell',
@@ -25,7 +26,7 @@ function gone(pid: number): Promise<boolean> {
   return until(() => !isRunning(pid))
 }
 
-describe('browser flags', () => {
+describe('browser flags', PROCESSES, () => {
   it('adds begin-frame control only for begin-frame browsers and disables the GPU unless asked for', () => {
     const args = browserArgs(shell, false)
     expect(args).toEqual(expect.arrayContaining([...BEGIN_FRAME_FLAGS, '--disable-gpu', '--force-device-scale-factor=1', '--font-render-hinting=none', '--hide-scrollbars', '--mute-audio']))
@@ -63,7 +64,7 @@ describe('browser flags', () => {
   })
 })
 
-describe('launchBrowser', () => {
+describe('launchBrowser', PROCESSES, () => {
   it('closes the process it started', async () => {
     const browser = await launchBrowser(shell)
     const pid = browser.process()!.pid!

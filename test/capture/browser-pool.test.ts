@@ -7,6 +7,7 @@ import {ensureRuntimeBundle} from '../runtime/support/ensure-runtime-bundle.js'
 import {HEIGHT, pagePlan, WIDTH} from '../runtime/support/page-plan.js'
 import {testBrowser} from '../runtime/support/test-browser.js'
 import {until} from '../support/until.js'
+import {PROCESSES} from '../support/timeouts.js'
 
 const centre = (image: Buffer) => pixel(decodeRgba(image, WIDTH, HEIGHT), WIDTH / 2, HEIGHT / 2)
 
@@ -24,7 +25,7 @@ async function renderFrame(pool: BrowserPool, plan: RenderPlan, frame: number) {
 
 beforeAll(ensureRuntimeBundle)
 
-describe('BrowserPool', () => {
+describe('BrowserPool', PROCESSES, () => {
   it('reuses one warm browser process for consecutive renders, each with correct frames', async () => {
     const pool = new BrowserPool()
     const launched = new Set<number>()

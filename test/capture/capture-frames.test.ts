@@ -9,6 +9,7 @@ import {decodeRgba, near, pixel} from '../runtime/support/decode-image.js'
 import {ensureRuntimeBundle} from '../runtime/support/ensure-runtime-bundle.js'
 import {HEIGHT, PAGES_DIR, pagePlan, WIDTH} from '../runtime/support/page-plan.js'
 import {testBrowser} from '../runtime/support/test-browser.js'
+import {PROCESSES} from '../support/timeouts.js'
 
 /** Captures the ranges in the order given and returns the images by frame index. */
 async function capture(plan: RenderPlan, ranges: FrameRange[], beginFrame = true) {
@@ -26,7 +27,7 @@ const centre = (image: Buffer) => pixel(decodeRgba(image, WIDTH, HEIGHT), WIDTH 
 
 beforeAll(ensureRuntimeBundle)
 
-describe('capturing frames', () => {
+describe('capturing frames', PROCESSES, () => {
   for (const beginFrame of [true, false]) {
     it(`paints each clip in its time window (${beginFrame ? 'begin-frame' : 'screenshot'} capture)`, async () => {
       const plan = pagePlan('colors.html', {durationSeconds: 3})

@@ -6,6 +6,7 @@ import {EngineError} from '../../src/lib/errors/engine-error.js'
 import {ensureRuntimeBundle} from '../runtime/support/ensure-runtime-bundle.js'
 import {pagePlan} from '../runtime/support/page-plan.js'
 import {testBrowser} from '../runtime/support/test-browser.js'
+import {PROCESSES} from '../support/timeouts.js'
 
 const root = '<div id="root" data-composition-id="main" data-width="320" data-height="180" data-duration="2"></div>'
 const page = (body: string) => `<!doctype html>\n<html>\n<body>\n${root}\n${body}\n</body>\n</html>\n`
@@ -31,7 +32,7 @@ async function captureAll(html: string, options: {readyTimeoutMs?: number; signa
 
 beforeAll(ensureRuntimeBundle)
 
-describe('errors in the page fail the render with the page message', () => {
+describe('errors in the page fail the render with the page message', PROCESSES, () => {
   it('reports an exception thrown while the page loads, with its line', async () => {
     const error = await failure(captureAll(page('<script>\nvar missing = null;\nmissing.boom();\n</script>')))
     expect(error.code).toBe('PAGE_ERROR')
@@ -51,7 +52,7 @@ describe('errors in the page fail the render with the page message', () => {
   })
 })
 
-describe('a page that never gets ready', () => {
+describe('a page that never gets ready', PROCESSES, () => {
   let server: Server
   let hangingUrl: string
 
@@ -83,7 +84,7 @@ describe('a page that never gets ready', () => {
   })
 })
 
-describe('a page that stops returning images', () => {
+describe('a page that stops returning images', PROCESSES, () => {
   it('is replaced by a fresh page that seeks straight to the frame, and the range completes with the same frames', async () => {
     const plan = pagePlan('motion.html', {durationSeconds: 1})
     const frames = async (pages: 1 | 2, breakAt?: number) => {
@@ -114,7 +115,7 @@ describe('a page that stops returning images', () => {
   })
 })
 
-describe('cancellation', () => {
+describe('cancellation', PROCESSES, () => {
   it('stops a capture promptly with CANCELLED', async () => {
     const controller = new AbortController()
     const worker = await openCaptureWorker(pagePlan('motion.html', {durationSeconds: 1}), {browser: testBrowser(), signal: controller.signal})

@@ -6,10 +6,11 @@ import {describe, expect, it} from 'vitest'
 import {BatchTally} from '../../src/cli/batch-progress.js'
 import {CARD, useScratchDir} from '../batch/support.js'
 import {REPO_ROOT} from '../support/run-cli.js'
+import {PROCESSES} from '../support/timeouts.js'
 
 const exec = promisify(execFile)
 
-describe('batch progress in a terminal', () => {
+describe('batch progress in a terminal', PROCESSES, () => {
   const scratch = useScratchDir()
 
   it('counts rows done, failed and skipped, and derives rows/min and the ETA from the rows finished so far', () => {

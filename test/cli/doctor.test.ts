@@ -4,6 +4,7 @@ import {describe, expect, it} from 'vitest'
 import {probeBrowser} from '../../src/lib/browser/probe-browser.js'
 import {resolveBrowser} from '../../src/lib/browser/resolve-browser.js'
 import {runCli} from '../support/run-cli.js'
+import {PROCESSES} from '../support/timeouts.js'
 
 const exec = promisify(execFile)
 
@@ -12,7 +13,7 @@ interface Report {
   checks: {name: string; status: string; required: boolean; summary: string; fix?: string; info: Record<string, unknown>}[]
 }
 
-describe('engine doctor', () => {
+describe('engine doctor', PROCESSES, () => {
   it('reports every dependency in JSON and exits 0 on this machine', async () => {
     const result = await runCli(['doctor', '--json'])
     expect(result.code).toBe(0)

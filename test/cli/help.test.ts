@@ -1,7 +1,8 @@
 import {describe, expect, it} from 'vitest'
 import {runCli} from '../support/run-cli.js'
+import {PROCESSES} from '../support/timeouts.js'
 
-describe('engine --help', () => {
+describe('engine --help', PROCESSES, () => {
   it('lists every command of the spec', async () => {
     const result = await runCli(['--help'])
     expect(result.code).toBe(0)

@@ -9,6 +9,7 @@ import {extractCompositionMetadata} from '../../src/lib/compose/extract-composit
 import {openRowSource, readRows, type SourceRow} from '../../src/lib/batch/index.js'
 import {lintComposition} from '../../src/lib/lint/index.js'
 import {REPO_ROOT} from '../support/run-cli.js'
+import {PROCESSES} from '../support/timeouts.js'
 
 const README = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8')
 
@@ -17,7 +18,7 @@ function codeBlocks(language: string): string[] {
   return [...README.matchAll(new RegExp('```' + language + '\\n([\\s\\S]*?)```', 'g'))].map((match) => match[1])
 }
 
-describe('the README, as a new user would follow it', () => {
+describe('the README, as a new user would follow it', PROCESSES, () => {
   it('shows a composition example whose every clip can be visible', async () => {
     const [example] = codeBlocks('html')
     expect(example).toContain('data-composition-id="hello"')

@@ -4,6 +4,7 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {beforeAll, describe, expect, it} from 'vitest'
 import {runCli} from '../support/run-cli.js'
+import {PROCESSES} from '../support/timeouts.js'
 
 const ROOT = 'data-composition-id="main" data-width="320" data-height="180" data-duration="1"'
 
@@ -65,7 +66,7 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'engine-error-lines-'))
 })
 
-describe('page errors point at the line the author wrote', () => {
+describe('page errors point at the line the author wrote', PROCESSES, () => {
   it('in the top-level file, below an inlined sub-composition', async () => {
     const stderr = await renderError(topLevel('    throw new Error("top-level failure");'), card('    var fine = 1;'))
     expect(stderr).toContain('error [PAGE_ERROR]: top-level failure (at index.html:13)')

@@ -5,10 +5,11 @@ import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {near, pixelAt, probeVideoStream} from '../support/media.js'
 import {REPO_ROOT, runCli} from '../support/run-cli.js'
+import {PROCESSES} from '../support/timeouts.js'
 
 const SWATCH = join(REPO_ROOT, 'test/fixtures/render/swatch.html')
 
-describe('engine render driven by a config file', () => {
+describe('engine render driven by a config file', PROCESSES, () => {
   let project: string
 
   beforeAll(async () => {

@@ -8,6 +8,7 @@ import {REPO_ROOT, runCli} from '../support/run-cli.js'
 import {useScratchDir} from '../determinism/support.js'
 import {fakeRuntime} from './support/fake-runtime.js'
 import {ffprobe, probeVideoStream} from '../support/media.js'
+import {PROCESSES} from '../support/timeouts.js'
 
 const SWATCH = join(REPO_ROOT, 'test', 'fixtures', 'render', 'swatch.html')
 const THROWS = join(REPO_ROOT, 'test', 'fixtures', 'render', 'throws.html')
@@ -30,7 +31,7 @@ function valuesOf(args: string[], flag: string): string[] {
 // No container engine runs on these machines: every test below drives a fake runtime, a stand-in
 // docker/podman client (support/fake-runtime.mjs) that records its arguments and runs the engine on
 // the host. What is checked is the client side: the commands engine sends and how it relays them.
-describe('engine render --docker with a fake runtime (no image is built, no container runs)', () => {
+describe('engine render --docker with a fake runtime (no image is built, no container runs)', PROCESSES, () => {
   const scratch = useScratchDir()
 
   it('fails before writing anything when neither docker nor podman is installed', async () => {
@@ -190,7 +191,7 @@ describe('engine render --docker with a fake runtime (no image is built, no cont
   })
 })
 
-describe('engine doctor with a fake runtime', () => {
+describe('engine doctor with a fake runtime', PROCESSES, () => {
   const scratch = useScratchDir()
 
   it('reports which container runtime it found (a fake podman) and whether the image is built', async () => {

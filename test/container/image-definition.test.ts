@@ -7,6 +7,7 @@ import {fontsConf} from '../../src/lib/profile/fonts-conf.js'
 import {DETERMINISTIC_PROFILE, pinnedPackages} from '../../src/lib/profile/render-profile.js'
 import {useScratchDir} from '../determinism/support.js'
 import {REPO_ROOT, runCli} from '../support/run-cli.js'
+import {PROCESSES} from '../support/timeouts.js'
 
 const DOCKER_DIR = join(REPO_ROOT, 'docker')
 const profile = DETERMINISTIC_PROFILE
@@ -17,7 +18,7 @@ function aptPins(dockerfile: string): string[] {
   return [...install.matchAll(/^\s+([a-z0-9][a-z0-9.+-]*=\S+) \\$/gm)].map((match) => match[1])
 }
 
-describe('the container image definition', () => {
+describe('the container image definition', PROCESSES, () => {
   it('installs exactly the profile packages, each at its pinned version, from one Debian snapshot', async () => {
     const dockerfile = await readFile(join(DOCKER_DIR, 'Dockerfile'), 'utf8')
     expect(aptPins(dockerfile)).toEqual(pinnedPackages(profile).map((pkg) => `${pkg.name}=${pkg.version}`))
@@ -43,7 +44,7 @@ describe('the container image definition', () => {
   })
 })
 
-describe('engine docker build --context', () => {
+describe('engine docker build --context', PROCESSES, () => {
   const scratch = useScratchDir()
 
   it('writes a build context with this engine inside and prints the build command', async () => {

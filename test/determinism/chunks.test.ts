@@ -11,6 +11,7 @@ import {resolveProfileBrowser} from '../../src/lib/profile/resolve-profile-brows
 import type {BrowserChoice} from '../../src/lib/browser/browser-choice.js'
 import {ensureRuntimeBundle} from '../runtime/support/ensure-runtime-bundle.js'
 import {FIXTURES, frameFiles, renderUnderProfile, useScratchDir} from './support.js'
+import {PROCESSES} from '../support/timeouts.js'
 
 /** Captures `ranges` in the order given with one worker (its own browser process and page); images by frame index. */
 async function captureChunks(plan: RenderPlan, browser: BrowserChoice, ranges: FrameRange[]): Promise<Map<number, Buffer>> {
@@ -24,7 +25,7 @@ async function captureChunks(plan: RenderPlan, browser: BrowserChoice, ranges: F
   }
 }
 
-describe('chunks under the deterministic profile', () => {
+describe('chunks under the deterministic profile', PROCESSES, () => {
   const scratch = useScratchDir()
   beforeAll(ensureRuntimeBundle)
 

@@ -3,10 +3,11 @@ import {describe, expect, it} from 'vitest'
 import {runCli} from '../support/run-cli.js'
 import {shadowFontConfig} from '../support/shadow-font-config.js'
 import {FIXTURES, frameFiles, useScratchDir} from './support.js'
+import {PROCESSES} from '../support/timeouts.js'
 
 const HOST_FONT = '/usr/share/fonts/truetype/liberation/LiberationMono-Regular.ttf'
 
-describe('fonts under the deterministic profile', () => {
+describe('fonts under the deterministic profile', PROCESSES, () => {
   const scratch = useScratchDir()
 
   it('render generic families the same whatever fonts and font configuration the host has', async () => {

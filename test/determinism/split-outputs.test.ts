@@ -3,6 +3,7 @@ import {describe, expect, it} from 'vitest'
 import {decodedFrameHashes, ffprobe} from '../support/media.js'
 import {runCli} from '../support/run-cli.js'
 import {FIXTURES, sha256File, useScratchDir} from './support.js'
+import {PROCESSES} from '../support/timeouts.js'
 
 
 /** Indices (presentation order) of the frames decoded as keyframes. */
@@ -14,7 +15,7 @@ async function keyframes(file: string): Promise<number[]> {
 // scene.html: 30 frames of GSAP, CSS animation, random canvas and a timer clock. A 0.25 s keyframe
 // interval makes a grid of 8-frame segments (8, 8, 8, 6): more segments than the largest worker count.
 // Three renders per test: allow for a loaded machine.
-describe('encoded outputs whatever the split (default quality, plain `engine render`)', () => {
+describe('encoded outputs whatever the split (default quality, plain `engine render`)', PROCESSES, () => {
   const scratch = useScratchDir()
 
   for (const [format, decoder] of [

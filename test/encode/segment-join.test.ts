@@ -9,13 +9,14 @@ import {concatList, copySegmentsArgs} from '../../src/lib/encode/concat-input.js
 import {listBitstreamFilters, parseBitstreamFilterList} from '../../src/lib/encode/list-bitstream-filters.js'
 import {REPO_ROOT} from '../support/run-cli.js'
 import {probePackets} from '../support/media.js'
+import {PROCESSES} from '../support/timeouts.js'
 
 const run = promisify(execFile)
 // The Lambda bundle's ffmpeg: a 2018 static build, older than the `setts` bitstream filter.
 const OLD_FFMPEG = join(REPO_ROOT, 'node_modules', '@ffmpeg-installer', 'linux-x64', 'ffmpeg')
 const FPS = {num: 30, den: 1}
 
-describe('joining segments by stream copy', () => {
+describe('joining segments by stream copy', PROCESSES, () => {
   let scratch: string
   beforeAll(async () => {
     scratch = await mkdtemp(join(tmpdir(), 'engine-join-'))

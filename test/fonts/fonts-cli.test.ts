@@ -5,6 +5,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {BUNDLED_FONT_SLUGS, VENDORED_FONTS_DIR} from '../../src/lib/fonts/bundled-fonts.js'
 import {REPO_ROOT, runCli} from '../support/run-cli.js'
 import {startNpmRegistry, type NpmRegistry} from './support/npm-registry.js'
+import {PROCESSES} from '../support/timeouts.js'
 
 const FIXTURES = join(REPO_ROOT, 'test', 'fixtures', 'fonts')
 
@@ -27,7 +28,7 @@ function json<T>(stdout: string): T {
   return JSON.parse(stdout) as T
 }
 
-describe('engine fonts', () => {
+describe('engine fonts', PROCESSES, () => {
   it('list shows the bundled families with weights and the generic mapping', async () => {
     const result = await runCli(['fonts', 'list', '--json'], {env})
     expect(result.code, result.stderr).toBe(0)

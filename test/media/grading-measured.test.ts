@@ -6,6 +6,7 @@ import {overrideEnv} from '../support/override-env.js'
 import {resolveRenderOptions} from '../../src/lib/render/resolve-options.js'
 import {renderComposition} from '../../src/lib/render/render-composition.js'
 import {decode, ffmpeg} from './media-support.js'
+import {PROCESSES} from '../support/timeouts.js'
 
 /**
  * Every grading preset and every `adjust` field, rendered through the real pipeline and measured
@@ -143,7 +144,7 @@ function sample(frame: Buffer, tile: number, patch: number, vignette = 0): {rgb:
   return {rgb: sum.map((v) => v / 16) as Rgb, factor: factor / 16}
 }
 
-describe('colour grading, measured in a render', () => {
+describe('colour grading, measured in a render', PROCESSES, () => {
   let dir: string
   let frame: Buffer
   let restoreEnv: (() => void) | undefined

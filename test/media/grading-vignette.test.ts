@@ -7,6 +7,7 @@ import {resolveColorGrading} from '../../src/lib/media/grading/resolve-color-gra
 import {resolveRenderOptions} from '../../src/lib/render/resolve-options.js'
 import {renderComposition} from '../../src/lib/render/render-composition.js'
 import {ffmpeg, rgbFrame} from './media-support.js'
+import {PROCESSES} from '../support/timeouts.js'
 
 const WIDTH = 320
 const HEIGHT = 180
@@ -31,7 +32,7 @@ function blockMean(rgb: Buffer, x: number, y: number): number {
   return sum / (8 * 8 * 3)
 }
 
-describe('grading preset vignettes', () => {
+describe('grading preset vignettes', PROCESSES, () => {
   let dir: string
   let restoreEnv: (() => void) | undefined
 

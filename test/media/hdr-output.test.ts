@@ -12,6 +12,7 @@ import type {RenderEvent} from '../../src/lib/render/render-events.js'
 import {decodedFrameHashes, ffprobe, probeVideoStream} from '../support/media.js'
 import {runCli} from '../support/run-cli.js'
 import {decode, ffmpeg} from './media-support.js'
+import {PROCESSES} from '../support/timeouts.js'
 
 const WIDTH = 320
 const HEIGHT = 180
@@ -50,7 +51,7 @@ async function lumaCode(file: string, x: number, y: number): Promise<number> {
   return raw.readUInt16LE((y * WIDTH + x) * 2)
 }
 
-describe('HDR output', () => {
+describe('HDR output', PROCESSES, () => {
   let dir: string
   let restoreEnv: (() => void) | undefined
 
@@ -142,7 +143,7 @@ describe('HDR output', () => {
   })
 })
 
-describe('HDR decision', () => {
+describe('HDR decision', PROCESSES, () => {
   const request = {hdr: false, sdr: false, format: 'mp4', gpu: false}
 
   it('forces, rules out or follows the sources', () => {

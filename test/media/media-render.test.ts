@@ -8,6 +8,7 @@ import type {RenderOptionsInput} from '../../src/lib/plan/render-options.js'
 import {renderComposition} from '../../src/lib/render/render-composition.js'
 import {ffprobe, probeVideoStream} from '../support/media.js'
 import {audioSamples, ffmpeg, frameBrightness, meanDifference, onsetSeconds, rgbFrame} from './media-support.js'
+import {PROCESSES} from '../support/timeouts.js'
 
 const CLIP = 'clïp-ü 1.mp4'
 const BEEP = 'bïp.wav'
@@ -26,7 +27,7 @@ function page(body: string, options: {variables?: string; script?: string; durat
 </html>`
 }
 
-describe('media in compositions', () => {
+describe('media in compositions', PROCESSES, () => {
   let dir: string
   let restoreEnv: (() => void) | undefined
 

@@ -226,7 +226,8 @@ export const MUTATIONS = [
     file: 'src/lib/plan/render-options.ts',
     from: '  maxConcurrentRenders: 2,',
     to: '  maxConcurrentRenders: 3,',
-    tests: ['test/server/serve-cli.test.ts', 'test/plan/render-options.test.ts'],
+    dist: false,
+    tests: ['test/server/security-settings.test.ts'],
   },
   {
     id: 'queue-lifo',

@@ -8,10 +8,11 @@ import {runCli} from '../support/run-cli.js'
 import {FakeRenderer} from '../server/support/fake-render.js'
 import {openStream, startTestServer, type TestServer} from '../server/support/test-server.js'
 import {startReceiver, type Receiver} from './receiver.js'
+import {PROCESSES} from '../support/timeouts.js'
 
 const SECRET = 'doors-secret-9a7'
 
-describe('webhooks from every door', () => {
+describe('webhooks from every door', PROCESSES, () => {
   const scratch = useScratchDir()
   let receiver: Receiver | undefined
   let testServer: TestServer | undefined

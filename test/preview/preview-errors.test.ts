@@ -6,6 +6,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {startPreviewServer, type PreviewServer} from '../../src/lib/preview/index.js'
 import {ensureRuntimeBundle} from '../runtime/support/ensure-runtime-bundle.js'
 import {ensurePreviewClient} from './support/ensure-preview-client.js'
+import {PROCESSES} from '../support/timeouts.js'
 
 const BROWSER = process.env.ENGINE_BROWSER_PATH ?? '/usr/bin/chromium-headless-shell'
 
@@ -18,7 +19,7 @@ const COMPOSITION = `<!doctype html><html><body>
   throw new Error('the load exploded')
 </script></body></html>`
 
-describe('engine preview lists page errors', () => {
+describe('engine preview lists page errors', PROCESSES, () => {
   let directory: string
   let server: PreviewServer
   let browser: Browser

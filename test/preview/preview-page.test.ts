@@ -7,6 +7,7 @@ import {startPreviewServer, type PreviewServer} from '../../src/lib/preview/inde
 import {decodeRgba, near, pixel} from '../runtime/support/decode-image.js'
 import {ensureRuntimeBundle} from '../runtime/support/ensure-runtime-bundle.js'
 import {ensurePreviewClient} from './support/ensure-preview-client.js'
+import {PROCESSES} from '../support/timeouts.js'
 
 const FIXTURE = join(import.meta.dirname, '../fixtures/preview/all-types.html')
 const BROWSER = process.env.ENGINE_BROWSER_PATH ?? '/usr/bin/chromium-headless-shell'
@@ -16,7 +17,7 @@ const GREEN = [0, 255, 0]
 const BLACK = [0, 0, 0]
 const WHITE = [255, 255, 255]
 
-describe('engine preview: the player page in a real browser', () => {
+describe('engine preview: the player page in a real browser', PROCESSES, () => {
   let directory: string
   let composition: string
   let server: PreviewServer

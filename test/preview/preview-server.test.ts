@@ -4,6 +4,7 @@ import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {openCommand, startPreviewServer, type PreviewServer} from '../../src/lib/preview/index.js'
 import {REPO_ROOT} from '../support/run-cli.js'
+import {PROCESSES} from '../support/timeouts.js'
 
 const FIXTURE = 'test/fixtures/preview/all-types.html'
 
@@ -26,7 +27,7 @@ function get(url: string, headers: Record<string, string> = {}): Promise<Reply> 
   })
 }
 
-describe('engine preview: the server', () => {
+describe('engine preview: the server', PROCESSES, () => {
   let server: PreviewServer
 
   beforeAll(async () => {
@@ -98,7 +99,7 @@ describe('engine preview: the server', () => {
   })
 })
 
-describe('engine preview: the command', () => {
+describe('engine preview: the command', PROCESSES, () => {
   it('--port 0 --no-open prints the URL, serves the player, and stops on SIGTERM', async () => {
     const child = spawn(process.execPath, [join(REPO_ROOT, 'bin/run.js'), 'preview', FIXTURE, '--port', '0', '--no-open'], {cwd: REPO_ROOT})
     let output = ''

@@ -15,6 +15,7 @@ import {renderOnServer} from '../../src/lib/server-client/render-on-server.js'
 import {decodedFrameHashes, decodeFrame, ffprobe, probeVideoStream} from '../support/media.js'
 import {runCli} from '../support/run-cli.js'
 import {FIXTURES, renderFixture, useScratchDir} from './support.js'
+import {PROCESSES} from '../support/timeouts.js'
 
 const exec = promisify(execFile)
 const BLOCKS = join(FIXTURES, 'blocks.html')
@@ -53,7 +54,7 @@ function onset(samples: Float32Array, threshold: number): number {
   return samples.findIndex((sample) => Math.abs(sample) > threshold) / 48_000
 }
 
-describe('engine render --frames A-B', () => {
+describe('engine render --frames A-B', PROCESSES, () => {
   const scratch = useScratchDir()
   let fullFrames: string
   let fullMp4: string

@@ -8,13 +8,14 @@ import {renderComposition} from '../../src/lib/render/render-composition.js'
 import {probeVideoStream} from '../support/media.js'
 import {REPO_ROOT, runCli} from '../support/run-cli.js'
 import {FIXTURES, useScratchDir} from './support.js'
+import {PROCESSES} from '../support/timeouts.js'
 
 /** Faults a user runs into with real files and folders: what the render does before, and instead of, capturing. */
 
 const SWATCH = join(FIXTURES, 'swatch.html')
 const FAST = ['--fps', '5', '--quality', 'draft', '--workers', '1']
 
-describe('the output format follows the --output extension', () => {
+describe('the output format follows the --output extension', PROCESSES, () => {
   const scratch = useScratchDir()
 
   it('-o x.webm without --format renders webm; .mov, .gif and .mp4 map the same way; other extensions leave the format to --format', async () => {
@@ -53,7 +54,7 @@ describe('the output format follows the --output extension', () => {
   })
 })
 
-describe('the output folder, checked before capture', () => {
+describe('the output folder, checked before capture', PROCESSES, () => {
   const scratch = useScratchDir()
 
   it('OUTPUT_NOT_WRITABLE before any frame is captured when the folder cannot be made', async () => {

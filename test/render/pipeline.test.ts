@@ -18,6 +18,7 @@ import {resolveRenderOptions} from '../../src/lib/render/resolve-options.js'
 import {audioSamples, ffmpeg as runFfmpeg, onsetSeconds} from '../media/media-support.js'
 import {decodedFrameHashes, ffprobe} from '../support/media.js'
 import {overrideEnv} from '../support/override-env.js'
+import {PROCESSES} from '../support/timeouts.js'
 
 // A 1 s clip (two colours) shown for the whole composition, and a beep at 0.5 s.
 const COMPOSITION = `<!doctype html>
@@ -40,7 +41,7 @@ async function makeClip(path: string, colours: [string, string]): Promise<void> 
   ])
 }
 
-describe('one pipeline: planRender, finalizePlan, renderRange, assembleRender', () => {
+describe('one pipeline: planRender, finalizePlan, renderRange, assembleRender', PROCESSES, () => {
   let dir: string
   let project: string
   let ffmpeg: Awaited<ReturnType<typeof resolveFfmpeg>>

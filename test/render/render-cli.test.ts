@@ -8,6 +8,7 @@ import {descendants, isAlive} from '../support/child-processes.js'
 import {until} from '../support/until.js'
 import {REPO_ROOT, runCli} from '../support/run-cli.js'
 import {FIXTURES, useScratchDir} from './support.js'
+import {PROCESSES} from '../support/timeouts.js'
 
 const blocks = join(FIXTURES, 'blocks.html')
 
@@ -18,7 +19,7 @@ function jsonEvents(stdout: string): {type: string; [key: string]: unknown}[] {
     .map((line) => JSON.parse(line))
 }
 
-describe('engine render (CLI)', () => {
+describe('engine render (CLI)', PROCESSES, () => {
   const scratch = useScratchDir()
 
   it('--json prints start, progress and done events with the resolved settings', async () => {
@@ -99,7 +100,7 @@ describe('engine render (CLI)', () => {
   })
 })
 
-describe('engine render interrupted', () => {
+describe('engine render interrupted', PROCESSES, () => {
   const scratch = useScratchDir()
 
   it('SIGINT stops the render: non-zero exit, nothing at the output path, no browser or ffmpeg left', async () => {

@@ -3,6 +3,7 @@ import {openCaptureWorker, type CaptureWorker} from '../../src/lib/capture/index
 import {ensureRuntimeBundle} from './support/ensure-runtime-bundle.js'
 import {pagePlan} from './support/page-plan.js'
 import {testBrowser} from './support/test-browser.js'
+import {PROCESSES} from '../support/timeouts.js'
 
 interface Styles {
   css: string
@@ -19,7 +20,7 @@ const styles = `({
 })`
 const translate = (x: number) => `matrix(1, 0, 0, 1, ${x}, 0)`
 
-describe('CSS animations and Web Animations', () => {
+describe('CSS animations and Web Animations', PROCESSES, () => {
   let worker: CaptureWorker
   const at = (frame: number) => worker.evaluate<Styles>(`__engine.seek(${frame}).then(() => ${styles})`)
 

@@ -3,13 +3,14 @@ import {openCaptureWorker, type CaptureWorker} from '../../src/lib/capture/index
 import {ensureRuntimeBundle} from './support/ensure-runtime-bundle.js'
 import {pagePlan} from './support/page-plan.js'
 import {testBrowser} from './support/test-browser.js'
+import {PROCESSES} from '../support/timeouts.js'
 
 const ids = ['a', 'b', 'c', 'host', 'inner', 'forced', 'open', 'always'] as const
 const visibility = `Object.fromEntries(${JSON.stringify(ids)}.map((id) => [id, getComputedStyle(document.getElementById(id)).visibility === 'visible']))`
 
 // a: 0-1; b: follows a, 0.5 s long (written by a script); c: follows b, 1-1.5 → 1.5-2.5;
 // host: 1-3; inner: 0.5 s into the host for 0.5 s → 1.5-2.0; open: from 2 s with no duration, to the end.
-describe('clip visibility', () => {
+describe('clip visibility', PROCESSES, () => {
   let worker: CaptureWorker
   const at = (frame: number) => worker.evaluate<Record<(typeof ids)[number], boolean>>(`__engine.seek(${frame}).then(() => ${visibility})`)
 

@@ -8,11 +8,12 @@ import {testBrowser} from './support/test-browser.js'
 import {segmentFrames} from '../../src/lib/plan/segment-grid.js'
 import {pageBaseUrl} from '../../src/lib/plan/plan-render.js'
 import {DEFAULT_NETWORK} from '../../src/lib/sandbox/network-settings.js'
+import {PROCESSES} from '../support/timeouts.js'
 
 // The compiler's own fixture, compiled for real and run with the real runtime.
 const composition = join(import.meta.dirname, '../fixtures/compositions/compile/index.html')
 
-describe('a compiled composition in the runtime', () => {
+describe('a compiled composition in the runtime', PROCESSES, () => {
   let worker: CaptureWorker
 
   beforeAll(async () => {

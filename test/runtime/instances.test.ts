@@ -3,6 +3,7 @@ import {openCaptureWorker, type CaptureWorker} from '../../src/lib/capture/index
 import {ensureRuntimeBundle} from './support/ensure-runtime-bundle.js'
 import {pagePlan} from './support/page-plan.js'
 import {testBrowser} from './support/test-browser.js'
+import {PROCESSES} from '../support/timeouts.js'
 
 // instances.html is what compile produces for two hosts of one sub-composition (card), the first at
 // 0 s and the second at 1 s: each host carries data-engine-instance and its script runs scoped.
@@ -38,7 +39,7 @@ const positions = `({
   secondTween: gsap.getProperty('#second .tween', 'x'),
 })`
 
-describe('variables and timelines of sub-composition instances', () => {
+describe('variables and timelines of sub-composition instances', PROCESSES, () => {
   let worker: CaptureWorker
   const at = (frame: number) => worker.evaluate<Positions>(`__engine.seek(${frame}).then(() => ${positions})`)
 

@@ -3,6 +3,7 @@ import {openCaptureWorker, type CaptureWorker} from '../../src/lib/capture/index
 import {ensureRuntimeBundle} from './support/ensure-runtime-bundle.js'
 import {pagePlan} from './support/page-plan.js'
 import {testBrowser} from './support/test-browser.js'
+import {PROCESSES} from '../support/timeouts.js'
 
 interface ClockLog {
   loadNow: number
@@ -16,7 +17,7 @@ interface ClockLog {
   cancelledFired?: boolean
 }
 
-describe('virtual time in the page', () => {
+describe('virtual time in the page', PROCESSES, () => {
   let worker: CaptureWorker
   const seek = (frame: number) => worker.evaluate<ClockLog>(`__engine.seek(${frame}).then(() => log)`)
 
@@ -76,7 +77,7 @@ describe('virtual time in the page', () => {
   })
 })
 
-describe('seeded randomness', () => {
+describe('seeded randomness', PROCESSES, () => {
   const sample = `__engine.seek(FRAME).then(() => [Math.random(), Math.random(), Array.from(crypto.getRandomValues(new Uint8Array(6))), crypto.randomUUID()])`
   const draw = (worker: CaptureWorker, frame: number) => worker.evaluate<unknown[]>(sample.replace('FRAME', String(frame)))
 

@@ -6,6 +6,7 @@ import {until} from '../support/until.js'
 import {spawnServe, type ServeProcess} from '../server/support/spawn-serve.js'
 import {rawRequest} from './support/raw-http.js'
 import {compositionHtml, makeServeRoot, type ServeRoot} from './support/serve-root.js'
+import {PROCESSES} from '../support/timeouts.js'
 
 /** Browser processes started by `pid` itself (each launch is one, whatever helpers it forks). */
 function browserChildren(pid: number): number[] {
@@ -23,7 +24,7 @@ function browserChildren(pid: number): number[] {
   return children
 }
 
-describe('BrowserPool bounds its idle processes', () => {
+describe('BrowserPool bounds its idle processes', PROCESSES, () => {
   it('keeps at most maxIdle, ending the least recently used first, and ends one left idle past the timeout', async () => {
     const pool = new BrowserPool({maxIdle: 2, idleTimeoutMs: 1_500})
     try {
@@ -68,7 +69,7 @@ describe('BrowserPool bounds its idle processes', () => {
   })
 })
 
-describe('engine serve does not keep a browser per scale for ever', () => {
+describe('engine serve does not keep a browser per scale for ever', PROCESSES, () => {
   let serve: ServeProcess
   let root: ServeRoot
 

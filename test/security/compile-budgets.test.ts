@@ -11,6 +11,7 @@ import {until} from '../support/until.js'
 import {spawnServe, type ServeProcess} from '../server/support/spawn-serve.js'
 import {rawRequest} from './support/raw-http.js'
 import {makeServeRoot, type ServeRoot} from './support/serve-root.js'
+import {PROCESSES} from '../support/timeouts.js'
 
 const page = (body: string, head = '', root = 'data-width="320" data-height="180" data-duration="1"') =>
   `<!doctype html><html><head>${head}</head><body><div data-composition-id="c" ${root}>${body}</div></body></html>`
@@ -39,7 +40,7 @@ afterAll(async () => {
   await rm(dir, {recursive: true, force: true})
 })
 
-describe('compiling holds every composition to one budget, with an error naming what was over', () => {
+describe('compiling holds every composition to one budget, with an error naming what was over', PROCESSES, () => {
   it('refuses elements, nesting depth, sub-composition instances and a root duration over the budget', async () => {
     expect(COMPILE_BUDGET).toEqual({maxElements: 100_000, maxDepth: 512, maxInstances: 1_000, maxDurationSeconds: 86_400})
     const cases: [string, object, RegExp][] = [
@@ -72,7 +73,7 @@ describe('compiling holds every composition to one budget, with an error naming 
   })
 })
 
-describe('engine serve stays responsive while a request compiles, and SIGTERM ends it', () => {
+describe('engine serve stays responsive while a request compiles, and SIGTERM ends it', PROCESSES, () => {
   let serve: ServeProcess
   let root: ServeRoot
 

@@ -10,6 +10,7 @@ import type {RenderEvent} from '../../src/lib/render/render-events.js'
 import {resolveRenderOptions} from '../../src/lib/render/resolve-options.js'
 import {near, pixelAt} from '../support/media.js'
 import {rawRequest} from './support/raw-http.js'
+import {PROCESSES} from '../support/timeouts.js'
 
 /**
  * The issue's case: a template deep in a repository (repo/templates/promo/2026/x/) whose project
@@ -77,7 +78,7 @@ async function render(html: string) {
   return {result, warnings}
 }
 
-describe('dot-files and dot-folders are never served to a page', () => {
+describe('dot-files and dot-folders are never served to a page', PROCESSES, () => {
   it('/.env, ../../../../.git/config, /.npmrc and a link to .env are blocked and reported; nothing leaves', async () => {
     const {result, warnings} = await render(
       page('', `steal('/.env'); steal('../../../../.git/config'); steal('/.npmrc'); steal('innocent.txt'); steal('/%2Eenv')`),

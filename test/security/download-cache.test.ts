@@ -9,6 +9,7 @@ import {downloadsDirectory, IN_USE_MS, listDownloads} from '../../src/lib/sandbo
 import {PAGE_ORIGIN} from '../../src/lib/sandbox/page-origin.js'
 import {PageRequests, type RequestNotice} from '../../src/lib/sandbox/page-requests.js'
 import {runCli} from '../support/run-cli.js'
+import {PROCESSES} from '../support/timeouts.js'
 
 const MB = 1024 ** 2
 
@@ -75,7 +76,7 @@ function pageRequests(cache: string, extra: {downloadAllowanceBytes?: number; bu
 
 const url = (path: string) => `http://public.example.test:${port}${path}`
 
-describe('the download cache has bounds', () => {
+describe('the download cache has bounds', PROCESSES, () => {
   it('a page file over 128 MB is refused by its Content-Length, before its body is read; nothing is cached', async () => {
     const cache = join(base, 'cache-huge')
     const {requests, notices} = pageRequests(cache)

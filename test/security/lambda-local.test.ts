@@ -17,6 +17,7 @@ import {startStackCli, type RunningStack} from '../lambda/support.js'
 import {launchUserBrowser, servePage, type WebSite} from './support/hostile-web.js'
 import {rawRequest} from './support/raw-http.js'
 import {signedRawRequest} from './support/signed-http.js'
+import {PROCESSES} from '../support/timeouts.js'
 
 const REBIND_HOST = 'rebind.test'
 const COMPOSITION = (color: string) =>
@@ -90,7 +91,7 @@ async function visit(url: string, expected: string[], prepare?: (page: Page) => 
   return {seen, results}
 }
 
-describe('engine lambda local answers no web page', () => {
+describe('engine lambda local answers no web page', PROCESSES, () => {
   it('a page on another origin: its POST-object form and text/plain Invoke are refused, nothing is written or rendered', async () => {
     const {seen, results} = await visit(hostile.origin, ['postObject', 'invoke', 'read'])
     expect(results).toEqual({postObject: 'opaque', invoke: 'opaque', read: 'blocked'})
@@ -119,7 +120,7 @@ describe('engine lambda local answers no web page', () => {
   })
 })
 
-describe('every request must be signed with the printed token, addressed to loopback, without an Origin', () => {
+describe('every request must be signed with the printed token, addressed to loopback, without an Origin', PROCESSES, () => {
   const record = () => `${endpoint}/${bucket}/engine-stack.json`
 
   it('unsigned, wrongly signed and expired requests are refused (403) on S3, Step Functions and Lambda; the token opens them', async () => {
@@ -170,7 +171,7 @@ describe('every request must be signed with the printed token, addressed to loop
   })
 })
 
-describe('every form of key is held to the key rule, even for a client holding the token', () => {
+describe('every form of key is held to the key rule, even for a client holding the token', PROCESSES, () => {
   it('a POST-object form key, a DeleteObjects key and an uploadId cannot name a file outside the bucket', async () => {
     await writeFile(join(base, 'victim.txt'), 'keep me')
     const boundary = 'engineboundary'
@@ -195,7 +196,7 @@ describe('every form of key is held to the key rule, even for a client holding t
   })
 })
 
-describe('the function checks siteId and entry itself, with one answer for a missing and a forbidden entry', () => {
+describe('the function checks siteId and entry itself, with one answer for a missing and a forbidden entry', PROCESSES, () => {
   const invoke = async (still: Record<string, unknown>) => {
     const client = new LambdaClient(clientConfig({endpoint}))
     const answer = await client.send(new InvokeCommand({FunctionName: 'engine-render', Payload: Buffer.from(JSON.stringify(stillEvent(still)))}))

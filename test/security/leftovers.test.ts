@@ -11,6 +11,7 @@ import {SWEEP_AFTER_MS, sweepTempDirectories} from '../../src/lib/files/temp-dir
 import {FIXTURES} from '../render/support.js'
 import {REPO_ROOT, runCli} from '../support/run-cli.js'
 import {until} from '../support/until.js'
+import {PROCESSES} from '../support/timeouts.js'
 
 let scratch: string
 
@@ -22,7 +23,7 @@ afterAll(async () => {
   await rm(scratch, {recursive: true, force: true})
 })
 
-describe('an output folder the system refuses is an error at once', () => {
+describe('an output folder the system refuses is an error at once', PROCESSES, () => {
   it('-o /proc/nope/x.mp4 exits with OUTPUT_NOT_WRITABLE instead of spinning', async () => {
     const result = await runCli(['render', join(FIXTURES, 'blocks.html'), '-o', '/proc/nope/x.mp4'], {timeoutMs: 30_000})
     expect(result.code).toBe(1)
@@ -30,7 +31,7 @@ describe('an output folder the system refuses is an error at once', () => {
   })
 })
 
-describe('temporary directories of killed engine processes are swept, never those of live ones', () => {
+describe('temporary directories of killed engine processes are swept, never those of live ones', PROCESSES, () => {
   it('a render SIGKILLed mid-capture leaves its directory; the next engine command removes it once it is old enough', async () => {
     const tmp = join(scratch, 'tmp')
     await mkdir(tmp)
@@ -66,7 +67,7 @@ describe('temporary directories of killed engine processes are swept, never thos
   })
 })
 
-describe('a Google Fonts family name without letters or digits cannot name the cache', () => {
+describe('a Google Fonts family name without letters or digits cannot name the cache', PROCESSES, () => {
   let server: Server
   let api: string
 

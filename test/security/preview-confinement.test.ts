@@ -4,9 +4,10 @@ import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {startPreviewServer, type PreviewServer} from '../../src/lib/preview/index.js'
 import {rawRequest} from './support/raw-http.js'
+import {PROCESSES} from '../support/timeouts.js'
 
 /** The preview serves the composition's project and nothing else, however the path is written. */
-describe('engine preview confinement', () => {
+describe('engine preview confinement', PROCESSES, () => {
   let base: string
   let server: PreviewServer
   const at = (path: string) => server.url.replace(/\/$/, '') + path

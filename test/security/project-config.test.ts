@@ -4,6 +4,7 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {REPO_ROOT, runCli} from '../support/run-cli.js'
+import {PROCESSES} from '../support/timeouts.js'
 
 const SWATCH = join(REPO_ROOT, 'test/fixtures/render/swatch.html')
 
@@ -12,7 +13,7 @@ const SWATCH = join(REPO_ROOT, 'test/fixtures/render/swatch.html')
  * names a "browser" that is a script (it leaves a marker too): neither may run unless the user
  * trusts the project.
  */
-describe("a project's config is data unless the user trusts the project", () => {
+describe("a project's config is data unless the user trusts the project", PROCESSES, () => {
   let base: string
   let codeProject: string
   let browserProject: string

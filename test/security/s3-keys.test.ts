@@ -10,6 +10,7 @@ import {renderToLambda} from '../../src/lib/lambda/render-to-lambda.js'
 import {runCli} from '../support/run-cli.js'
 import {LAMBDA_FIXTURES, startStackCli, type RunningStack} from '../lambda/support.js'
 import {signedRawRequest} from './support/signed-http.js'
+import {PROCESSES} from '../support/timeouts.js'
 
 /** Keys that would name a file outside the bucket, or an ambiguous one, wherever keys become paths. */
 const BAD_KEYS = ['../escape.mp4', 'renders/../../escape.mp4', '/absolute.mp4', 'a//b.mp4', 'out\\..\\escape.mp4', 'out/./x.mp4', '', 'out/']
@@ -32,7 +33,7 @@ async function allFiles(dir: string): Promise<string[]> {
   return (await readdir(dir, {recursive: true, withFileTypes: true})).filter((entry) => entry.isFile()).map((entry) => join(entry.parentPath, entry.name))
 }
 
-describe('the local S3 of engine lambda local refuses keys that leave its directory', () => {
+describe('the local S3 of engine lambda local refuses keys that leave its directory', PROCESSES, () => {
   it('400 for .., absolute, empty and backslash segments, raw or percent-encoded, in the path or a copy source', async () => {
     const {ENGINE_AWS_ENDPOINT: endpoint, ENGINE_BUCKET: bucket, ENGINE_LOCAL_TOKEN: token} = stack.env
     // Signed with the stack's token: a client holding it still cannot leave the bucket.
@@ -71,7 +72,7 @@ describe('the local S3 of engine lambda local refuses keys that leave its direct
   })
 })
 
-describe('--output-key / outputKey are checked by one rule in the CLI, the SDK and the handler', () => {
+describe('--output-key / outputKey are checked by one rule in the CLI, the SDK and the handler', PROCESSES, () => {
   it('engine lambda render --output-key refuses a bad key before uploading anything', async () => {
     for (const key of ['../escape.mp4', '/absolute.mp4', 'a//b.mp4', 'out\\x.mp4']) {
       const result = await runCli(['lambda', 'render', join(LAMBDA_FIXTURES, 'project'), '--output-key', key], {env: stack.env})

@@ -11,6 +11,7 @@ import {resolveRenderOptions} from '../../src/lib/render/resolve-options.js'
 import {spawnServe} from '../server/support/spawn-serve.js'
 import {near, pixelAt} from '../support/media.js'
 import {rawRequest} from './support/raw-http.js'
+import {PROCESSES} from '../support/timeouts.js'
 
 /**
  * Compositions that try to read outside their project or reach this machine's network, rendered
@@ -93,7 +94,7 @@ async function render(name: string, html: string, options: Record<string, unknow
   return {result, blocked}
 }
 
-describe('the render-time sandbox', () => {
+describe('the render-time sandbox', PROCESSES, () => {
   it('reads nothing outside the project: file:, ../, a symlink out, in images, fetch, XHR and frames', async () => {
     const secret = `file://${join(outside, 'secret.txt')}`
     const html = composition(
@@ -171,7 +172,7 @@ describe('the render-time sandbox', () => {
   })
 })
 
-describe('engine serve renders in the sandbox', () => {
+describe('engine serve renders in the sandbox', PROCESSES, () => {
   it('an inline composition and one from --root reach neither the files outside nor loopback', async () => {
     const loopback = `http://127.0.0.1:${local.port}/from-server.svg`
     const probes = `<img class="probe" onload="leak()" src="${loopback}"><img class="probe" onload="leak()" src="link/red.svg">`

@@ -4,6 +4,7 @@ import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {near, pixelAt, probeVideoStream} from '../support/media.js'
 import {runCli} from '../support/run-cli.js'
+import {PROCESSES} from '../support/timeouts.js'
 
 let dir: string
 
@@ -22,7 +23,7 @@ afterAll(async () => {
 })
 
 // Chromium draws begin-frame screenshots at no less than half scale: 0.25 came out at 640x360.
-describe('--scale below 0.5 draws at the size the CLI announces', () => {
+describe('--scale below 0.5 draws at the size the CLI announces', PROCESSES, () => {
   it('a still and a video at 0.25 of 1280x720 are 320x180, with the picture where it belongs', async () => {
     const still = await runCli(['still', join(dir, 'index.html'), '--scale', '0.25', '-o', join(dir, 'thumb.png')])
     expect(still.code, still.stderr).toBe(0)

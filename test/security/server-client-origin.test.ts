@@ -7,6 +7,7 @@ import {join} from 'node:path'
 import {promisify} from 'node:util'
 import {afterAll, beforeAll, beforeEach, describe, expect, it} from 'vitest'
 import {runCli} from '../support/run-cli.js'
+import {PROCESSES} from '../support/timeouts.js'
 
 /**
  * `engine render --server` against a producer server that lies: it names an output on another
@@ -99,7 +100,7 @@ async function renderVia(name: string) {
   return {...result, output, leftovers: await readdir(dir)}
 }
 
-describe('engine render --server trusts only its own server', () => {
+describe('engine render --server trusts only its own server', PROCESSES, () => {
   it('keeps a download that matches the complete event, sending the token to the server', async () => {
     const result = await renderVia('good')
     expect(result.stderr).not.toContain('error [')

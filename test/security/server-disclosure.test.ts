@@ -3,6 +3,7 @@ import {spawnServe, type ServeProcess} from '../server/support/spawn-serve.js'
 import {rawRequest} from './support/raw-http.js'
 import {compositionHtml, makeServeRoot, type ServeRoot} from './support/serve-root.js'
 import {streamEvents} from './support/stream-events.js'
+import {PROCESSES} from '../support/timeouts.js'
 
 let dirs: ServeRoot
 let serve: ServeProcess
@@ -26,7 +27,7 @@ const render = (body: Record<string, unknown>) => streamEvents(serve.url, body)
 const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
   rawRequest(`${serve.url}${path}`, {method: 'POST', headers: {'Content-Type': 'application/json', ...headers}, body: JSON.stringify(body)})
 
-describe('what engine serve tells its clients names no path of the machine', () => {
+describe('what engine serve tells its clients names no path of the machine', PROCESSES, () => {
   it('error bodies and stream events about files name them relative to the root, never its absolute path', async () => {
     const bodies = [
       (await post('/render/stream', {composition: '../outside.html'})).body,

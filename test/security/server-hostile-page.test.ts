@@ -4,6 +4,7 @@ import {spawnServe, type ServeProcess} from '../server/support/spawn-serve.js'
 import {launchUserBrowser, servePage, type WebSite} from './support/hostile-web.js'
 import {rawRequest} from './support/raw-http.js'
 import {compositionHtml, makeServeRoot, type ServeRoot} from './support/serve-root.js'
+import {PROCESSES} from '../support/timeouts.js'
 
 const REBIND_HOST = 'rebind.test'
 
@@ -87,7 +88,7 @@ async function attack(url: string, expectedResults: string[], prepare?: (page: P
   return {seen, results}
 }
 
-describe('a web page cannot make engine serve render', () => {
+describe('a web page cannot make engine serve render', PROCESSES, () => {
   it('a page on another origin: its text/plain form, no-cors fetch, JSON fetch and queue read are refused', async () => {
     const {seen, results} = await attack(hostile.origin, ['textFetch', 'jsonFetch', 'queueFetch'])
     // fetch cannot read the answers: the JSON post fails its preflight, the rest are opaque or blocked.

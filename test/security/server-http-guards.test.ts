@@ -2,6 +2,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {spawnServe, type ServeProcess} from '../server/support/spawn-serve.js'
 import {errorCode, rawRequest} from './support/raw-http.js'
 import {compositionHtml, makeServeRoot, type ServeRoot} from './support/serve-root.js'
+import {PROCESSES} from '../support/timeouts.js'
 
 const ALLOWED_ORIGIN = 'http://app.example.test:5173'
 const RENDER_BODY = JSON.stringify({composition: 'comp.html', fps: 5})
@@ -32,7 +33,7 @@ afterAll(async () => {
 
 const at = (path: string) => `${serve.url}${path}`
 
-describe('engine serve refuses requests a web page or a re-pointed host name can send', () => {
+describe('engine serve refuses requests a web page or a re-pointed host name can send', PROCESSES, () => {
   it('421 unless Host names the bound address and port, localhost, or an --allowed-host', async () => {
     for (const host of [`evil.example:${port}`, `attacker.test:${port}`, `127.0.0.1:1`, `127.0.0.2:${port}`, `localhost.evil.example:${port}`, 'a b']) {
       for (const [method, path, body] of [['GET', '/render/queue', undefined], ['POST', '/render/stream', RENDER_BODY]] as const) {
@@ -115,7 +116,7 @@ describe('engine serve refuses requests a web page or a re-pointed host name can
   })
 })
 
-describe('engine serve --token on a loopback address', () => {
+describe('engine serve --token on a loopback address', PROCESSES, () => {
   it('requires the bearer token there too', async () => {
     const guarded = await spawnServe(['--root', dirs.root, '--token', 'loopback-secret'])
     try {

@@ -3,6 +3,7 @@ import {spawnServe, type ServeProcess} from '../server/support/spawn-serve.js'
 import {errorCode, rawRequest} from './support/raw-http.js'
 import {compositionHtml, makeServeRoot, type ServeRoot} from './support/serve-root.js'
 import {streamEvents} from './support/stream-events.js'
+import {PROCESSES} from '../support/timeouts.js'
 
 let dirs: ServeRoot
 let serve: ServeProcess
@@ -22,7 +23,7 @@ const render = (body: Record<string, unknown>) => streamEvents(serve.url, body)
 const still = (body: Record<string, unknown>) =>
   rawRequest(`${serve.url}/still`, {method: 'POST', headers: {'Content-Type': 'application/json'}, body: JSON.stringify(body)})
 
-describe('the server limits hold for the drawn size and on every route', () => {
+describe('the server limits hold for the drawn size and on every route', PROCESSES, () => {
   it('--max-pixels counts the frame as drawn: a scale that multiplies the pixels is refused, for the video and its poster', async () => {
     for (const body of [{composition: 'small.html', scale: 4}, {composition: 'small.html', scale: 2, poster: 0.5}]) {
       const events = await render(body)

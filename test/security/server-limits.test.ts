@@ -6,6 +6,7 @@ import {spawnServe, type ServeProcess} from '../server/support/spawn-serve.js'
 import {errorCode, rawRequest} from './support/raw-http.js'
 import {compositionHtml, makeServeRoot, type ServeRoot} from './support/serve-root.js'
 import {streamEvents} from './support/stream-events.js'
+import {PROCESSES} from '../support/timeouts.js'
 
 let dirs: ServeRoot
 let serve: ServeProcess
@@ -28,7 +29,7 @@ afterAll(async () => {
 
 const render = (body: Record<string, unknown>) => streamEvents(serve.url, body)
 
-describe('per-request limits of engine serve', () => {
+describe('per-request limits of engine serve', PROCESSES, () => {
   it('defaults: 600 s of video and 3840x2160 pixels; invalid limit flags are clear errors', async () => {
     expect(DEFAULT_RENDER_LIMITS).toEqual({maxDurationSeconds: 600, maxPixels: 8_294_400})
     expect((await resolveServerSettings({root: dirs.root}, {})).limits).toEqual(DEFAULT_RENDER_LIMITS)

@@ -9,6 +9,7 @@ import {deliverWebhook} from '../../src/lib/notify/deliver-webhook.js'
 import {redactUrl} from '../../src/lib/notify/redact-url.js'
 import {FIXTURES} from '../render/support.js'
 import {runCli} from '../support/run-cli.js'
+import {PROCESSES} from '../support/timeouts.js'
 
 const SECRET = 'timestamp-secret-3f1'
 
@@ -45,7 +46,7 @@ function verify(call: Call, now = Date.now()): boolean {
   return call.headers['x-engine-signature'] === expected && Math.abs(now / 1000 - Number(timestamp)) <= 300
 }
 
-describe('webhook signatures cover a timestamp, so a recorded call cannot be replayed', () => {
+describe('webhook signatures cover a timestamp, so a recorded call cannot be replayed', PROCESSES, () => {
   it('every attempt carries X-Engine-Timestamp and a signature of "<timestamp>.<body>"; the body alone no longer verifies', async () => {
     calls.length = 0
     const delivery = await deliverWebhook({url: `${origin}/hook`, secret: SECRET}, {type: 'render.completed', id: 'r1'} as never, {retryDelaysMs: [1100]})
@@ -64,7 +65,7 @@ describe('webhook signatures cover a timestamp, so a recorded call cannot be rep
   })
 })
 
-describe('webhook URLs are shown without their credentials', () => {
+describe('webhook URLs are shown without their credentials', PROCESSES, () => {
   it('user:password@ and query values are replaced by *** in what a delivery records', async () => {
     expect(redactUrl('https://bob:s3cret@hooks.example.com/render?token=abc&x=1')).toBe('https://***:***@hooks.example.com/render?token=***&x=***')
     const delivery = await deliverWebhook({url: `http://alice:hunter2@127.0.0.1:9/hook?key=hunter2`, secret: SECRET}, {type: 'render.completed', id: 'r2'} as never, {retryDelaysMs: []})

@@ -9,11 +9,12 @@ import {near, pixelAt, probeVideoStream} from '../support/media.js'
 import {useScratchDir} from '../render/support.js'
 import {descendantProcesses} from '../support/child-processes.js'
 import {eventually, ofType, openStream} from './support/test-server.js'
+import {PROCESSES} from '../support/timeouts.js'
 
 const FIXTURES = join(import.meta.dirname, 'fixtures')
 const small = {format: 'mp4', fps: 10, quality: 'draft', workers: 1} as const
 
-describe('engine serve with real renders', () => {
+describe('engine serve with real renders', PROCESSES, () => {
   const scratch = useScratchDir()
   let server: RunningServer
   let connection: ServerConnection

@@ -6,11 +6,12 @@ import {near, pixelAt, probeVideoStream} from '../support/media.js'
 import {runCli} from '../support/run-cli.js'
 import {useScratchDir} from '../render/support.js'
 import {spawnServe, type ServeProcess} from './support/spawn-serve.js'
+import {PROCESSES} from '../support/timeouts.js'
 
 const FIXTURES = join(import.meta.dirname, 'fixtures')
 const cleanEnv = {ENGINE_SERVER_TOKEN: undefined, PRODUCER_MAX_CONCURRENT_RENDERS: undefined}
 
-describe('engine serve (CLI)', () => {
+describe('engine serve (CLI)', PROCESSES, () => {
   it('refuses a non-loopback --host without a token, and an invalid PRODUCER_MAX_CONCURRENT_RENDERS', async () => {
     const open = await runCli(['serve', '--host', '0.0.0.0', '--port', '0'], {env: cleanEnv})
     expect(open.code).toBe(1)

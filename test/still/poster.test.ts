@@ -13,6 +13,7 @@ import {serverFetch} from '../../src/lib/server-client/server-api.js'
 import {decodeFrame} from '../support/media.js'
 import {FIXTURES, renderFixture, useScratchDir} from '../render/support.js'
 import {openStream} from '../server/support/test-server.js'
+import {PROCESSES} from '../support/timeouts.js'
 
 const blocks = join(FIXTURES, 'blocks.html')
 const rgba = (file: string, index = 0) => decodeFrame(file, index, 'format=rgba')
@@ -24,7 +25,7 @@ function meanDifference(a: Buffer, b: Buffer): number {
   return sum / a.length
 }
 
-describe('--poster: a still from the same capture as the video', () => {
+describe('--poster: a still from the same capture as the video', PROCESSES, () => {
   const scratch = useScratchDir()
 
   it('png-sequence + png poster: the poster is exactly the frame on screen at that time', async () => {

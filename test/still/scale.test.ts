@@ -5,6 +5,7 @@ import {renderComposition, renderStill} from '../../src/lib/index.js'
 import {resolveRenderOptions} from '../../src/lib/render/resolve-options.js'
 import {decodeFrame, probeVideoStream} from '../support/media.js'
 import {useScratchDir} from '../render/support.js'
+import {PROCESSES} from '../support/timeouts.js'
 
 const TEXT = `<!doctype html>
 <html><head><style>html, body { margin: 0; } #t { font: 28px/1 serif; color: #000; background: #fff; width: 320px; height: 180px; padding: 20px; box-sizing: border-box; }</style></head>
@@ -23,7 +24,7 @@ function edgeEnergy(gray: Buffer, width: number): number {
   return energy
 }
 
-describe('--scale: drawn at a device scale factor, not upscaled', () => {
+describe('--scale: drawn at a device scale factor, not upscaled', PROCESSES, () => {
   const scratch = useScratchDir()
 
   it('--scale 2 doubles the size, and its text has more edge energy than the 1x frame upscaled', async () => {

@@ -7,10 +7,11 @@ import {resolveServerSettings} from '../../src/lib/server/server-settings.js'
 import {startServer} from '../../src/lib/server/start-server.js'
 import {decodeFrame, near, pixelAt} from '../support/media.js'
 import {FIXTURES, useScratchDir} from '../render/support.js'
+import {PROCESSES} from '../support/timeouts.js'
 
 const blocks = join(FIXTURES, 'blocks.html')
 
-describe('engine serve: POST /still', () => {
+describe('engine serve: POST /still', PROCESSES, () => {
   const scratch = useScratchDir()
 
   it('answers with the image of that frame, with the same validation and auth as /render/stream', async () => {

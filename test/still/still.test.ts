@@ -7,11 +7,12 @@ import {resolveRenderOptions} from '../../src/lib/render/resolve-options.js'
 import {decodeFrame, near, pixelAt} from '../support/media.js'
 import {runCli} from '../support/run-cli.js'
 import {FIXTURES, renderFixture, useScratchDir} from '../render/support.js'
+import {PROCESSES} from '../support/timeouts.js'
 
 const blocks = join(FIXTURES, 'blocks.html')
 const rgba = (file: string) => decodeFrame(file, 0, 'format=rgba')
 
-describe('engine still / renderStill', () => {
+describe('engine still / renderStill', PROCESSES, () => {
   const scratch = useScratchDir()
 
   it('a still by frame and by time is exactly that frame of a full render (PNG, alpha kept)', async () => {

@@ -4,6 +4,7 @@ import {tmpdir} from 'node:os'
 import {dirname, join} from 'node:path'
 import {promisify} from 'node:util'
 import {afterEach, describe, expect, it} from 'vitest'
+import {PROCESSES} from '../support/timeouts.js'
 
 const run = promisify(execFile)
 const root = join(import.meta.dirname, '../..')
@@ -34,7 +35,7 @@ afterEach(async () => {
   await Promise.all(temporary.splice(0).map((dir) => rm(dir, {recursive: true, force: true})))
 })
 
-describe('import rules (npm run check-imports)', () => {
+describe('import rules (npm run check-imports)', PROCESSES, () => {
   it('pass on the project itself', async () => {
     const {stdout} = await run(depcruise, ['src', 'plugins', '--config', config, '--output-type', 'err'], {cwd: root})
     expect(stdout).toMatch(/no dependency violations/)

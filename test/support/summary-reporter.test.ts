@@ -2,6 +2,7 @@ import {spawn} from 'node:child_process'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {REPO_ROOT} from './run-cli.js'
+import {PROCESSES} from './timeouts.js'
 
 const FIXTURE_PROJECT = join(REPO_ROOT, 'test', 'fixtures', 'summary-report')
 
@@ -33,7 +34,7 @@ function runFixture(file: string): Promise<VitestRun> {
   })
 }
 
-describe('the closing tests: line', () => {
+describe('the closing tests: line', PROCESSES, () => {
   it('says 0 failed when everything passes, and vitest agrees', async () => {
     const run = await runFixture('passing.fixture.ts')
     expect(run.code, run.output).toBe(0)
