@@ -63,6 +63,22 @@ describe('mp4 (H.264) from parallel segments', () => {
     expect(bytes.indexOf('moov')).toBeLessThan(bytes.indexOf('mdat'))
   })
 
+  it('puts keyframes at segment starts only, even where the picture cuts inside a segment (no scene-change keyframes)', async () => {
+    const info = await ffmpeg()
+    // x264's medium preset (standard quality) cuts a GOP at a scene change unless told not to.
+    const plan = testPlan({format: 'mp4', totalFrames: 60, segmentFrames: 30, encode: {quality: 'standard'}})
+    // Cuts at frames 20 and 50: past the least keyframe distance x264 keeps (16 for a GOP of 30).
+    const bars = await makeFrames({count: 10, imageFormat: 'jpeg', source: `smptehdbars=s=${WIDTH}x${HEIGHT}:r=30`})
+    const cuts = [...frames.slice(0, 20), ...bars, ...frames.slice(30, 50), ...bars]
+    const segments = await encodeSegments(plan, cuts, [30, 30], join(dir, 'work-cuts'), info)
+    const output = join(dir, 'cuts.mp4')
+    await assembleOutput({plan, segments, outputPath: output, ffmpeg: info})
+    const packets = await probePackets(output)
+    const frameTicks = packets[1].duration
+    const keyframes = packets.filter((packet) => packet.flags.startsWith('K')).map((packet) => packet.pts / frameTicks)
+    expect(keyframes.sort((a, b) => a - b)).toEqual([0, 30])
+  })
+
   it('stays frame-exact with 24 workers at 240 fps, one-frame segments included', async () => {
     const info = await ffmpeg()
     const lengths = Array.from({length: 24}, (_, i) => (i % 4) + 1)

@@ -86,6 +86,9 @@ for (const mutation of ordered) {
             : 'caught'
     results.push({id: mutation.id, outcome, seconds})
     console.log(`${mutation.id}: ${outcome} (${seconds} s)`)
+    // What failed, so that a catch for the wrong reason shows.
+    const failures = output.split('\n').filter((line) => /\bFAIL\b/.test(line)).slice(0, 3)
+    for (const line of failures) console.log(`    ${line.replace(/\x1b\[[0-9;]*m/g, '').trim()}`)
   } finally {
     restore()
     restore = () => {}

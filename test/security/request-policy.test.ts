@@ -95,6 +95,9 @@ describe('files and downloads', () => {
     expect((await projectFile(project, '/../outside/secret.txt')).kind).toBe('outside')
     expect((await projectFile(project, '/assets/none.svg')).kind).toBe('missing')
     expect((await projectFile(project, '/../project-evil/secret.txt')).kind).toBe('outside')
+    // A dot-file is hidden whether or not it exists: a page cannot probe for .env or .git.
+    expect((await projectFile(project, '/.env')).kind).toBe('hidden')
+    expect((await projectFile(project, '/assets/.git/config')).kind).toBe('hidden')
     expect((await projectFile(project, '/assets/sibling.txt')).kind).toBe('outside')
     expect(isInside(project, join(base, 'project-evil', 'secret.txt'))).toBe(false)
     expect(isInside(project, join(base, 'project-evil'))).toBe(false)
