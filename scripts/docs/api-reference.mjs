@@ -98,7 +98,10 @@ export function apiReference(root) {
       out.push(describeExport(root, symbol.name, target, checker))
     }
   }
-  return new Map([['api.md', out.join('\n').trimEnd() + '\n']])
+  // TypeScript prints inline import types with absolute paths: make them repository-relative so the
+  // page is the same in every checkout (CI clones elsewhere).
+  const page = out.join('\n').split(`${root}/`).join('')
+  return new Map([['api.md', page.trimEnd() + '\n']])
 }
 
 /** The text of one exported declaration (with its doc comment) from a source file. */
