@@ -24,6 +24,8 @@ export default async function formats({api}) {
       gpu: false,
       worker: 'video-segment',
       extension: '.mkv',
+      // Sent by engine serve as the Content-Type of the output.
+      mimeType: 'video/x-matroska',
       // Each worker encodes an MP4 segment (exact timestamps); assembly copies them into Matroska.
       segmentExtension: '.mp4',
       requiredEncoders: () => ['libx264'],

@@ -10,6 +10,7 @@ export const GIF_MAX_FPS = 30
  */
 export const gifFormat: ImageStreamFormat = {
   name: 'gif',
+  mimeType: 'image/gif',
   description: `animated GIF, two-pass palette with Sierra dithering, at most ${GIF_MAX_FPS} frames/s`,
   alpha: false,
   audio: 'none',

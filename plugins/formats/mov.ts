@@ -5,6 +5,7 @@ const PIX_FMT = 'yuva444p10le'
 /** ProRes 4444 with alpha in QuickTime. Every ProRes frame is a keyframe, so segments join anywhere. */
 export const movFormat: VideoSegmentFormat = {
   name: 'mov',
+  mimeType: 'video/quicktime',
   description: 'ProRes 4444 with alpha in QuickTime (large files; accepted by major editors)',
   alpha: true,
   audio: 'aac',

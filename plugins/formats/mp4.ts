@@ -45,6 +45,7 @@ function hdrSegmentArgs(plan: RenderPlan, transfer: HdrTransfer): FfmpegArgs {
  */
 export const mp4Format: VideoSegmentFormat = {
   name: 'mp4',
+  mimeType: 'video/mp4',
   description: 'H.264 (yuv420p, BT.709) in MP4, fast start; with HDR, H.265 10-bit BT.2020 PQ or HLG',
   alpha: false,
   audio: 'aac',

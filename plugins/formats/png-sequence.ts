@@ -3,6 +3,7 @@ import type {FrameFilesFormat} from '../../src/plugin/index.js'
 /** RGBA PNG per frame, exactly as the browser captured it; files are named by 0-based frame index. */
 export const pngSequenceFormat: FrameFilesFormat = {
   name: 'png-sequence',
+  mimeType: 'image/png',
   description: 'one RGBA PNG per frame: <output>/frame_000000.png, frame_000001.png, ...',
   alpha: true,
   audio: 'sidecar',

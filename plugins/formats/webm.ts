@@ -34,6 +34,7 @@ const ALPHA_TAG = ['-metadata:s:v:0', 'alpha_mode=1']
  */
 export const webmFormat: VideoSegmentFormat = {
   name: 'webm',
+  mimeType: 'video/webm',
   description: 'VP9 with alpha in WebM (Chromium-based browsers decode the alpha)',
   alpha: true,
   audio: 'opus',

@@ -1,6 +1,6 @@
 import {readdir, stat} from 'node:fs/promises'
 import type {FormatPlugin} from '../encode/format-plugin.js'
-import {probeFrameCount} from '../encode/probe-frame-count.js'
+import {countOutputFrames} from '../encode/count-output-frames.js'
 import {resolveFfmpeg} from '../encode/resolve-ffmpeg.js'
 import type {RowRecord} from './batch-manifest.js'
 
@@ -19,13 +19,13 @@ export async function completedOutputProblem(path: string, row: RowRecord, forma
     if (row.bytes !== undefined) return info.size === row.bytes ? undefined : `has ${info.size} bytes, not the ${row.bytes} it was written with`
     if (format.worker === 'frame-files') return 'is not a directory of frames'
     if (row.totalFrames === undefined) return undefined
-    let frames: number
+    let frames: number | undefined
     try {
-      frames = await probeFrameCount((await resolveFfmpeg()).ffprobePath, path)
+      frames = await countOutputFrames(format, async () => (await resolveFfmpeg()).ffprobePath, path)
     } catch {
       return 'cannot be read as video'
     }
-    return frames === row.totalFrames ? undefined : `has ${frames} frames, not ${row.totalFrames}`
+    return frames === undefined || frames === row.totalFrames ? undefined : `has ${frames} frames, not ${row.totalFrames}`
   }
   if (!info.isDirectory() || format.worker !== 'frame-files') return 'is not a file'
   const frames = (await readdir(path)).filter((name) => format.frameFilePattern.test(name)).length

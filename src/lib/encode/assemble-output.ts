@@ -9,7 +9,7 @@ import {copySegmentsArgs} from './concat-input.js'
 import type {AssemblyContext, ImageStreamFormat, SegmentRef, VideoSegmentFormat} from './format-plugin.js'
 import {getFormat} from './format-registry.js'
 import {partialPath} from './partial-path.js'
-import {probeFrameCount} from './probe-frame-count.js'
+import {countOutputFrames} from './count-output-frames.js'
 import {runFfmpeg} from './run-ffmpeg.js'
 import {makeDirectory} from '../files/make-directory.js'
 import {makeTempDirectory} from '../files/temp-directory.js'
@@ -29,7 +29,7 @@ export interface AssembleOutputOptions {
  * Joins the workers' outputs into the final file without re-encoding the video (GIF: its one
  * encode), with the audio track in the same pass: muxed into mp4/mov/webm, an `audio.aac` sidecar
  * in a frame directory, nothing for formats without audio. The result is written next to the
- * output under a hidden temporary name, its frames are counted, and only then is it renamed over
+ * output under a hidden temporary name, its frames are counted (as its format counts them), and only then is it renamed over
  * the output: a failed render leaves nothing at the output path.
  */
 export async function assembleOutput(options: AssembleOutputOptions): Promise<void> {
@@ -56,8 +56,8 @@ export async function assembleOutput(options: AssembleOutputOptions): Promise<vo
     if (audio && !context.audioCarried()) {
       await muxAudioIntoFile({audio, outputPath: partial, extension: plugin.extension, ffmpegPath: options.ffmpeg.ffmpegPath, signal: options.signal})
     }
-    const frames = await probeFrameCount(options.ffmpeg.ffprobePath, partial)
-    if (frames !== expectedFrames) {
+    const frames = await countOutputFrames(plugin, async () => options.ffmpeg.ffprobePath, partial)
+    if (frames !== undefined && frames !== expectedFrames) {
       throw new EngineError('ENCODE_FAILED', `assembling ${options.outputPath}: the result has ${frames} frames, expected ${expectedFrames}`, {
         frames,
         expectedFrames,

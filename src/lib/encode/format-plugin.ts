@@ -61,9 +61,24 @@ interface FormatPluginBase extends FormatCapabilities {
   readonly audio: AudioKind
   /** `ffmpeg -encoders` names this format needs for these settings (for `engine doctor`). */
   requiredEncoders(encode: EncodeSettings): string[]
+  /**
+   * The media type of the output (of each frame file, for `frame-files`), sent by `engine serve`
+   * as Content-Type. Without it the type is guessed from the extension, else
+   * application/octet-stream.
+   */
+  readonly mimeType?: string
 }
 
-export interface VideoSegmentFormat extends FormatPluginBase {
+/**
+ * How the engine checks that an assembled output holds every frame: by default ffprobe counts its
+ * video packets. A format ffprobe cannot count (animated WebP, say) gives its own counter; one
+ * whose output is not a frame sequence (a contact sheet, a sprite strip) sets `false` to opt out.
+ */
+interface FrameCounting {
+  readonly countFrames?: false | ((outputPath: string) => Promise<number>)
+}
+
+export interface VideoSegmentFormat extends FormatPluginBase, FrameCounting {
   readonly worker: 'video-segment'
   /** Extension of the output file, with the dot. */
   readonly extension: string
@@ -73,7 +88,7 @@ export interface VideoSegmentFormat extends FormatPluginBase {
   assemble(context: AssemblyContext): Promise<void>
 }
 
-export interface ImageStreamFormat extends FormatPluginBase {
+export interface ImageStreamFormat extends FormatPluginBase, FrameCounting {
   readonly worker: 'image-stream'
   readonly extension: string
   assemble(context: AssemblyContext): Promise<void>

@@ -8,7 +8,7 @@ import {z} from 'zod'
 import type {FrameFilesFormat} from '../encode/format-plugin.js'
 import {getFormat} from '../encode/format-registry.js'
 import {partialPath} from '../encode/partial-path.js'
-import {probeFrameCount} from '../encode/probe-frame-count.js'
+import {countOutputFrames} from '../encode/count-output-frames.js'
 import {resolveFfmpeg} from '../encode/resolve-ffmpeg.js'
 import {EngineError} from '../errors/engine-error.js'
 import {serverFetch, type ServerConnection} from './server-api.js'
@@ -68,8 +68,8 @@ export async function downloadOutput(connection: ServerConnection, outputUrl: st
       await saveResponse(response, partial)
       const {size} = await stat(partial)
       if (size !== expected.bytes) throw mismatch('bytes', size, expected.bytes, destination)
-      const frames = await probeFrameCount((await resolveFfmpeg()).ffprobePath, partial)
-      if (frames !== expected.totalFrames) throw mismatch('frames', frames, expected.totalFrames, destination)
+      const frames = await countOutputFrames(format, async () => (await resolveFfmpeg()).ffprobePath, partial)
+      if (frames !== undefined && frames !== expected.totalFrames) throw mismatch('frames', frames, expected.totalFrames, destination)
       await rename(partial, destination)
     }
   } finally {

@@ -3,6 +3,7 @@ import {readdir, stat} from 'node:fs/promises'
 import type {ServerResponse} from 'node:http'
 import {basename, join} from 'node:path'
 import {pipeline} from 'node:stream/promises'
+import {listFormats} from '../encode/format-registry.js'
 import {EngineError} from '../errors/engine-error.js'
 import {contentType} from '../sandbox/content-type.js'
 import {sendJson} from './http-errors.js'
@@ -21,7 +22,7 @@ export interface OutputListing {
  * are already compressed would only cost time.
  */
 export async function sendOutput(res: ServerResponse, output: StoredOutput): Promise<void> {
-  if (!output.isDirectory) return sendFile(res, output.path)
+  if (!output.isDirectory) return sendFile(res, output.path, formatMimeType(output.format))
   const files: OutputListing['files'] = []
   for (const entry of (await readdir(output.path, {withFileTypes: true})).filter((e) => e.isFile()).sort((a, b) => a.name.localeCompare(b.name))) {
     const {size} = await stat(join(output.path, entry.name))
@@ -37,7 +38,7 @@ export async function sendOutputFile(res: ServerResponse, output: StoredOutput, 
   if (!output.isDirectory) throw notFound()
   const names = new Set((await readdir(output.path, {withFileTypes: true})).filter((e) => e.isFile()).map((e) => e.name))
   if (!names.has(name)) throw notFound()
-  await sendFile(res, join(output.path, name))
+  await sendFile(res, join(output.path, name), formatMimeType(output.format))
 }
 
 /** The poster image of a render that asked for one. */
@@ -46,10 +47,15 @@ export async function sendPoster(res: ServerResponse, output: StoredOutput): Pro
   await sendFile(res, output.poster)
 }
 
-async function sendFile(res: ServerResponse, path: string): Promise<void> {
+/** The media type the output's format declares, if it does (a plugin's `.mkv` is not in the extension table). */
+function formatMimeType(format: string): string | undefined {
+  return listFormats().find((plugin) => plugin.name === format)?.mimeType
+}
+
+async function sendFile(res: ServerResponse, path: string, mimeType?: string): Promise<void> {
   const {size} = await stat(path)
   res.writeHead(200, {
-    'Content-Type': contentType(path),
+    'Content-Type': mimeType ?? contentType(path),
     'Content-Length': size,
     'Content-Disposition': `attachment; filename="${basename(path).replace(/["\\\r\n]/g, '_')}"`,
   })
