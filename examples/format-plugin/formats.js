@@ -2,8 +2,8 @@
 // API as `api` (the same module as `html-video-engine/plugin`), so this file needs no build step
 // and no run-time dependency on the engine.
 
-/** @typedef {import('html-video-engine/plugin').EngineHookOptions} EngineHookOptions */
-/** @typedef {import('html-video-engine/plugin').VideoSegmentFormat} VideoSegmentFormat */
+/** @typedef {import('html-video-engine/plugin-types').EngineHookOptions} EngineHookOptions */
+/** @typedef {import('html-video-engine/plugin-types').VideoSegmentFormat} VideoSegmentFormat */
 
 /**
  * @param {EngineHookOptions} options

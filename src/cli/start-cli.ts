@@ -1,6 +1,8 @@
 import {execute} from '@oclif/core'
 import {fileURLToPath} from 'node:url'
+import {toEngineError} from '../lib/errors/engine-error.js'
 import {logLevelFrom, setLogLevel} from './log.js'
+import {pluginInstallArgs} from './plugin-install-args.js'
 import {containPluginHooks} from './plugin-hooks/contain-plugin-hooks.js'
 import {pluginHookPolicy} from './plugin-hooks/hook-policy.js'
 
@@ -10,7 +12,14 @@ import {pluginHookPolicy} from './plugin-hooks/hook-policy.js'
  * plugin left behind (a timer, a socket, a hook that never answered) keeps it running. A reader
  * that stops reading (`engine … | head`) ends it quietly.
  */
-export async function startCli(binUrl: string, argv: string[] = process.argv.slice(2)): Promise<never> {
+export async function startCli(binUrl: string, commandLine: string[] = process.argv.slice(2)): Promise<never> {
+  let argv: string[]
+  try {
+    argv = pluginInstallArgs(commandLine)
+  } catch (error) {
+    process.stderr.write(`error [${toEngineError(error).code}]: ${toEngineError(error).message}\n`)
+    process.exit(2)
+  }
   setLogLevel(logLevelFrom(argv))
   const policy = pluginHookPolicy(argv)
   containPluginHooks(policy)
