@@ -6,7 +6,8 @@
 // scaling with workers and a model for more cores (bench/scaling.mjs); then time to first frame,
 // batch rows/min (bench/batch.mjs) and where the browser's CPU goes per captured frame
 // (bench/capture-profile.mjs). Run after `npm run build` (the npm script does). docs/performance.md
-// explains the figures.
+// explains the figures. `npm run bench -- --core` stops after the figures the performance targets
+// name (capture-only, encode-only, the default end to end with its timeline and CPU bound).
 import {mkdtempSync, rmSync} from 'node:fs'
 import {availableParallelism, tmpdir} from 'node:os'
 import {join} from 'node:path'
@@ -38,6 +39,7 @@ const {openSegmentEncoder} = await load('encode/segment-encoder.js')
 const {ENCODER_THREADS} = await load('encode/deterministic-args.js')
 const {renderStill} = await load('still/render-still.js')
 
+const coreOnly = process.argv.includes('--core')
 const composition = new URL('./compositions/chart.html', import.meta.url).pathname
 const work = mkdtempSync(join(tmpdir(), 'engine-bench-'))
 const cores = availableParallelism()
@@ -50,8 +52,10 @@ const row = (name, frames, m) => {
 }
 
 try {
-  await benchFonts(compileComposition)
-  await benchFontLink(renderComposition, resolveRenderOptions)
+  if (!coreOnly) {
+    await benchFonts(compileComposition)
+    await benchFontLink(renderComposition, resolveRenderOptions)
+  }
   const options = resolveRenderOptions({quality: 'standard'})
   const compiled = await compileComposition(composition)
   const {plan} = planRender(compiled, options, getFormat('mp4'))
@@ -117,63 +121,64 @@ try {
   console.log(
     `\nCPU per frame: capture ${captureCpu.toFixed(1)} ms (${cpuPerFrame(capture2).toFixed(1)} ms with two pages) + encode ${encodeCpu.toFixed(1)} ms; with all ${cores} cores busy, end to end cannot pass ${boundFps.toFixed(1)} frames/s = ${(boundFps / baseline).toFixed(2)}x capture-only (before start-up and assembly); the default render used ${figures.cpuMsPerFrame.toFixed(1)} ms a frame`,
   )
+  if (!coreOnly) {
+    // The split before the fixed grid: one contiguous segment per worker, cut where the worker
+    // count put it. A keyframe interval of exactly totalFrames / workers reproduces it.
+    const seconds = (plan.totalFrames * plan.fps.den) / plan.fps.num
+    const grid = {}
+    for (const workers of [1, 2]) {
+      const run = await measure(() => renderComposition({composition, options: resolveRenderOptions({quality: 'standard', workers, output: join(work, `grid-${workers}.mp4`)})}))
+      grid[workers] = row(`end to end, --workers ${workers} (grid of ${plan.segmentFrames}-frame segments)`, plan.totalFrames, run)
+      const resolved = resolveRenderOptions({quality: 'standard', workers, keyframeInterval: seconds / workers, output: join(work, `split-${workers}.mp4`)})
+      const split = row(`end to end, --workers ${workers}, one segment per worker (old)`, plan.totalFrames, await measure(() => renderComposition({composition, options: resolved})))
+      console.log(`${''.padEnd(44)} grid / old split with ${workers} worker(s): ${(grid[workers] / split).toFixed(3)}`)
+    }
 
-  // The split before the fixed grid: one contiguous segment per worker, cut where the worker
-  // count put it. A keyframe interval of exactly totalFrames / workers reproduces it.
-  const seconds = (plan.totalFrames * plan.fps.den) / plan.fps.num
-  const grid = {}
-  for (const workers of [1, 2]) {
-    const run = await measure(() => renderComposition({composition, options: resolveRenderOptions({quality: 'standard', workers, output: join(work, `grid-${workers}.mp4`)})}))
-    grid[workers] = row(`end to end, --workers ${workers} (grid of ${plan.segmentFrames}-frame segments)`, plan.totalFrames, run)
-    const resolved = resolveRenderOptions({quality: 'standard', workers, keyframeInterval: seconds / workers, output: join(work, `split-${workers}.mp4`)})
-    const split = row(`end to end, --workers ${workers}, one segment per worker (old)`, plan.totalFrames, await measure(() => renderComposition({composition, options: resolved})))
-    console.log(`${''.padEnd(44)} grid / old split with ${workers} worker(s): ${(grid[workers] / split).toFixed(3)}`)
+    // Video + poster: one pass (--poster, the poster taken from the capture) against a render and
+    // a separate `engine still` of the same frame (a second page load and seek).
+    const posterTime = 6
+    const withPoster = await measure(() =>
+      renderComposition({composition, options: resolveRenderOptions({quality: 'standard', output: join(work, 'poster-pass.mp4'), poster: posterTime})}),
+    )
+    const onePass = row('video + poster, one pass (--poster)', plan.totalFrames, withPoster)
+    const twoRuns = await measure(async () => {
+      await renderComposition({composition, options: resolveRenderOptions({quality: 'standard', output: join(work, 'video-only.mp4')})})
+      await renderStill({composition, options: resolveRenderOptions({output: join(work, 'still.jpg')}), still: {time: posterTime}})
+    })
+    const twoPasses = row('video, then engine still (two invocations)', plan.totalFrames, twoRuns)
+    console.log(`video + poster: one pass ${withPoster.seconds.toFixed(2)} s against ${twoRuns.seconds.toFixed(2)} s for two (${(onePass / twoPasses).toFixed(2)}x)`)
+
+    console.log('\none page (the default) against two per worker (pagesPerWorker: 2):')
+    await benchOverlap({pairs: 3, composition})
+
+    console.log('')
+    if (peerInstalled()) {
+      console.log('against the best-known peer, each as a new process at its defaults:')
+      await versus({ours: engineRunner(checkout, 'engine'), theirs: peerRunner(work), pairs: 2, composition, compareBytes: false}).catch((error) => console.log(`the peer failed: ${error.message}`))
+    } else {
+      console.log(`the peer (hyperframes 0.8.170) is not installed in ${PEER_DIR}: run /work/shared/corpus/compare.sh once (or set ENGINE_BENCH_PEER) for a same-run comparison`)
+    }
+    if (process.env.ENGINE_BENCH_BASELINE) {
+      console.log(`\nagainst the build in ${process.env.ENGINE_BENCH_BASELINE} (ENGINE_BENCH_BASELINE):`)
+      await versus({ours: engineRunner(checkout, 'this build'), theirs: engineRunner(process.env.ENGINE_BENCH_BASELINE, 'the baseline build'), pairs: 3, composition})
+    }
+
+    console.log('')
+    await benchJpegQuality({composition})
+    console.log('')
+    await benchScaling({
+      chainMs: 1000 / captureFps,
+      cpuMs: figures.cpuMsPerFrame,
+      overheadSeconds: figures.startup.seconds + figures.tail.assembly,
+      browserMiB: capture.browserMiB,
+      encoderMiB,
+    })
+    await benchStartup()
+    console.log('')
+    await benchBatch()
+    console.log('')
+    await benchCaptureProfile()
   }
-
-  // Video + poster: one pass (--poster, the poster taken from the capture) against a render and
-  // a separate `engine still` of the same frame (a second page load and seek).
-  const posterTime = 6
-  const withPoster = await measure(() =>
-    renderComposition({composition, options: resolveRenderOptions({quality: 'standard', output: join(work, 'poster-pass.mp4'), poster: posterTime})}),
-  )
-  const onePass = row('video + poster, one pass (--poster)', plan.totalFrames, withPoster)
-  const twoRuns = await measure(async () => {
-    await renderComposition({composition, options: resolveRenderOptions({quality: 'standard', output: join(work, 'video-only.mp4')})})
-    await renderStill({composition, options: resolveRenderOptions({output: join(work, 'still.jpg')}), still: {time: posterTime}})
-  })
-  const twoPasses = row('video, then engine still (two invocations)', plan.totalFrames, twoRuns)
-  console.log(`video + poster: one pass ${withPoster.seconds.toFixed(2)} s against ${twoRuns.seconds.toFixed(2)} s for two (${(onePass / twoPasses).toFixed(2)}x)`)
-
-  console.log('\none page (the default) against two per worker (pagesPerWorker: 2):')
-  await benchOverlap({pairs: 3, composition})
-
-  console.log('')
-  if (peerInstalled()) {
-    console.log('against the best-known peer, each as a new process at its defaults:')
-    await versus({ours: engineRunner(checkout, 'engine'), theirs: peerRunner(work), pairs: 2, composition, compareBytes: false}).catch((error) => console.log(`the peer failed: ${error.message}`))
-  } else {
-    console.log(`the peer (hyperframes 0.8.170) is not installed in ${PEER_DIR}: run /work/shared/corpus/compare.sh once (or set ENGINE_BENCH_PEER) for a same-run comparison`)
-  }
-  if (process.env.ENGINE_BENCH_BASELINE) {
-    console.log(`\nagainst the build in ${process.env.ENGINE_BENCH_BASELINE} (ENGINE_BENCH_BASELINE):`)
-    await versus({ours: engineRunner(checkout, 'this build'), theirs: engineRunner(process.env.ENGINE_BENCH_BASELINE, 'the baseline build'), pairs: 3, composition})
-  }
-
-  console.log('')
-  await benchJpegQuality({composition})
-  console.log('')
-  await benchScaling({
-    chainMs: 1000 / captureFps,
-    cpuMs: figures.cpuMsPerFrame,
-    overheadSeconds: figures.startup.seconds + figures.tail.assembly,
-    browserMiB: capture.browserMiB,
-    encoderMiB,
-  })
-  await benchStartup()
-  console.log('')
-  await benchBatch()
-  console.log('')
-  await benchCaptureProfile()
 } finally {
   rmSync(work, {recursive: true, force: true})
 }
