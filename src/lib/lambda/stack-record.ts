@@ -7,9 +7,13 @@ export const STACK_RECORD_KEY = 'engine-stack.json'
 
 export interface StackRecord {
   functionName: string
+  /** The version the workflows invoke (absent on the local stack and on stacks deployed before versions). */
+  functionVersion?: string
   stateMachineArn: string
   region: string
   memoryMb: number
+  /** x86_64 or arm64 (absent: x86_64). */
+  arch?: 'x86_64' | 'arm64'
   /** Reserved concurrency of the function; absent when it draws from the account's shared pool. */
   reservedConcurrency?: number
   /** The account's concurrency left for unreserved functions when deployed; absent when it could not be read. */

@@ -4,7 +4,7 @@ import {parseFps} from '../plan/fps.js'
 import type {StillOutput} from './actions/still-action.js'
 import {clientConfig, createS3Client, type AwsClientOptions} from './aws-clients.js'
 import {awsFailure} from './aws-errors.js'
-import {DEFAULT_STACK_NAME} from './deploy/stack-resources.js'
+import {DEFAULT_STACK_NAME, LIVE_ALIAS} from './deploy/stack-resources.js'
 import {outputUrl, type OutputUrl, type OutputUrlOptions} from './output-url.js'
 import {stillInputSchema, type SiteHandle, type StillInput} from './render-input.js'
 import {newRenderId} from './render-to-lambda.js'
@@ -51,11 +51,15 @@ export async function stillOnLambda(options: StillOnLambdaOptions): Promise<Lamb
   const input = parsed.data
   if (input.config.fps !== undefined) parseFps(input.config.fps, 'config.fps')
   const s3 = createS3Client(options)
-  const functionName = options.functionName ?? (await readStackRecord(new BucketObjects(s3, siteHandle.bucketName)))?.functionName ?? DEFAULT_STACK_NAME
+  const stack = await readStackRecord(new BucketObjects(s3, siteHandle.bucketName))
+  const functionName = options.functionName ?? stack?.functionName ?? DEFAULT_STACK_NAME
+  // A stack with published versions is invoked through its live alias, as the workflows invoke the version.
+  const qualifier = stack?.functionVersion !== undefined && options.functionName === undefined ? LIVE_ALIAS : undefined
   const lambda = new LambdaClient(clientConfig(options))
   let response
   try {
-    response = await lambda.send(new InvokeCommand({FunctionName: functionName, InvocationType: 'RequestResponse', Payload: Buffer.from(JSON.stringify({action: 'still', still: input}))}))
+    const payload = Buffer.from(JSON.stringify({action: 'still', still: input}))
+    response = await lambda.send(new InvokeCommand({FunctionName: functionName, Qualifier: qualifier, InvocationType: 'RequestResponse', Payload: payload}))
   } catch (error) {
     throw awsFailure(error, `invoking ${functionName} for a still`, {bucketName: siteHandle.bucketName, endpoint: options.endpoint})
   }

@@ -26,6 +26,19 @@ export async function listZip(path: string): Promise<ZipListing[]> {
   return listing
 }
 
+/** One entry's contents (at most `maxBytes`), or undefined when the zip has no such entry. */
+export async function readZipEntry(path: string, name: string, maxBytes = 1024 * 1024): Promise<Buffer | undefined> {
+  let found: Buffer | undefined
+  await eachEntry(path, async (entry, zip) => {
+    if (entry.fileName !== name || found) return
+    if (entry.uncompressedSize > maxBytes) throw invalidZip(path, `entry "${name}" is ${entry.uncompressedSize} bytes, more than ${maxBytes}`)
+    const chunks: Buffer[] = []
+    for await (const chunk of await zip.openReadStreamPromise(entry)) chunks.push(chunk as Buffer)
+    found = Buffer.concat(chunks)
+  })
+  return found
+}
+
 /**
  * Unpacks a zip into `directory`. yauzl rejects absolute names and `..`; entries that are neither
  * plain files nor directories (symbolic links) are refused too, so nothing lands outside

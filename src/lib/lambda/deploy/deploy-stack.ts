@@ -1,62 +1,66 @@
 import type {Pluggable} from '@smithy/types'
-import {listInstalledPlugins} from '../../config/installed-plugins.js'
-import {rm} from 'node:fs/promises'
-import {join} from 'node:path'
 import {PutMetricAlarmCommand, CloudWatchClient} from '@aws-sdk/client-cloudwatch'
+import {CloudWatchLogsClient, CreateLogGroupCommand, PutRetentionPolicyCommand} from '@aws-sdk/client-cloudwatch-logs'
 import {CreateRoleCommand, GetRoleCommand, IAMClient, PutRolePolicyCommand, UpdateAssumeRolePolicyCommand} from '@aws-sdk/client-iam'
-import {
-  CreateFunctionCommand,
-  DeleteFunctionConcurrencyCommand,
-  GetAccountSettingsCommand,
-  GetFunctionCommand,
-  LambdaClient,
-  PutFunctionConcurrencyCommand,
-  UpdateFunctionCodeCommand,
-  UpdateFunctionConfigurationCommand,
-  waitUntilFunctionActiveV2,
-  waitUntilFunctionUpdatedV2,
-} from '@aws-sdk/client-lambda'
+import {GetAccountSettingsCommand, GetFunctionCommand, LambdaClient, type FunctionConfiguration} from '@aws-sdk/client-lambda'
 import {CreateBucketCommand, PutBucketLifecycleConfigurationCommand, PutPublicAccessBlockCommand, type BucketLocationConstraint} from '@aws-sdk/client-s3'
 import {CreateStateMachineCommand, DescribeStateMachineCommand, UpdateStateMachineCommand, type SFNClient} from '@aws-sdk/client-sfn'
+import {GetCallerIdentityCommand, STSClient} from '@aws-sdk/client-sts'
 import {clientConfig, createS3Client, createSfnClient, type AwsClientOptions} from '../aws-clients.js'
-import {awsFailure} from '../aws-errors.js'
 import {DEFAULT_MAX_PARALLEL_CHUNKS, throttledChunksWarning} from '../chunk-plan.js'
-import {buildLambdaBundle, DEFAULT_BUNDLE_NAME} from '../bundle/build-lambda-bundle.js'
-import {hashFile} from '../site-files.js'
 import {BucketObjects} from '../s3-objects.js'
 import {STACK_RECORD_KEY, type StackRecord} from '../stack-record.js'
-import {DEFAULT_STACK_NAME, functionRoleName, stackResources, trustPolicy, type PolicyDocument, type RoleDefinition, type StackResources} from './stack-resources.js'
-import {makeTempDirectory} from '../../files/temp-directory.js'
+import {planReservation, type AccountConcurrency, type Notice} from './account-limits.js'
+import {prepareCode, uploadCode} from './deploy-code.js'
+import {deployFunction} from './deploy-function.js'
+import {DeployLedger} from './deploy-ledger.js'
+import {DEFAULT_STACK_NAME, stackResources, type Architecture, type RoleDefinition, type StackResources} from './stack-resources.js'
 
 export interface DeployStackOptions extends AwsClientOptions {
   name?: string
   bucketName?: string
+  /** Default: 10,240 MB, or the account's cap when it allows less (a new account: 3,008 MB). */
   memoryMb?: number
   reservedConcurrency?: number
+  arch?: Architecture
+  logRetentionDays?: number
+  alarmTopicArn?: string
   /** The function bundle (zip); default: built now with `buildLambdaBundle`. */
   codeZip?: string
   onStep?: (message: string) => void
-  /** Told when the account cannot run a default render's chunks at once. */
-  onWarning?: (warning: {code: string; message: string}) => void
+  /** Told what deploy chose for the account (no reservation, less memory) and when renders will be throttled. */
+  onWarning?: (warning: Notice) => void
   /** Middleware added to every AWS client deploy uses (request logging; a stand-in for the cloud in tests). */
   plugins?: readonly ClientPlugin[]
+}
+
+export interface DeployedStack {
+  resources: StackResources
+  /** The function version the workflows now invoke, and the one they invoked before this deploy. */
+  version: string
+  previousVersion?: string
+  memoryMb: number
+  reservedConcurrency?: number
 }
 
 /** Middleware for any of the AWS clients: each client has its own input and output types. */
 type ClientPlugin = Pluggable<any, any>
 
-const WAIT = {maxWaitTime: 300}
 /** New IAM roles take a few seconds to become assumable by Lambda and Step Functions. */
 const PROPAGATION_RETRIES = 10
 const PROPAGATION_DELAY_MS = 3000
 
 /**
- * Creates or updates the stack (idempotent: a second run updates in place). Every setting comes
- * from `stackResources`; this function only sends it, in dependency order: roles, bucket, function,
- * state machine, alarms, and the stack record.
+ * Creates or updates the stack (idempotent: a second run updates in place). First, with nothing
+ * created: who the account is, its Lambda limits, the function as it is, every setting, and the
+ * code (built or checked). Then, in dependency order: roles, bucket, code, function (a version
+ * published and the `live` alias moved), its log group, the workflows (naming that version, so
+ * executions started before this deploy finish on theirs), alarms, and the stack record. A failure
+ * says what this run created and changed (DeployLedger).
  */
-export async function deployStack(options: DeployStackOptions): Promise<StackResources> {
+export async function deployStack(options: DeployStackOptions): Promise<DeployedStack> {
   const step = options.onStep ?? (() => {})
+  const notice = options.onWarning ?? (() => {})
   const config = clientConfig(options)
   const withPlugins = <C extends {middlewareStack: {use(plugin: ClientPlugin): void}}>(client: C): C => {
     for (const plugin of options.plugins ?? []) client.middlewareStack.use(plugin)
@@ -64,79 +68,127 @@ export async function deployStack(options: DeployStackOptions): Promise<StackRes
   }
   const iam = withPlugins(new IAMClient(config))
   const lambda = withPlugins(new LambdaClient(config))
+  const ledger = new DeployLedger()
+  let prepared: Awaited<ReturnType<typeof prepareCode>> | undefined
   try {
     const region = await lambda.config.region()
     const name = options.name ?? DEFAULT_STACK_NAME
-    // The role's ARN tells the account, which names the bucket and every other ARN.
-    const functionRoleArn = await ensureRole(iam, functionRoleName(name), trustPolicy('lambda.amazonaws.com'))
-    const accountId = functionRoleArn.split(':')[4]
-    const resources = stackResources({
-      region,
-      accountId,
-      name,
-      bucketName: options.bucketName,
-      memoryMb: options.memoryMb,
-      reservedConcurrency: options.reservedConcurrency,
-    })
-    step(`roles ${resources.functionRole.RoleName}, ${resources.stateMachineRole.RoleName}`)
-    await iam.send(new PutRolePolicyCommand(policyOf(resources.functionRole)))
-    const stateMachineRoleArn = await ensureRole(iam, resources.stateMachineRole.RoleName, resources.stateMachineRole.AssumeRolePolicyDocument)
-    await iam.send(new PutRolePolicyCommand(policyOf(resources.stateMachineRole)))
+    const arch = options.arch ?? 'x86_64'
+    const identity = await withPlugins(new STSClient(config)).send(new GetCallerIdentityCommand({}))
+    const account = await readAccountConcurrency(lambda)
+    const existing = await lambda.send(new GetFunctionCommand({FunctionName: name})).then(
+      (found) => ({configuration: found.Configuration!, reserved: found.Concurrency?.ReservedConcurrentExecutions}),
+      (error: Error) => {
+        if (error.name === 'ResourceNotFoundException') return undefined
+        throw error
+      },
+    )
+    const reservation = planReservation(options.reservedConcurrency, account, existing?.reserved)
+    const settings = {region, accountId: identity.Account!, name, bucketName: options.bucketName, memoryMb: options.memoryMb, arch, logRetentionDays: options.logRetentionDays, alarmTopicArn: options.alarmTopicArn}
+    // Every setting is checked here, before anything is created.
+    let resources = stackResources({...settings, reservedConcurrency: reservation.reserve})
+    if (reservation.notice) notice(reservation.notice)
+    ledger.at('preparing the code')
+    prepared = await prepareCode(options.codeZip, arch, step)
+    const code = prepared
 
+    ledger.at('roles')
+    step(`roles ${resources.functionRole.RoleName}, ${resources.stateMachineRole.RoleName}`)
+    const functionRoleArn = await ensureRole(iam, resources.functionRole, ledger)
+    const stateMachineRoleArn = await ensureRole(iam, resources.stateMachineRole, ledger)
+
+    ledger.at('the bucket')
     step(`bucket ${resources.bucket.Bucket}`)
     const s3 = withPlugins(createS3Client(options))
-    await s3
-      .send(
-        new CreateBucketCommand({
-          Bucket: resources.bucket.Bucket,
-          ...(region !== 'us-east-1' && {CreateBucketConfiguration: {LocationConstraint: region as BucketLocationConstraint}}),
-        }),
+    const createdBucket = await s3
+      .send(new CreateBucketCommand({Bucket: resources.bucket.Bucket, ...(region !== 'us-east-1' && {CreateBucketConfiguration: {LocationConstraint: region as BucketLocationConstraint}})}))
+      .then(
+        () => true,
+        (error: Error) => {
+          if (error.name !== 'BucketAlreadyOwnedByYou') throw error
+          return false
+        },
       )
-      .catch((error: Error) => {
-        if (error.name !== 'BucketAlreadyOwnedByYou') throw error
-      })
+    if (createdBucket) ledger.created(`bucket ${resources.bucket.Bucket}`)
     await s3.send(new PutPublicAccessBlockCommand({Bucket: resources.bucket.Bucket, PublicAccessBlockConfiguration: resources.bucket.PublicAccessBlockConfiguration}))
     await s3.send(new PutBucketLifecycleConfigurationCommand({Bucket: resources.bucket.Bucket, LifecycleConfiguration: resources.bucket.LifecycleConfiguration}))
     const bucket = new BucketObjects(s3, resources.bucket.Bucket)
 
-    const code = await functionCode(bucket, options.codeZip, step)
-    step(`function ${resources.function.FunctionName} (${resources.function.MemorySize} MB)`)
-    await ensureFunction(lambda, resources, functionRoleArn, code)
+    ledger.at('uploading the code')
+    const location = await uploadCode(bucket, code, step)
+    if (location.uploaded) ledger.created(`s3://${location.S3Bucket}/${location.S3Key}`)
+
+    ledger.at('the function')
+    step(`function ${resources.function.FunctionName} (${resources.function.MemorySize} MB, ${arch})`)
+    const deployed = await deployFunction({
+      lambda,
+      resources,
+      roleArn: functionRoleArn,
+      code,
+      location: {S3Bucket: location.S3Bucket, S3Key: location.S3Key},
+      existing: existing?.configuration as FunctionConfiguration | undefined,
+      memoryExplicit: options.memoryMb !== undefined,
+      reserve: reservation.reserve,
+      ledger,
+      onNotice: notice,
+      reupload: async () => {
+        await uploadCode(bucket, code, step, true)
+      },
+      afterPropagation,
+    })
+    step(`function version ${deployed.version}${deployed.previousVersion && deployed.previousVersion !== deployed.version ? ` (was ${deployed.previousVersion})` : ''}`)
+    resources = stackResources({...settings, memoryMb: deployed.memoryMb, reservedConcurrency: deployed.reservedConcurrency, functionVersion: deployed.version})
+
+    ledger.at('the log group')
+    const logs = withPlugins(new CloudWatchLogsClient(config))
+    await logs.send(new CreateLogGroupCommand({logGroupName: resources.logGroup.logGroupName})).then(
+      () => ledger.created(`log group ${resources.logGroup.logGroupName}`),
+      (error: Error) => {
+        if (error.name !== 'ResourceAlreadyExistsException') throw error
+      },
+    )
+    await logs.send(new PutRetentionPolicyCommand(resources.logGroup))
 
     const sfn = withPlugins(createSfnClient(options))
     // The render workflow first: the batch workflow names it.
     for (const machine of [resources.stateMachine, resources.batchStateMachine]) {
+      ledger.at(`state machine ${machine.name}`)
       step(`state machine ${machine.name}`)
-      await ensureStateMachine(sfn, machine, stateMachineRoleArn)
+      await ensureStateMachine(sfn, machine, stateMachineRoleArn, ledger)
     }
 
+    ledger.at('alarms')
     step(`alarms ${resources.alarms.map((alarm) => alarm.AlarmName).join(', ')}`)
     const cloudwatch = withPlugins(new CloudWatchClient(config))
     for (const alarm of resources.alarms) await cloudwatch.send(new PutMetricAlarmCommand(alarm))
 
-    const unreservedConcurrency = await readUnreservedConcurrency(lambda)
-    const limits = {reservedConcurrency: resources.function.ReservedConcurrentExecutions, unreservedConcurrency}
+    const limits = {reservedConcurrency: deployed.reservedConcurrency, unreservedConcurrency: account?.unreserved}
     const warning = throttledChunksWarning(DEFAULT_MAX_PARALLEL_CHUNKS, limits)
-    if (warning) options.onWarning?.({code: warning.code, message: `renders with the default --max-parallel-chunks ${DEFAULT_MAX_PARALLEL_CHUNKS}: ${warning.message}`})
+    if (warning) notice({code: warning.code, message: `renders with the default --max-parallel-chunks ${DEFAULT_MAX_PARALLEL_CHUNKS}: ${warning.message}`})
 
+    ledger.at('the stack record')
     const record: StackRecord = {
       functionName: resources.function.FunctionName,
+      functionVersion: deployed.version,
       stateMachineArn: resources.stateMachine.arn,
       region,
-      memoryMb: resources.function.MemorySize,
+      memoryMb: deployed.memoryMb,
+      arch,
       ...limits,
       deployedAt: new Date().toISOString(),
       kind: 'aws',
       formats: code.formats,
     }
     await bucket.putJson(STACK_RECORD_KEY, record)
-    return resources
+    return {resources, version: deployed.version, previousVersion: deployed.previousVersion, memoryMb: deployed.memoryMb, reservedConcurrency: deployed.reservedConcurrency}
   } catch (error) {
-    throw awsFailure(error, 'deploying the serverless stack', {bucketName: options.bucketName, endpoint: options.endpoint})
+    throw ledger.failure(error, {bucketName: options.bucketName, endpoint: options.endpoint})
+  } finally {
+    await prepared?.dispose()
   }
 }
 
-async function ensureStateMachine(sfn: SFNClient, machine: StackResources['stateMachine'], roleArn: string): Promise<void> {
+async function ensureStateMachine(sfn: SFNClient, machine: StackResources['stateMachine'], roleArn: string, ledger: DeployLedger): Promise<void> {
   const definition = JSON.stringify(machine.definition)
   const exists = await sfn.send(new DescribeStateMachineCommand({stateMachineArn: machine.arn})).then(
     () => true,
@@ -145,106 +197,42 @@ async function ensureStateMachine(sfn: SFNClient, machine: StackResources['state
       throw error
     },
   )
-  if (exists) await sfn.send(new UpdateStateMachineCommand({stateMachineArn: machine.arn, definition, roleArn}))
-  else await afterPropagation(() => sfn.send(new CreateStateMachineCommand({name: machine.name, type: 'STANDARD', definition, roleArn})))
+  if (exists) {
+    await sfn.send(new UpdateStateMachineCommand({stateMachineArn: machine.arn, definition, roleArn}))
+    ledger.changed(`state machine ${machine.name}`)
+  } else {
+    await afterPropagation(() => sfn.send(new CreateStateMachineCommand({name: machine.name, type: 'STANDARD', definition, roleArn})))
+    ledger.created(`state machine ${machine.name}`)
+  }
 }
 
 /**
- * The account's pool for functions without reserved concurrency (10 on a new account), recorded so
- * that each render can warn before its chunks are throttled. Only informs warnings: a deployer
- * without lambda:GetAccountSettings still deploys.
+ * The account's concurrency (10 on a new account), read before anything is made: it decides
+ * whether --concurrency can be reserved, and is recorded so that each render can warn before its
+ * chunks are throttled. A deployer without lambda:GetAccountSettings still deploys.
  */
-async function readUnreservedConcurrency(lambda: LambdaClient): Promise<number | undefined> {
+async function readAccountConcurrency(lambda: LambdaClient): Promise<AccountConcurrency | undefined> {
   const settings = await lambda.send(new GetAccountSettingsCommand({})).catch(() => undefined)
-  return settings?.AccountLimit?.UnreservedConcurrentExecutions
+  const limit = settings?.AccountLimit
+  if (limit?.ConcurrentExecutions === undefined) return undefined
+  return {total: limit.ConcurrentExecutions, unreserved: limit.UnreservedConcurrentExecutions ?? limit.ConcurrentExecutions}
 }
 
-async function ensureRole(iam: IAMClient, roleName: string, trustDocument: PolicyDocument): Promise<string> {
-  const trust = JSON.stringify(trustDocument)
+async function ensureRole(iam: IAMClient, role: RoleDefinition, ledger: DeployLedger): Promise<string> {
+  const trust = JSON.stringify(role.AssumeRolePolicyDocument)
+  let arn: string
   try {
-    const existing = await iam.send(new GetRoleCommand({RoleName: roleName}))
-    await iam.send(new UpdateAssumeRolePolicyCommand({RoleName: roleName, PolicyDocument: trust}))
-    return existing.Role!.Arn!
+    const existing = await iam.send(new GetRoleCommand({RoleName: role.RoleName}))
+    await iam.send(new UpdateAssumeRolePolicyCommand({RoleName: role.RoleName, PolicyDocument: trust}))
+    arn = existing.Role!.Arn!
   } catch (error) {
     if ((error as Error).name !== 'NoSuchEntity' && (error as Error).name !== 'NoSuchEntityException') throw error
-    const created = await iam.send(new CreateRoleCommand({RoleName: roleName, AssumeRolePolicyDocument: trust, Description: 'engine serverless rendering'}))
-    return created.Role!.Arn!
+    const created = await iam.send(new CreateRoleCommand({RoleName: role.RoleName, AssumeRolePolicyDocument: trust, Description: 'engine serverless rendering'}))
+    ledger.created(`role ${role.RoleName}`)
+    arn = created.Role!.Arn!
   }
-}
-
-function policyOf(role: RoleDefinition) {
-  return {RoleName: role.RoleName, PolicyName: role.PolicyName, PolicyDocument: JSON.stringify(role.PolicyDocument)}
-}
-
-interface FunctionCode {
-  S3Bucket: string
-  S3Key: string
-  /** Base64 sha256 of the zip, as Lambda reports a function's CodeSha256. */
-  codeSha256: string
-  /** What the bundle renders, when this deploy built it (a --code zip is taken as it is). */
-  formats?: string[]
-}
-
-async function ensureFunction(lambda: LambdaClient, resources: StackResources, roleArn: string, code: FunctionCode): Promise<void> {
-  const fn = resources.function
-  const settings = {
-    FunctionName: fn.FunctionName,
-    Role: roleArn,
-    Runtime: fn.Runtime,
-    Handler: fn.Handler,
-    MemorySize: fn.MemorySize,
-    Timeout: fn.Timeout,
-    EphemeralStorage: fn.EphemeralStorage,
-    Environment: fn.Environment,
-  }
-  const location = {S3Bucket: code.S3Bucket, S3Key: code.S3Key}
-  const existing = await lambda.send(new GetFunctionCommand({FunctionName: fn.FunctionName})).catch((error: Error) => {
-    if (error.name === 'ResourceNotFoundException') return undefined
-    throw error
-  })
-  const waitFor = {client: lambda, ...WAIT}
-  if (existing) {
-    // The same zip is not sent again: Lambda would only replace the code with itself.
-    if (existing.Configuration?.CodeSha256 !== code.codeSha256) {
-      await lambda.send(new UpdateFunctionCodeCommand({FunctionName: fn.FunctionName, ...location, Architectures: fn.Architectures}))
-      await waitUntilFunctionUpdatedV2(waitFor, {FunctionName: fn.FunctionName})
-    }
-    await lambda.send(new UpdateFunctionConfigurationCommand(settings))
-    await waitUntilFunctionUpdatedV2(waitFor, {FunctionName: fn.FunctionName})
-  } else {
-    await afterPropagation(() => lambda.send(new CreateFunctionCommand({...settings, Architectures: fn.Architectures, Code: location})))
-    await waitUntilFunctionActiveV2(waitFor, {FunctionName: fn.FunctionName})
-  }
-  if (fn.ReservedConcurrentExecutions === undefined) await lambda.send(new DeleteFunctionConcurrencyCommand({FunctionName: fn.FunctionName}))
-  else await lambda.send(new PutFunctionConcurrencyCommand({FunctionName: fn.FunctionName, ReservedConcurrentExecutions: fn.ReservedConcurrentExecutions}))
-}
-
-/**
- * The given zip, or one built now. Bundles are larger than a direct upload allows (50 MB): they go
- * through the bucket under their content hash, so an unchanged bundle is not uploaded again.
- */
-async function functionCode(bucket: BucketObjects, codeZip: string | undefined, step: (message: string) => void): Promise<FunctionCode> {
-  const workDir = codeZip ? undefined : await makeTempDirectory('deploy')
-  try {
-    let zipPath = codeZip
-    let formats: string[] | undefined
-    if (!zipPath) {
-      step('bundle (engine lambda bundle)')
-      const bundle = await buildLambdaBundle({output: join(workDir!, DEFAULT_BUNDLE_NAME), plugins: await listInstalledPlugins()})
-      zipPath = bundle.path
-      formats = bundle.formats
-    }
-    const digest = (await hashFile(zipPath)).sha256
-    const key = `deploy/function-${digest.slice(0, 16)}.zip`
-    if (await bucket.exists(key)) step(`code ${key} (already uploaded)`)
-    else {
-      step(`code ${key}`)
-      await bucket.uploadFile(key, zipPath, 'application/zip')
-    }
-    return {S3Bucket: bucket.bucketName, S3Key: key, codeSha256: Buffer.from(digest, 'hex').toString('base64'), formats}
-  } finally {
-    if (workDir) await rm(workDir, {recursive: true, force: true})
-  }
+  await iam.send(new PutRolePolicyCommand({RoleName: role.RoleName, PolicyName: role.PolicyName, PolicyDocument: JSON.stringify(role.PolicyDocument)}))
+  return arn
 }
 
 async function afterPropagation<T>(call: () => Promise<T>): Promise<T> {
@@ -259,3 +247,4 @@ async function afterPropagation<T>(call: () => Promise<T>): Promise<T> {
     }
   }
 }
+

@@ -1,3 +1,5 @@
+import {DEPLOY_PREFIX} from './deploy-code.js'
+import {STACK_RECORD_KEY} from '../stack-record.js'
 import {DEFAULT_STACK_NAME, functionRoleName, type PolicyDocument} from './stack-resources.js'
 
 export interface PolicyScope {
@@ -9,7 +11,7 @@ export interface PolicyScope {
   bucketName?: string
 }
 
-type Statement = PolicyDocument['Statement'][number] & {Condition?: Record<string, Record<string, string | string[]>>}
+type Statement = Omit<PolicyDocument['Statement'][number], 'Effect'> & {Effect: 'Allow' | 'Deny'; Condition?: Record<string, Record<string, string | string[]>>}
 export interface ScopedPolicyDocument {
   Version: '2012-10-17'
   Statement: Statement[]
@@ -23,6 +25,8 @@ function arns(scope: PolicyScope) {
     name,
     bucket: `arn:aws:s3:::${bucket}`,
     objects: `arn:aws:s3:::${bucket}/*`,
+    deployObjects: [`arn:aws:s3:::${bucket}/${DEPLOY_PREFIX}*`, `arn:aws:s3:::${bucket}/${STACK_RECORD_KEY}`],
+    logGroup: `arn:aws:logs:${region}:${accountId}:log-group:/aws/lambda/${name}`,
     functionRole: `arn:aws:iam::${accountId}:role/${functionRoleName(name)}`,
     stateMachineRole: `arn:aws:iam::${accountId}:role/${name}-state-machine`,
     function: `arn:aws:lambda:${region}:${accountId}:function:${name}`,
@@ -39,25 +43,34 @@ function arns(scope: PolicyScope) {
  * What a caller of a deployed stack needs (an application's role, or `lambda sites create|ls|rm`,
  * `render`, `render-batch`, `still`, `progress`, `renders ls`, `cancel`): the stack's bucket, starting
  * its workflows, reading or stopping their executions and batches, and invoking its function for
- * stills. Nothing else.
+ * stills. Nothing else: in particular it cannot write the function's code (deploy/*) or the stack
+ * record, which only the deployer writes (deploy also checks the code's hash).
  */
 export function renderCallerPolicy(scope: PolicyScope): ScopedPolicyDocument {
   const arn = arns(scope)
   return {
     Version: '2012-10-17',
     Statement: [
-      {Sid: 'ListRenderBucket', Effect: 'Allow', Action: ['s3:ListBucket'], Resource: arn.bucket},
-      // Files of 64 MiB and more go up in parts (the bundle among them); a failed upload is aborted.
-      {Sid: 'SitesAndOutputs', Effect: 'Allow', Action: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject', 's3:AbortMultipartUpload'], Resource: arn.objects},
-      {Sid: 'StartRenders', Effect: 'Allow', Action: ['states:StartExecution'], Resource: [arn.stateMachine, arn.batchStateMachine]},
-      {Sid: 'FollowRenders', Effect: 'Allow', Action: ['states:DescribeExecution', 'states:GetExecutionHistory', 'states:StopExecution'], Resource: [arn.executions, arn.batchExecutions]},
-      // lambda batch progress (the Distributed Map's counts) and batch cancel (the batch's running renders).
-      {Sid: 'FollowBatches', Effect: 'Allow', Action: ['states:ListMapRuns', 'states:ListExecutions'], Resource: [arn.stateMachine, arn.batchStateMachine, arn.batchExecutions]},
-      {Sid: 'BatchCounts', Effect: 'Allow', Action: ['states:DescribeMapRun'], Resource: arn.mapRuns},
-      // engine lambda still: one direct invocation of the render function.
-      {Sid: 'RenderStills', Effect: 'Allow', Action: ['lambda:InvokeFunction'], Resource: arn.function},
+      ...callerStatements(scope),
+      {Sid: 'DeployedCodeIsTheDeployers', Effect: 'Deny', Action: ['s3:PutObject', 's3:DeleteObject'], Resource: arn.deployObjects},
     ],
   }
+}
+
+function callerStatements(scope: PolicyScope): Statement[] {
+  const arn = arns(scope)
+  return [
+    {Sid: 'ListRenderBucket', Effect: 'Allow', Action: ['s3:ListBucket'], Resource: arn.bucket},
+    // Files of 64 MiB and more go up in parts (the bundle among them); a failed upload is aborted.
+    {Sid: 'SitesAndOutputs', Effect: 'Allow', Action: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject', 's3:AbortMultipartUpload'], Resource: arn.objects},
+    {Sid: 'StartRenders', Effect: 'Allow', Action: ['states:StartExecution'], Resource: [arn.stateMachine, arn.batchStateMachine]},
+    {Sid: 'FollowRenders', Effect: 'Allow', Action: ['states:DescribeExecution', 'states:GetExecutionHistory', 'states:StopExecution'], Resource: [arn.executions, arn.batchExecutions]},
+    // lambda batch progress (the Distributed Map's counts) and batch cancel (the batch's running renders).
+    {Sid: 'FollowBatches', Effect: 'Allow', Action: ['states:ListMapRuns', 'states:ListExecutions'], Resource: [arn.stateMachine, arn.batchStateMachine, arn.batchExecutions]},
+    {Sid: 'BatchCounts', Effect: 'Allow', Action: ['states:DescribeMapRun'], Resource: arn.mapRuns},
+    // engine lambda still: one direct invocation of the render function.
+    {Sid: 'RenderStills', Effect: 'Allow', Action: ['lambda:InvokeFunction'], Resource: [arn.function, `${arn.function}:*`]},
+  ]
 }
 
 /**
@@ -67,7 +80,6 @@ export function renderCallerPolicy(scope: PolicyScope): ScopedPolicyDocument {
  */
 export function deployerPolicy(scope: PolicyScope): ScopedPolicyDocument {
   const arn = arns(scope)
-  const caller = renderCallerPolicy(scope)
   return {
     Version: '2012-10-17',
     Statement: [
@@ -85,19 +97,29 @@ export function deployerPolicy(scope: PolicyScope): ScopedPolicyDocument {
           'lambda:UpdateFunctionConfiguration',
           'lambda:PutFunctionConcurrency',
           'lambda:DeleteFunctionConcurrency',
+          // Each deploy publishes a version and moves the live alias; lambda functions ls|rm.
+          'lambda:PublishVersion',
+          'lambda:GetAlias',
+          'lambda:CreateAlias',
+          'lambda:UpdateAlias',
+          'lambda:ListVersionsByFunction',
+          'lambda:DeleteFunction',
           // engine lambda quotas
           'lambda:GetFunctionConfiguration',
           'lambda:GetFunctionConcurrency',
         ],
-        Resource: arn.function,
+        Resource: [arn.function, `${arn.function}:*`],
       },
+      {Sid: 'FunctionLogs', Effect: 'Allow', Action: ['logs:CreateLogGroup', 'logs:PutRetentionPolicy'], Resource: arn.logGroup},
       // Deploy and `engine lambda quotas` read how many functions the account runs at once. AWS
       // allows this read-only action only on "*": it names no resource.
       {Sid: 'AccountLimits', Effect: 'Allow', Action: ['lambda:GetAccountSettings'], Resource: '*'},
 
       {Sid: 'RenderWorkflow', Effect: 'Allow', Action: ['states:DescribeStateMachine', 'states:CreateStateMachine', 'states:UpdateStateMachine'], Resource: [arn.stateMachine, arn.batchStateMachine]},
+      // lambda functions ls|rm: which version each running execution invokes.
+      {Sid: 'VersionsInUse', Effect: 'Allow', Action: ['states:DescribeStateMachineForExecution'], Resource: [arn.executions, arn.batchExecutions]},
       {Sid: 'StackAlarms', Effect: 'Allow', Action: ['cloudwatch:PutMetricAlarm'], Resource: arn.alarms},
-      ...caller.Statement,
+      ...callerStatements(scope),
     ],
   }
 }

@@ -21,7 +21,7 @@ import {BundleFunction} from './bundle-function.js'
 import {confineStoreKeys} from './confine-store-keys.js'
 import {WarmChildren} from './warm-children.js'
 import {LocalFunction} from './local-function.js'
-import {isLambdaInvokeRequest, LocalLambdaApi} from './lambda-invoke-api.js'
+import {isLambdaRequest, LocalLambdaApi} from './lambda-invoke-api.js'
 import {LocalStepFunctions} from './local-step-functions.js'
 import {refusalOf, sendRefusal} from './request-guard.js'
 import {sendInvalidKey, unsafeKeyProblem} from './refuse-unsafe-keys.js'
@@ -111,7 +111,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     function: renderFunction,
     s3: () => (ownS3 ??= createS3Client({endpoint, localToken: token})),
   })
-  const lambdaApi = new LocalLambdaApi(LOCAL_FUNCTION_NAME, renderFunction)
+  const lambdaApi = new LocalLambdaApi(LOCAL_FUNCTION_NAME, renderFunction, memoryMb)
   const server = createServer((request, response) => {
     void answer(request, response).catch((error: Error) => {
       if (!response.headersSent) sendRefusal(request, response, {status: 500, code: 'InternalError', message: error.message})
@@ -128,7 +128,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       void handleSfnRequest(stepFunctions, request, response)
       return
     }
-    if (isLambdaInvokeRequest(request)) {
+    if (isLambdaRequest(request)) {
       void lambdaApi.handle(request, response)
       return
     }

@@ -2,7 +2,7 @@ import type {IncomingMessage, ServerResponse} from 'node:http'
 import {LOCAL_ACCESS_KEY_ID, LOCAL_TOKEN_ENV} from '../aws-clients.js'
 import {normalizeHostName, parseHostHeader} from '../../server/check-host.js'
 import {readBody, sendJson} from './http-body.js'
-import {isLambdaInvokeRequest, MAX_PAYLOAD_BYTES} from './lambda-invoke-api.js'
+import {isLambdaRequest, MAX_PAYLOAD_BYTES} from './lambda-invoke-api.js'
 import {isSfnRequest} from './sfn-json-api.js'
 import {signatureProblem} from './verify-signature.js'
 
@@ -36,7 +36,7 @@ export async function refusalOf(request: IncomingMessage, port: number, token: s
   if (request.headers.origin !== undefined || (site !== undefined && site !== 'none' && site !== 'same-origin')) {
     return {status: 403, code: 'AccessDenied', message: 'the local stack refuses requests from web pages (this one carries a browser Origin)'}
   }
-  const json = isSfnRequest(request) || isLambdaInvokeRequest(request)
+  const json = isSfnRequest(request) || isLambdaRequest(request)
   const body = json ? await readBody(request, MAX_PAYLOAD_BYTES) : undefined
   if (json && body === undefined) {
     return {status: 413, code: 'RequestTooLargeException', message: `Request must be smaller than ${MAX_PAYLOAD_BYTES} bytes for the InvokeFunction operation`}
@@ -57,7 +57,7 @@ export async function refusalOf(request: IncomingMessage, port: number, token: s
 /** Answers a refusal in the protocol the request speaks: S3's XML, or the JSON of Step Functions and Lambda. */
 export function sendRefusal(request: IncomingMessage, response: ServerResponse, refusal: Refusal): void {
   request.resume()
-  if (isSfnRequest(request) || isLambdaInvokeRequest(request)) {
+  if (isSfnRequest(request) || isLambdaRequest(request)) {
     sendJson(response, refusal.status, {__type: refusal.code, message: refusal.message}, {'content-type': 'application/json', 'x-amzn-errortype': refusal.code})
     return
   }

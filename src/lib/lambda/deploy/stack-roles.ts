@@ -1,0 +1,88 @@
+import {BATCHES_PREFIX} from '../batch/batch-records.js'
+
+export interface PolicyDocument {
+  Version: '2012-10-17'
+  Statement: {Sid?: string; Effect: 'Allow'; Action: string[]; Resource?: string | string[]; Principal?: {Service: string}}[]
+}
+
+export interface RoleDefinition {
+  RoleName: string
+  AssumeRolePolicyDocument: PolicyDocument
+  PolicyName: string
+  PolicyDocument: PolicyDocument
+}
+
+/** Who may assume a role: the service it is for, nothing else. */
+export function trustPolicy(service: 'lambda.amazonaws.com' | 'states.amazonaws.com'): PolicyDocument {
+  return {Version: '2012-10-17', Statement: [{Effect: 'Allow', Principal: {Service: service}, Action: ['sts:AssumeRole']}]}
+}
+
+export const functionRoleName = (name: string) => `${name}-function`
+export const stateMachineRoleName = (name: string) => `${name}-state-machine`
+
+/** The ARNs the roles name. */
+export interface RoleScope {
+  name: string
+  region: string
+  accountId: string
+  bucketName: string
+  functionArn: string
+  stateMachineArn: string
+  batchStateMachineArn: string
+  logGroupName: string
+}
+
+/**
+ * The function reads and writes only its bucket and writes only to its own log group (which deploy
+ * creates with its retention, so the function needs no logs:CreateLogGroup).
+ */
+export function functionRole(scope: RoleScope): RoleDefinition {
+  const logGroupArn = `arn:aws:logs:${scope.region}:${scope.accountId}:log-group:${scope.logGroupName}`
+  return {
+    RoleName: functionRoleName(scope.name),
+    AssumeRolePolicyDocument: trustPolicy('lambda.amazonaws.com'),
+    PolicyName: `${scope.name}-function`,
+    PolicyDocument: {
+      Version: '2012-10-17',
+      Statement: [
+        {Sid: 'ListRenderBucket', Effect: 'Allow', Action: ['s3:ListBucket'], Resource: `arn:aws:s3:::${scope.bucketName}`},
+        {Sid: 'RenderObjects', Effect: 'Allow', Action: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject', 's3:AbortMultipartUpload'], Resource: `arn:aws:s3:::${scope.bucketName}/*`},
+        {Sid: 'OwnLogs', Effect: 'Allow', Action: ['logs:CreateLogStream', 'logs:PutLogEvents'], Resource: `${logGroupArn}:*`},
+      ],
+    },
+  }
+}
+
+/**
+ * The workflows may only invoke the function (its published versions), run renders and batches
+ * of this stack, and read and write batch rows. No log delivery: the workflows log nothing to
+ * CloudWatch Logs (their history is what progress reads).
+ */
+export function stateMachineRole(scope: RoleScope): RoleDefinition {
+  const {region, accountId, functionArn, stateMachineArn, batchStateMachineArn} = scope
+  const executionsOf = (machine: string) => `${machine.replace(':stateMachine:', ':execution:')}:*`
+  return {
+    RoleName: stateMachineRoleName(scope.name),
+    AssumeRolePolicyDocument: trustPolicy('states.amazonaws.com'),
+    PolicyName: `${scope.name}-state-machine`,
+    PolicyDocument: {
+      Version: '2012-10-17',
+      Statement: [
+        {Sid: 'InvokeRenderFunction', Effect: 'Allow', Action: ['lambda:InvokeFunction'], Resource: [functionArn, `${functionArn}:*`]},
+        // The batch workflow: its Distributed Map runs each row as a child of itself, which starts a
+        // render and waits for it (startExecution.sync: the managed rule reports the render's end).
+        {Sid: 'BatchRuns', Effect: 'Allow', Action: ['states:StartExecution'], Resource: [stateMachineArn, batchStateMachineArn]},
+        {Sid: 'BatchFollowsRuns', Effect: 'Allow', Action: ['states:DescribeExecution', 'states:StopExecution'], Resource: [executionsOf(stateMachineArn), executionsOf(batchStateMachineArn)]},
+        {Sid: 'BatchMapRuns', Effect: 'Allow', Action: ['states:DescribeMapRun', 'states:UpdateMapRun'], Resource: `arn:aws:states:${region}:${accountId}:mapRun:${scope.name}-batch/*`},
+        {
+          Sid: 'BatchWaitsForRenders',
+          Effect: 'Allow',
+          Action: ['events:PutTargets', 'events:PutRule', 'events:DescribeRule'],
+          Resource: `arn:aws:events:${region}:${accountId}:rule/StepFunctionsGetEventsForStepFunctionsExecutionRule`,
+        },
+        // The rows it reads and each row's record it writes.
+        {Sid: 'BatchRows', Effect: 'Allow', Action: ['s3:GetObject', 's3:PutObject'], Resource: `arn:aws:s3:::${scope.bucketName}/${BATCHES_PREFIX}*`},
+      ],
+    },
+  }
+}
