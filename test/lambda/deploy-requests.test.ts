@@ -4,141 +4,212 @@ import {join} from 'node:path'
 import type {Pluggable} from '@smithy/types'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {overrideEnv} from '../support/override-env.js'
+import {writeZip} from '../../src/lib/lambda/bundle/write-zip.js'
 import {deployStack} from '../../src/lib/lambda/deploy/deploy-stack.js'
+import {hashFile} from '../../src/lib/lambda/site-files.js'
+import {isEngineError} from '../../src/lib/errors/engine-error.js'
+import {awsError, StandInCloud, type AccountShape} from './stand-in-cloud.js'
 
 const ACCOUNT = '123456789012'
+const BUCKET = `engine-render-${ACCOUNT}-eu-west-1`
+const CREATING = /^(Create|Put|Update|Publish|Delete)/
 
-interface Call {
-  command: string
-  input: Record<string, unknown>
-  /** The HTTP request the SDK serialised (method and path), proof that the input has the service's shape. */
-  request: {method: string; path: string}
+/** A function bundle as `engine lambda bundle` lays it out (manifest and handler), small. */
+async function writeBundle(path: string, handler: string, codeHashes: Map<string, string>, arch?: string): Promise<string> {
+  await writeZip(path, [
+    {name: 'engine-bundle.json', source: Buffer.from(JSON.stringify({formats: ['mp4', 'png'], ...(arch && {arch})}))},
+    {name: 'handler.mjs', source: Buffer.from(handler)},
+  ])
+  const {sha256} = await hashFile(path)
+  codeHashes.set(sha256.slice(0, 16), Buffer.from(sha256, 'hex').toString('base64'))
+  return path
 }
 
-function awsError(name: string): Error {
-  const error = new Error(`${name} (stand-in)`)
-  error.name = name
-  return error
-}
-
-/**
- * The AWS cloud for one fresh account, as middleware after serialisation: every request deploy
- * sends is built by the real SDK (so its shape is checked) and answered here, before signing and
- * sending. Nothing exists yet: roles, the function and the state machine are created.
- */
-function standInCloud(calls: Call[]): Pluggable<any, any> {
-  const answer = (command: string, input: Record<string, unknown>): Record<string, unknown> => {
-    switch (command) {
-      case 'GetRoleCommand':
-        throw awsError('NoSuchEntityException')
-      case 'CreateRoleCommand':
-        return {Role: {Arn: `arn:aws:iam::${ACCOUNT}:role/${input.RoleName as string}`, RoleName: input.RoleName}}
-      case 'GetFunctionCommand':
-        // The first look finds nothing; the waiters after create find it active.
-        if (!calls.some((call) => call.command === 'CreateFunctionCommand')) throw awsError('ResourceNotFoundException')
-        return {Configuration: {State: 'Active', LastUpdateStatus: 'Successful'}}
-      case 'HeadObjectCommand':
-        throw awsError('NotFound')
-      case 'DescribeStateMachineCommand':
-        throw awsError('StateMachineDoesNotExist')
-      case 'GetAccountSettingsCommand':
-        // A new account: 10 functions at once.
-        return {AccountLimit: {ConcurrentExecutions: 10, UnreservedConcurrentExecutions: 10}}
-      case 'CreateStateMachineCommand':
-        return {stateMachineArn: `arn:aws:states:eu-west-1:${ACCOUNT}:stateMachine:engine-render`}
-      default:
-        return {}
-    }
-  }
-  return {
-    applyToStack(stack) {
-      stack.add(
-        (_next, context) => async (args) => {
-          const request = args.request as {method: string; path: string}
-          calls.push({command: context.commandName as string, input: args.input as Record<string, unknown>, request: {method: request.method, path: request.path}})
-          return {output: {$metadata: {httpStatusCode: 200}, ...answer(context.commandName as string, args.input as Record<string, unknown>)}, response: {}}
-        },
-        {step: 'build', priority: 'low', name: 'standInCloud'},
-      )
-    },
-  }
-}
-
-describe('engine lambda deploy: every AWS request, as the SDK builds it', () => {
+describe('engine lambda deploy against a stand-in AWS account', () => {
   let dir: string
   let zip: string
+  let nextZip: string
+  const codeHashes = new Map<string, string>()
+  const account = (shape: Partial<AccountShape>): StandInCloud =>
+    new StandInCloud({accountId: ACCOUNT, region: 'eu-west-1', concurrency: 1000, memoryCapMb: 10240, codeHashes, ...shape})
+  const deploy = (cloud: StandInCloud, options: Parameters<typeof deployStack>[0] = {}) => {
+    const notices: {code: string; message: string}[] = []
+    const result = deployStack({region: 'eu-west-1', codeZip: zip, plugins: [cloud.plugin()], env: {}, onWarning: (w) => notices.push(w), ...options})
+    return {result, notices}
+  }
+  const stackRecord = (cloud: StandInCloud) => JSON.parse(String(cloud.calls.filter((call) => call.command === 'PutObjectCommand').at(-1)!.input.Body)) as Record<string, unknown>
   // The SDK resolves an identity before the requests reach the stand-in; any key will do.
   let restoreEnv: (() => void) | undefined
   beforeAll(async () => {
     restoreEnv = overrideEnv({AWS_ACCESS_KEY_ID: 'AKIASTANDIN', AWS_SECRET_ACCESS_KEY: 'stand-in-secret'})
     dir = await mkdtemp(join(tmpdir(), 'engine-deploy-requests-'))
-    zip = join(dir, 'engine-lambda.zip')
-    await writeFile(zip, 'PK stand-in bundle')
+    zip = await writeBundle(join(dir, 'engine-lambda.zip'), 'export const handler = () => 1', codeHashes)
+    nextZip = await writeBundle(join(dir, 'engine-lambda-2.zip'), 'export const handler = () => 2', codeHashes)
   })
   afterAll(async () => {
     restoreEnv?.()
     if (dir) await rm(dir, {recursive: true, force: true})
   })
 
-  it('creates roles, bucket, code, function, state machine, alarms and the stack record, in that order', async () => {
-    const calls: Call[] = []
-    const warnings: {code: string; message: string}[] = []
-    await deployStack({region: 'eu-west-1', codeZip: zip, memoryMb: 4096, reservedConcurrency: 8, plugins: [standInCloud(calls)], env: {}, onWarning: (w) => warnings.push(w)})
-    const sequence = calls.map((call) => call.command.replace(/Command$/, ''))
-    expect(sequence.slice(0, 8)).toEqual(['GetRole', 'CreateRole', 'PutRolePolicy', 'GetRole', 'CreateRole', 'PutRolePolicy', 'CreateBucket', 'PutPublicAccessBlock'])
-    for (const later of ['PutBucketLifecycleConfiguration', 'HeadObject', 'PutObject', 'GetFunction', 'CreateFunction', 'PutFunctionConcurrency', 'DescribeStateMachine', 'CreateStateMachine', 'PutMetricAlarm']) {
-      expect(sequence, later).toContain(later)
-    }
-    expect(sequence.indexOf('CreateFunction')).toBeLessThan(sequence.indexOf('CreateStateMachine'))
-
-    const bucket = `engine-render-${ACCOUNT}-eu-west-1`
-    const create = calls.find((call) => call.command === 'CreateFunctionCommand')!
-    expect(create.input).toMatchObject({
+  it('a fresh account (10 concurrent executions, 3,008 MB): reads it first, reserves nothing, takes the memory cap, says both, and deploys', async () => {
+    const cloud = account({concurrency: 10, memoryCapMb: 3008})
+    // What the README told new users to run.
+    const {result, notices} = deploy(cloud, {reservedConcurrency: 20})
+    const deployed = await result
+    const sequence = cloud.commands
+    // The account, the function as it is: read before anything is created.
+    expect(sequence.slice(0, 3)).toEqual(['GetCallerIdentity', 'GetAccountSettings', 'GetFunction'])
+    expect(sequence).not.toContain('PutFunctionConcurrency')
+    expect(deployed).toMatchObject({version: '1', memoryMb: 3008})
+    expect(deployed.reservedConcurrency).toBeUndefined()
+    expect(deployed.previousVersion).toBeUndefined()
+    expect(notices.map((n) => n.code)).toEqual(['concurrency-not-reserved', 'memory-capped', 'chunks-throttled'])
+    expect(notices[0].message).toMatch(/--concurrency 20 is not reserved: the account runs 10 functions at once and AWS keeps at least 100 unreserved, so nothing can be reserved/)
+    expect(notices[0].message).toMatch(/Service Quotas console > AWS Lambda > Concurrent executions/)
+    expect(notices[1].message).toMatch(/at most 3008 MB per function: the function gets 3008 MB instead of 10240/)
+    // Created once, at the cap: the refused first try created nothing.
+    const creates = cloud.calls.filter((call) => call.command === 'CreateFunctionCommand')
+    expect(creates.map((call) => call.input.MemorySize)).toEqual([10240, 3008])
+    expect(creates[1].request).toEqual({method: 'POST', path: '/2015-03-31/functions'})
+    expect(creates[1].input).toMatchObject({
       FunctionName: 'engine-render',
       Runtime: 'nodejs22.x',
       Handler: 'handler.handler',
-      MemorySize: 4096,
       Timeout: 900,
+      Architectures: ['x86_64'],
       Role: `arn:aws:iam::${ACCOUNT}:role/engine-render-function`,
-      Code: {S3Bucket: bucket, S3Key: expect.stringMatching(/^deploy\/function-[0-9a-f]{16}\.zip$/)},
+      Code: {S3Bucket: BUCKET, S3Key: expect.stringMatching(/^deploy\/function-[0-9a-f]{16}\.zip$/)},
     })
-    expect(create.request).toEqual({method: 'POST', path: '/2015-03-31/functions'})
-    expect(calls.find((call) => call.command === 'PutFunctionConcurrencyCommand')?.input).toEqual({FunctionName: 'engine-render', ReservedConcurrentExecutions: 8})
-
-    const machine = calls.find((call) => call.command === 'CreateStateMachineCommand')!
-    const definition = JSON.parse(machine.input.definition as string) as {StartAt: string; States: Record<string, unknown>}
-    expect(Object.keys(definition.States)).toEqual(expect.arrayContaining([definition.StartAt, 'RenderChunks', 'Assemble']))
-    expect(machine.input.roleArn).toBe(`arn:aws:iam::${ACCOUNT}:role/engine-render-state-machine`)
-
-    // Every role policy is IAM JSON naming ARNs, but for the log-delivery actions, which AWS allows only on "*".
-    for (const put of calls.filter((call) => call.command === 'PutRolePolicyCommand')) {
-      const document = JSON.parse(put.input.PolicyDocument as string) as {Version: string; Statement: {Action: string | string[]; Resource: string | string[]}[]}
-      expect(document.Version).toBe('2012-10-17')
-      for (const statement of document.Statement) {
-        for (const resource of [statement.Resource].flat()) {
-          if (resource === '*') expect([statement.Action].flat().every((action) => action.startsWith('logs:'))).toBe(true)
-          else expect(resource).toMatch(/^arn:aws:/)
-        }
-      }
-    }
-    // The stack record is the last object written, and says what the function renders.
-    const record = calls.filter((call) => call.command === 'PutObjectCommand').at(-1)!
-    expect(record.input.Key).toBe('engine-stack.json')
-    expect(JSON.parse(String(record.input.Body))).toMatchObject({functionName: 'engine-render', memoryMb: 4096, reservedConcurrency: 8, unreservedConcurrency: 10, kind: 'aws'})
-    // 8 reserved against the 16 chunks a default render runs at once.
-    expect(warnings).toEqual([{code: 'chunks-throttled', message: expect.stringMatching(/default --max-parallel-chunks 16: 16 chunks run at once but the function's reserved concurrency is 8/)}])
+    expect(stackRecord(cloud)).toMatchObject({memoryMb: 3008, functionVersion: '1', unreservedConcurrency: 10, arch: 'x86_64', formats: ['mp4', 'png']})
+    expect(stackRecord(cloud)).not.toHaveProperty('reservedConcurrency')
   })
 
-  it('without reserved concurrency, the pool of a new account (10) is recorded and warned about; a deployer who may not read it still deploys', async () => {
-    const calls: Call[] = []
-    const warnings: {code: string; message: string}[] = []
-    await deployStack({region: 'eu-west-1', codeZip: zip, plugins: [standInCloud(calls)], env: {}, onWarning: (w) => warnings.push(w)})
-    expect(warnings.map((w) => w.message)).toEqual([expect.stringMatching(/the account runs at most 10 functions at once .*"Concurrent executions" quota/)])
-    const stackRecord = (list: Call[]) => JSON.parse(String(list.filter((call) => call.command === 'PutObjectCommand').at(-1)!.input.Body)) as Record<string, unknown>
-    expect(stackRecord(calls)).toMatchObject({unreservedConcurrency: 10})
+  it('in dependency order; the workflows invoke the published version; logs kept 14 days; alarms; the stack record last', async () => {
+    const cloud = account({})
+    const {result, notices} = deploy(cloud, {memoryMb: 4096, reservedConcurrency: 64})
+    await result
+    const sequence = cloud.commands
+    const order = ['CreateRole', 'CreateBucket', 'PutObject', 'CreateFunction', 'PublishVersion', 'CreateAlias', 'PutFunctionConcurrency', 'CreateLogGroup', 'PutRetentionPolicy', 'CreateStateMachine', 'PutMetricAlarm']
+    const at = order.map((command) => sequence.indexOf(command))
+    expect(at.every((index) => index >= 0), sequence.join(' ')).toBe(true)
+    expect([...at].sort((a, b) => a - b)).toEqual(at)
+    expect(cloud.calls.find((call) => call.command === 'PutFunctionConcurrencyCommand')?.input).toEqual({FunctionName: 'engine-render', ReservedConcurrentExecutions: 64})
+    expect(cloud.calls.find((call) => call.command === 'PutRetentionPolicyCommand')?.input).toEqual({logGroupName: '/aws/lambda/engine-render', retentionInDays: 14})
+    const functionArn = `arn:aws:lambda:eu-west-1:${ACCOUNT}:function:engine-render`
+    for (const machine of cloud.machines.values()) {
+      const resources = [...machine.matchAll(/"(?:Resource|FunctionName)":"(arn:aws:lambda:[^"]+)"/g)].map((match) => match[1])
+      expect(resources.length).toBeGreaterThan(0)
+      expect(new Set(resources)).toEqual(new Set([`${functionArn}:1`]))
+    }
+    const alarms = cloud.calls.filter((call) => call.command === 'PutMetricAlarmCommand')
+    expect(alarms.map((call) => call.input.AlarmName)).toContain('engine-render-composition-errors')
+    expect(alarms.every((call) => call.input.AlarmActions === undefined)).toBe(true)
+    // Every role policy names ARNs: nothing on "*".
+    for (const put of cloud.calls.filter((call) => call.command === 'PutRolePolicyCommand')) {
+      const document = JSON.parse(put.input.PolicyDocument as string) as {Statement: {Resource: string | string[]}[]}
+      for (const statement of document.Statement) for (const resource of [statement.Resource].flat()) expect(resource).toMatch(/^arn:aws:/)
+    }
+    expect(sequence.at(-1)).toBe('PutObject')
+    expect(stackRecord(cloud)).toMatchObject({functionName: 'engine-render', functionVersion: '1', memoryMb: 4096, reservedConcurrency: 64, kind: 'aws'})
+    expect(notices).toEqual([])
+  })
 
-    const denied: Call[] = []
-    const cloud = standInCloud(denied)
+  it('a second deploy publishes a new version and moves the alias and the workflows to it; an unchanged one publishes nothing', async () => {
+    const cloud = account({})
+    await deploy(cloud).result
+    const second = await deploy(cloud, {codeZip: nextZip, alarmTopicArn: `arn:aws:sns:eu-west-1:${ACCOUNT}:render-alarms`}).result
+    expect(second).toMatchObject({version: '2', previousVersion: '1'})
+    expect(cloud.fn?.alias).toBe('2')
+    const machine = cloud.machines.get(`arn:aws:states:eu-west-1:${ACCOUNT}:stateMachine:engine-render`)!
+    expect(machine).toContain(`function:engine-render:2"`)
+    expect(machine).not.toContain(`function:engine-render:1"`)
+    const alarms = cloud.calls.filter((call) => call.command === 'PutMetricAlarmCommand').slice(-6)
+    for (const alarm of alarms) expect(alarm.input).toMatchObject({AlarmActions: [`arn:aws:sns:eu-west-1:${ACCOUNT}:render-alarms`], OKActions: [`arn:aws:sns:eu-west-1:${ACCOUNT}:render-alarms`]})
+
+    const before = cloud.calls.length
+    const third = await deploy(cloud, {codeZip: nextZip}).result
+    expect(third).toMatchObject({version: '2', previousVersion: '2'})
+    const again = cloud.calls.slice(before).map((call) => call.command)
+    expect(again).not.toContain('UpdateFunctionCodeCommand')
+    expect(again).not.toContain('UpdateAliasCommand')
+  })
+
+  it('checks everything it can before creating anything: a bad setting or bundle fails with nothing made', async () => {
+    const cases: [Parameters<typeof deployStack>[0], RegExp][] = [
+      [{logRetentionDays: 10}, /--log-retention: 10 days is not a retention CloudWatch Logs offers; use one of 1, 3, 5, 7, 14/],
+      [{alarmTopicArn: 'my-topic'}, /--alarm-topic: "my-topic" is not an SNS topic ARN/],
+      [{name: 'has space'}, /--name: "has space" must be 1-56 letters/],
+      [{codeZip: join(dir, 'missing.zip')}, /--code: .*missing\.zip cannot be read as a zip/],
+      [{arch: 'arm64'}, /--code: .*engine-lambda\.zip was built for x86_64, not --arch arm64; build it with `engine lambda bundle --arch arm64`/],
+    ]
+    const notZip = join(dir, 'not-a-bundle.zip')
+    await writeFile(notZip, 'PK not a zip')
+    cases.push([{codeZip: notZip}, /--code: .*not-a-bundle\.zip cannot be read as a zip/])
+    for (const [options, message] of cases) {
+      const cloud = account({})
+      const error = await deploy(cloud, options).result.then(
+        () => undefined,
+        (failure: unknown) => failure,
+      )
+      expect(isEngineError(error) && error.code, JSON.stringify(options)).toBe('INVALID_FLAG')
+      expect((error as Error).message).toMatch(message)
+      expect((error as Error).message).toMatch(/Nothing was created or changed\.$/)
+      expect(cloud.commands.filter((command) => CREATING.test(command))).toEqual([])
+    }
+  })
+
+  it('a failure halfway says exactly what this deploy created; --memory above the cap is refused, not lowered', async () => {
+    const cloud = account({memoryCapMb: 3008})
+    const error = (await deploy(cloud, {memoryMb: 10240}).result.catch((failure: unknown) => failure)) as Error & {code: string; details: {created: string[]}}
+    expect(error.code).toBe('DEPLOY_FAILED')
+    expect(error.message).toMatch(/--memory 10240: this account allows at most 3008 MB per function .* deploy with --memory 3008, or without --memory/)
+    expect(error.message).toMatch(
+      new RegExp(`This deploy created role engine-render-function, role engine-render-state-machine, bucket ${BUCKET}, s3://${BUCKET}/deploy/function-[0-9a-f]{16}\\.zip\\. Deploy again to finish: it reuses all of it\\.$`),
+    )
+    expect(cloud.fn).toBeUndefined()
+    // Running it again (as told) finishes without creating the roles twice.
+    await deploy(cloud, {memoryMb: 3008}).result
+    expect(cloud.commands.filter((command) => command === 'CreateRole')).toHaveLength(2)
+    expect(cloud.fn).toMatchObject({memoryMb: 3008, alias: '1'})
+  })
+
+  it('code replaced in the bucket after upload is caught by its hash: written again, else the deploy fails', async () => {
+    const cloud = account({})
+    await deploy(cloud).result
+    const key = [...cloud.objects].find((object) => object.startsWith('deploy/'))!
+    // Someone who could write deploy/* replaced the object; the next deploy of the same bundle finds it there.
+    cloud.account.swapped = new Set([key])
+    cloud.fn!.codeSha256 = 'stale'
+    await deploy(cloud).result
+    expect(cloud.fn!.codeSha256).toBe(codeHashes.get(/function-([0-9a-f]{16})/.exec(key)![1]))
+    expect(cloud.calls.filter((call) => call.command === 'PutObjectCommand' && call.input.Key === key)).toHaveLength(2)
+
+    // An object that stays replaced (written over again at once) fails the deploy, before any version is published.
+    const stubborn = account({})
+    await deploy(stubborn).result
+    const always: Pluggable<any, any> = {
+      applyToStack(stack) {
+        stack.add(
+          (next, context) => async (args) => {
+            const result = await next(args)
+            if (context.commandName === 'PutObjectCommand') stubborn.account.swapped = new Set([key])
+            return result
+          },
+          {step: 'initialize', name: 'swapAgain'},
+        )
+      },
+    }
+    stubborn.account.swapped = new Set([key])
+    stubborn.fn!.codeSha256 = 'stale'
+    const publishedBefore = stubborn.fn!.versions.length
+    const error = (await deployStack({region: 'eu-west-1', codeZip: zip, plugins: [always, stubborn.plugin()], env: {}}).catch((failure: unknown) => failure)) as Error & {code: string}
+    expect(error.code).toBe('DEPLOY_FAILED')
+    expect(error.message).toMatch(/the function's code .* is not the bundle deployed .* was changed after it was uploaded/)
+    expect(stubborn.fn!.versions).toHaveLength(publishedBefore)
+  })
+
+  it('a deployer who may not read the account settings still deploys (the reservation is tried, and a refusal is a notice)', async () => {
+    const cloud = account({concurrency: 50})
     const refuseAccountSettings: Pluggable<any, any> = {
       applyToStack(stack) {
         stack.add(
@@ -150,9 +221,10 @@ describe('engine lambda deploy: every AWS request, as the SDK builds it', () => 
         )
       },
     }
-    const quiet: unknown[] = []
-    await deployStack({region: 'eu-west-1', codeZip: zip, plugins: [refuseAccountSettings, cloud], env: {}, onWarning: (w) => quiet.push(w)})
-    expect(quiet).toEqual([])
-    expect(stackRecord(denied)).not.toHaveProperty('unreservedConcurrency')
+    const notices: {code: string}[] = []
+    const deployed = await deployStack({region: 'eu-west-1', codeZip: zip, reservedConcurrency: 20, plugins: [refuseAccountSettings, cloud.plugin()], env: {}, onWarning: (w) => notices.push(w)})
+    expect(deployed.reservedConcurrency).toBeUndefined()
+    expect(notices.map((notice) => notice.code)).toEqual(['concurrency-not-reserved'])
+    expect(stackRecord(cloud)).not.toHaveProperty('unreservedConcurrency')
   })
 })

@@ -38,18 +38,27 @@ describe('what `engine lambda deploy` creates', () => {
     expect(() => stackResources({region: 'eu-west-1', accountId: '1', memoryMb: 20000})).toThrow(/--memory: 20000 MB is outside 2048-10240/)
   })
 
-  it('the function role reaches only its bucket and its own logs', () => {
+  it('the function role reaches only its bucket (not the deployed code or the stack record) and writes only its own log group', () => {
     const role = resources.functionRole
     expect(role.AssumeRolePolicyDocument.Statement).toEqual([{Effect: 'Allow', Principal: {Service: 'lambda.amazonaws.com'}, Action: ['sts:AssumeRole']}])
-    expect(actions(role.PolicyDocument).sort()).toEqual(
-      ['logs:CreateLogGroup', 'logs:CreateLogStream', 'logs:PutLogEvents', 's3:AbortMultipartUpload', 's3:DeleteObject', 's3:GetObject', 's3:ListBucket', 's3:PutObject'].sort(),
+    const allowed = role.PolicyDocument.Statement.filter((statement) => statement.Effect === 'Allow')
+    expect(allowed.flatMap((statement) => statement.Action).sort()).toEqual(
+      ['logs:CreateLogStream', 'logs:PutLogEvents', 's3:AbortMultipartUpload', 's3:DeleteObject', 's3:GetObject', 's3:ListBucket', 's3:PutObject'].sort(),
     )
     for (const resource of resourcesOf(role.PolicyDocument)) {
-      expect(resource === `arn:aws:s3:::${BUCKET}` || resource === `arn:aws:s3:::${BUCKET}/*` || resource.startsWith('arn:aws:logs:eu-west-1:123456789012:log-group:/aws/lambda/engine-render')).toBe(true)
+      expect(resource === `arn:aws:s3:::${BUCKET}` || resource.startsWith(`arn:aws:s3:::${BUCKET}/`) || resource === 'arn:aws:logs:eu-west-1:123456789012:log-group:/aws/lambda/engine-render:*').toBe(true)
     }
+    expect(role.PolicyDocument.Statement.find((statement) => statement.Effect === 'Deny')).toMatchObject({
+      Action: ['s3:PutObject', 's3:DeleteObject'],
+      Resource: [`arn:aws:s3:::${BUCKET}/deploy/*`, `arn:aws:s3:::${BUCKET}/engine-stack.json`],
+    })
+    // Kept 14 days unless deploy --log-retention says otherwise (the log group is deploy's, not the function's).
+    expect(resources.logGroup).toEqual({logGroupName: '/aws/lambda/engine-render', retentionInDays: 14})
+    expect(stackResources({region: 'eu-west-1', accountId: '123456789012', logRetentionDays: 90}).logGroup.retentionInDays).toBe(90)
+    expect(() => stackResources({region: 'eu-west-1', accountId: '123456789012', logRetentionDays: 15})).toThrow(/--log-retention: 15 days is not a retention CloudWatch Logs offers/)
   })
 
-  it('the workflows\' role may only invoke the function, run this stack\'s renders and batches, and read and write batch rows (plus log delivery)', () => {
+  it('the workflows\' role may only invoke the function, run this stack\'s renders and batches, and read and write batch rows: no log delivery on "*"', () => {
     const role = resources.stateMachineRole
     expect(role.AssumeRolePolicyDocument.Statement[0].Principal).toEqual({Service: 'states.amazonaws.com'})
     const bySid = Object.fromEntries(role.PolicyDocument.Statement.map((statement) => [statement.Sid, statement]))
@@ -59,8 +68,8 @@ describe('what `engine lambda deploy` creates', () => {
     expect(bySid.BatchFollowsRuns.Resource).toEqual(['arn:aws:states:eu-west-1:123456789012:execution:engine-render:*', 'arn:aws:states:eu-west-1:123456789012:execution:engine-render-batch:*'])
     expect(bySid.BatchWaitsForRenders.Resource).toBe('arn:aws:events:eu-west-1:123456789012:rule/StepFunctionsGetEventsForStepFunctionsExecutionRule')
     expect(bySid.BatchRows).toMatchObject({Action: ['s3:GetObject', 's3:PutObject'], Resource: `arn:aws:s3:::${BUCKET}/batches/*`})
-    expect(bySid.LogDelivery.Action.every((action: string) => action.startsWith('logs:'))).toBe(true)
-    expect(Object.keys(bySid).sort()).toEqual(['BatchFollowsRuns', 'BatchMapRuns', 'BatchRows', 'BatchRuns', 'BatchWaitsForRenders', 'InvokeRenderFunction', 'LogDelivery'])
+    expect(Object.keys(bySid).sort()).toEqual(['BatchFollowsRuns', 'BatchMapRuns', 'BatchRows', 'BatchRuns', 'BatchWaitsForRenders', 'InvokeRenderFunction'])
+    expect(resourcesOf(role.PolicyDocument)).not.toContain('*')
   })
 
   it('a batch workflow beside the render workflow, naming it and the function', () => {
@@ -77,13 +86,33 @@ describe('what `engine lambda deploy` creates', () => {
     expect(JSON.stringify(resources.stateMachine.definition).match(/"Resource":"([^"]+)"/g)).toEqual(Array(4).fill(`"Resource":"${FUNCTION_ARN}"`))
   })
 
-  it('alarms for runaway invocations, function errors and failed executions', () => {
-    expect(resources.alarms.map((alarm) => [alarm.Namespace, alarm.MetricName, alarm.Period])).toEqual([
-      ['AWS/Lambda', 'Invocations', 3600],
-      ['AWS/Lambda', 'Errors', 300],
-      ['AWS/States', 'ExecutionsFailed', 300],
+  it('alarms: runaway invocations, function faults apart from composition errors, failed and timed-out executions; an SNS topic told when given', () => {
+    expect(resources.alarms.map((alarm) => alarm.AlarmName)).toEqual([
+      'engine-render-invocations-per-hour',
+      'engine-render-function-faults',
+      'engine-render-composition-errors',
+      'engine-render-failed-executions',
+      'engine-render-timed-out-executions',
+      'engine-render-failed-batches',
     ])
-    expect(resources.alarms[2].Dimensions).toEqual([{Name: 'StateMachineArn', Value: resources.stateMachine.arn}])
+    const [, faults, composition] = resources.alarms
+    // Lambda's Errors less the invocations that failed on their composition or stopped with their render.
+    expect(faults.Metrics?.map((metric) => metric.MetricStat?.Metric?.MetricName ?? metric.Expression)).toEqual(['Errors', 'CompositionErrors', 'StoppedInvocations', 'errors - FILL(composition, 0) - FILL(stopped, 0)'])
+    expect(composition).toMatchObject({Namespace: 'engine', MetricName: 'CompositionErrors', Dimensions: [{Name: 'FunctionName', Value: 'engine-render'}]})
+    expect(resources.alarms[3].Dimensions).toEqual([{Name: 'StateMachineArn', Value: resources.stateMachine.arn}])
+    expect(resources.alarms.every((alarm) => alarm.AlarmActions === undefined)).toBe(true)
+    const topic = 'arn:aws:sns:eu-west-1:123456789012:ops'
+    const told = stackResources({region: 'eu-west-1', accountId: '123456789012', alarmTopicArn: topic}).alarms
+    expect(told.every((alarm) => alarm.AlarmActions?.[0] === topic && alarm.OKActions?.[0] === topic)).toBe(true)
+  })
+
+  it('with a published version, every task of both workflows invokes that version, not $LATEST', () => {
+    const versioned = stackResources({region: 'eu-west-1', accountId: '123456789012', functionVersion: '7'})
+    for (const machine of [versioned.stateMachine, versioned.batchStateMachine]) {
+      const invoked = [...JSON.stringify(machine.definition).matchAll(/"(arn:aws:lambda:[^"]+)"/g)].map((match) => match[1])
+      expect(invoked.length).toBeGreaterThan(0)
+      expect(new Set(invoked)).toEqual(new Set([`${FUNCTION_ARN}:7`]))
+    }
   })
 
   it('outputs what callers export', () => {
@@ -100,5 +129,6 @@ describe('what `engine lambda deploy` creates', () => {
     const printed = JSON.parse(result.stdout)
     expect(printed.function).toMatchObject({MemorySize: 4096, ReservedConcurrentExecutions: 64})
     expect(printed.outputs.RenderBucketName).toBe('engine-render-<account-id>-eu-west-1')
+    expect(printed.alias).toEqual({Name: 'live', FunctionVersion: '<published-version>'})
   })
 })

@@ -9,6 +9,9 @@ const DEPLOY_ACTIONS = [
   'iam:GetRole', 'iam:CreateRole', 'iam:PutRolePolicy', 'iam:UpdateAssumeRolePolicy', 'iam:PassRole',
   's3:CreateBucket', 's3:PutBucketPublicAccessBlock', 's3:PutLifecycleConfiguration', 's3:GetObject', 's3:PutObject',
   'lambda:GetFunction', 'lambda:CreateFunction', 'lambda:UpdateFunctionCode', 'lambda:UpdateFunctionConfiguration', 'lambda:PutFunctionConcurrency', 'lambda:DeleteFunctionConcurrency',
+  // A version per deploy, the live alias moved to it; lambda functions ls|rm.
+  'lambda:PublishVersion', 'lambda:GetAlias', 'lambda:CreateAlias', 'lambda:UpdateAlias', 'lambda:ListVersionsByFunction', 'lambda:DeleteFunction', 'states:DescribeStateMachineForExecution',
+  'logs:CreateLogGroup', 'logs:PutRetentionPolicy',
   // engine lambda quotas (read-quotas.ts); deploy reads the account's concurrency too.
   'lambda:GetFunctionConfiguration', 'lambda:GetFunctionConcurrency', 'lambda:GetAccountSettings',
   'states:DescribeStateMachine', 'states:CreateStateMachine', 'states:UpdateStateMachine', 'cloudwatch:PutMetricAlarm',
@@ -34,7 +37,8 @@ function assertIamShape(document: ScopedPolicyDocument): void {
   expect(new Set(sids).size).toBe(sids.length)
   for (const statement of document.Statement) {
     expect(statement.Sid).toMatch(/^[A-Za-z0-9]+$/)
-    expect(statement.Effect).toBe('Allow')
+    // The one Deny: callers may not write the deployed code or the stack record.
+    expect(statement.Effect).toBe(statement.Sid === 'DeployedCodeIsTheDeployers' ? 'Deny' : 'Allow')
     expect(statement.Action.every((action) => /^[a-z0-9]+:[A-Za-z]+$/.test(action))).toBe(true)
     // Least privilege: every statement names its resources; no wildcard service or account.
     for (const resource of [statement.Resource ?? []].flat()) {
@@ -43,7 +47,7 @@ function assertIamShape(document: ScopedPolicyDocument): void {
         expect(resource).toBe('*')
         continue
       }
-      expect(resource).toMatch(/^arn:aws:(s3|iam|lambda|states|cloudwatch):/)
+      expect(resource).toMatch(/^arn:aws:(s3|iam|lambda|states|cloudwatch|logs):/)
       expect(resource).not.toMatch(/^arn:aws:[a-z0-9]+:[^:]*:\*|^\*$/)
     }
     expect(statement.Resource).toBeDefined()
@@ -67,11 +71,19 @@ describe('engine lambda policies', () => {
   it('role: only the bucket, the workflows (render and batch) and invoking the function of the named stack, nothing of IAM or deploy', async () => {
     const document = await policy('role', '--name', 'videos', '--bucket-name', 'my-renders')
     assertIamShape(document)
-    const actions = document.Statement.flatMap((statement) => statement.Action)
+    const actions = document.Statement.filter((statement) => statement.Effect === 'Allow').flatMap((statement) => statement.Action)
     for (const action of CALLER_ACTIONS) expect(actions).toContain(action)
     expect(actions.some((action) => /^(iam|cloudwatch):/.test(action))).toBe(false)
     expect(actions.filter((action) => action.startsWith('lambda:'))).toEqual(['lambda:InvokeFunction'])
-    expect(document.Statement.find((statement) => statement.Sid === 'RenderStills')?.Resource).toBe(`arn:aws:lambda:eu-west-1:${ACCOUNT}:function:videos`)
+    // The function and its versions (a still goes through the live alias).
+    expect(document.Statement.find((statement) => statement.Sid === 'RenderStills')?.Resource).toEqual([`arn:aws:lambda:eu-west-1:${ACCOUNT}:function:videos`, `arn:aws:lambda:eu-west-1:${ACCOUNT}:function:videos:*`])
+    // An application's role cannot replace the code deploy publishes, nor the stack record.
+    expect(document.Statement.at(-1)).toEqual({
+      Sid: 'DeployedCodeIsTheDeployers',
+      Effect: 'Deny',
+      Action: ['s3:PutObject', 's3:DeleteObject'],
+      Resource: ['arn:aws:s3:::my-renders/deploy/*', 'arn:aws:s3:::my-renders/engine-stack.json'],
+    })
     expect(document.Statement.find((statement) => statement.Sid === 'StartRenders')?.Resource).toEqual([
       `arn:aws:states:eu-west-1:${ACCOUNT}:stateMachine:videos`,
       `arn:aws:states:eu-west-1:${ACCOUNT}:stateMachine:videos-batch`,

@@ -23,7 +23,6 @@ export type ErrorCode =
   | 'BATCH_PREFLIGHT'
   | 'BATCH_ROW_FAILED'
   | 'CANCELLED'
-  | 'TIMED_OUT'
   | 'INVALID_REQUEST'
   | 'UNAUTHORIZED'
   | 'PATH_OUTSIDE_ROOT'

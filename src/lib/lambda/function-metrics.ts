@@ -4,7 +4,7 @@ import type {ErrorCode} from '../errors/engine-error.js'
 export const ENGINE_METRICS_NAMESPACE = 'engine'
 /** Invocations that failed on the composition or the request: the author's to fix, not the stack's. */
 export const COMPOSITION_ERRORS_METRIC = 'CompositionErrors'
-/** Chunks that stopped because their render was cancelled, failed elsewhere or ran out of time. */
+/** Chunks that stopped because their render was cancelled or failed elsewhere. */
 export const STOPPED_METRIC = 'StoppedInvocations'
 
 /** Failures that the same input would meet again anywhere: a page error, bad variables, missing media or fonts, a bad request. */
@@ -28,7 +28,7 @@ const COMPOSITION_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
 ])
 
 /** Codes a chunk stops with when its render ended elsewhere. */
-const STOP_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['CANCELLED', 'TIMED_OUT'])
+const STOP_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['CANCELLED'])
 
 /**
  * The EMF line that counts a failed invocation as a composition error or a stop, or undefined for

@@ -1,6 +1,6 @@
 import type {S3Client} from '@aws-sdk/client-s3'
 import '../builtin-plugins.js'
-import {EngineError} from '../errors/engine-error.js'
+import {EngineError, isEngineError} from '../errors/engine-error.js'
 import {assembleAction} from './actions/assemble-action.js'
 import {finishBatchAction} from './actions/finish-batch-action.js'
 import type {ActionContext} from './actions/action-context.js'
@@ -9,6 +9,7 @@ import {planAction} from './actions/plan-action.js'
 import {renderChunkAction} from './actions/render-chunk-action.js'
 import {stillAction} from './actions/still-action.js'
 import {createS3Client} from './aws-clients.js'
+import {failureMetricLine} from './function-metrics.js'
 import {handlerEventSchema} from './render-input.js'
 import {toTaskError} from './task-errors.js'
 
@@ -59,6 +60,18 @@ export async function handler(event: unknown, context: LambdaContext = {}): Prom
         return await finishBatchAction(request, actionContext)
     }
   } catch (error) {
+    countFailure(error)
     throw toTaskError(error, {chunk, logStream: context.logStreamName ?? process.env.AWS_LAMBDA_LOG_STREAM_NAME})
   }
+}
+
+/**
+ * On Lambda, a failure of the composition (or a chunk stopping with its render) is counted in the
+ * function's own metric, so the `function-faults` alarm can leave it out (see stack-alarms.ts).
+ */
+function countFailure(error: unknown): void {
+  const functionName = process.env.AWS_LAMBDA_FUNCTION_NAME
+  if (!functionName) return
+  const line = failureMetricLine(functionName, isEngineError(error) ? error.code : 'INTERNAL')
+  if (line) console.log(line)
 }

@@ -9,6 +9,7 @@ import {readZipEntry} from '../bundle/read-zip.js'
 import type {BucketObjects} from '../s3-objects.js'
 import {hashFile} from '../site-files.js'
 import type {Architecture} from './stack-resources.js'
+import {DEPLOY_PREFIX} from './stack-roles.js'
 
 /** The function's code, ready before anything is created: built now or checked, and hashed. */
 export interface PreparedCode {
@@ -21,7 +22,6 @@ export interface PreparedCode {
   dispose(): Promise<void>
 }
 
-export const DEPLOY_PREFIX = 'deploy/'
 export const codeKey = (sha256: string) => `${DEPLOY_PREFIX}function-${sha256.slice(0, 16)}.zip`
 /** Lambda reports a function's CodeSha256 as base64. */
 export const lambdaSha256 = (hex: string) => Buffer.from(hex, 'hex').toString('base64')

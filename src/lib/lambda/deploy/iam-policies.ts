@@ -1,5 +1,4 @@
-import {DEPLOY_PREFIX} from './deploy-code.js'
-import {STACK_RECORD_KEY} from '../stack-record.js'
+import {denyDeployedObjects} from './stack-roles.js'
 import {DEFAULT_STACK_NAME, functionRoleName, type PolicyDocument} from './stack-resources.js'
 
 export interface PolicyScope {
@@ -23,9 +22,9 @@ function arns(scope: PolicyScope) {
   const {region, accountId} = scope
   return {
     name,
+    bucketName: bucket,
     bucket: `arn:aws:s3:::${bucket}`,
     objects: `arn:aws:s3:::${bucket}/*`,
-    deployObjects: [`arn:aws:s3:::${bucket}/${DEPLOY_PREFIX}*`, `arn:aws:s3:::${bucket}/${STACK_RECORD_KEY}`],
     logGroup: `arn:aws:logs:${region}:${accountId}:log-group:/aws/lambda/${name}`,
     functionRole: `arn:aws:iam::${accountId}:role/${functionRoleName(name)}`,
     stateMachineRole: `arn:aws:iam::${accountId}:role/${name}-state-machine`,
@@ -52,7 +51,7 @@ export function renderCallerPolicy(scope: PolicyScope): ScopedPolicyDocument {
     Version: '2012-10-17',
     Statement: [
       ...callerStatements(scope),
-      {Sid: 'DeployedCodeIsTheDeployers', Effect: 'Deny', Action: ['s3:PutObject', 's3:DeleteObject'], Resource: arn.deployObjects},
+      denyDeployedObjects(arn.bucketName),
     ],
   }
 }

@@ -1,5 +1,5 @@
 import type {PutMetricAlarmCommandInput} from '@aws-sdk/client-cloudwatch'
-import {COMPOSITION_ERRORS_METRIC, ENGINE_METRICS_NAMESPACE} from '../function-metrics.js'
+import {COMPOSITION_ERRORS_METRIC, ENGINE_METRICS_NAMESPACE, STOPPED_METRIC} from '../function-metrics.js'
 
 /** One alarm as PutMetricAlarm sends it. */
 export type AlarmDefinition = PutMetricAlarmCommandInput & {AlarmName: string}
@@ -21,7 +21,7 @@ const FIVE_MINUTES = 300
  * The stack's alarms. A failing composition is the user's (a page error, a missing font with
  * --strict-fonts): the function counts those in its own metric, so `function-faults` fires only
  * for what the stack must fix (a crash, a timeout, the browser dying), computed as Lambda's
- * Errors minus those; `composition-errors` tells about the others separately.
+ * Errors minus those and minus chunks that stopped because their render had ended; `composition-errors` tells about the others separately.
  */
 export function stackAlarms(settings: AlarmSettings): AlarmDefinition[] {
   const {name, topicArn} = settings
@@ -47,7 +47,10 @@ export function stackAlarms(settings: AlarmSettings): AlarmDefinition[] {
       Metrics: [
         {Id: 'errors', MetricStat: {Metric: {Namespace: 'AWS/Lambda', MetricName: 'Errors', Dimensions: functionDimension}, Period: FIVE_MINUTES, Stat: 'Sum'}, ReturnData: false},
         {Id: 'composition', MetricStat: {Metric: {Namespace: ENGINE_METRICS_NAMESPACE, MetricName: COMPOSITION_ERRORS_METRIC, Dimensions: functionDimension}, Period: FIVE_MINUTES, Stat: 'Sum'}, ReturnData: false},
-        {Id: 'faults', Expression: 'errors - composition', Label: 'Faults', ReturnData: true},
+        {Id: 'stopped', MetricStat: {Metric: {Namespace: ENGINE_METRICS_NAMESPACE, MetricName: STOPPED_METRIC, Dimensions: functionDimension}, Period: FIVE_MINUTES, Stat: 'Sum'}, ReturnData: false},
+        // FILL: without a composition error or a stop in the period their series are empty, and
+        // arithmetic on an empty series is empty: the alarm would never see a fault.
+        {Id: 'faults', Expression: 'errors - FILL(composition, 0) - FILL(stopped, 0)', Label: 'Faults', ReturnData: true},
       ],
       Threshold: 0,
       ...common,

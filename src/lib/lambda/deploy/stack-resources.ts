@@ -110,7 +110,9 @@ export function stackResources(settings: StackSettings): StackResources {
   checkSettings(settings, {name, memoryMb, arch, retentionInDays})
   const {region, accountId} = settings
   const bucketName = settings.bucketName ?? `${name}-${accountId}-${region}`
-  if (!BUCKET.test(bucketName) || bucketName.includes('..')) {
+  // `deploy --dry-run` shows the default name with a placeholder for the account: checked when deployed.
+  const checkable = settings.bucketName !== undefined || /^\d{12}$/.test(accountId)
+  if (checkable && (!BUCKET.test(bucketName) || bucketName.includes('..'))) {
     throw new EngineError('INVALID_FLAG', `--bucket-name: "${bucketName}" is not a valid S3 bucket name (3-63 lower-case letters, digits, dots and hyphens); pass another --bucket-name or a shorter --name`, {
       field: 'bucket-name',
       value: bucketName,

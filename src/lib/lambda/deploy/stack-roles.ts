@@ -1,8 +1,12 @@
 import {BATCHES_PREFIX} from '../batch/batch-records.js'
+import {STACK_RECORD_KEY} from '../stack-record.js'
+
+/** Where deploy puts the function's code: only the deployer writes there. */
+export const DEPLOY_PREFIX = 'deploy/'
 
 export interface PolicyDocument {
   Version: '2012-10-17'
-  Statement: {Sid?: string; Effect: 'Allow'; Action: string[]; Resource?: string | string[]; Principal?: {Service: string}}[]
+  Statement: {Sid?: string; Effect: 'Allow' | 'Deny'; Action: string[]; Resource?: string | string[]; Principal?: {Service: string}}[]
 }
 
 export interface RoleDefinition {
@@ -33,8 +37,9 @@ export interface RoleScope {
 }
 
 /**
- * The function reads and writes only its bucket and writes only to its own log group (which deploy
- * creates with its retention, so the function needs no logs:CreateLogGroup).
+ * The function reads and writes only its bucket, but not the code deploy put there nor the stack
+ * record (a render cannot plant the next deploy's code), and writes only to its own log group
+ * (which deploy creates with its retention, so the function needs no logs:CreateLogGroup).
  */
 export function functionRole(scope: RoleScope): RoleDefinition {
   const logGroupArn = `arn:aws:logs:${scope.region}:${scope.accountId}:log-group:${scope.logGroupName}`
@@ -48,6 +53,7 @@ export function functionRole(scope: RoleScope): RoleDefinition {
         {Sid: 'ListRenderBucket', Effect: 'Allow', Action: ['s3:ListBucket'], Resource: `arn:aws:s3:::${scope.bucketName}`},
         {Sid: 'RenderObjects', Effect: 'Allow', Action: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject', 's3:AbortMultipartUpload'], Resource: `arn:aws:s3:::${scope.bucketName}/*`},
         {Sid: 'OwnLogs', Effect: 'Allow', Action: ['logs:CreateLogStream', 'logs:PutLogEvents'], Resource: `${logGroupArn}:*`},
+        denyDeployedObjects(scope.bucketName),
       ],
     },
   }
@@ -84,5 +90,15 @@ export function stateMachineRole(scope: RoleScope): RoleDefinition {
         {Sid: 'BatchRows', Effect: 'Allow', Action: ['s3:GetObject', 's3:PutObject'], Resource: `arn:aws:s3:::${scope.bucketName}/${BATCHES_PREFIX}*`},
       ],
     },
+  }
+}
+
+/** The deployer's objects (the code and the stack record), kept from everyone else who writes the bucket. */
+export function denyDeployedObjects(bucketName: string): PolicyDocument['Statement'][number] {
+  return {
+    Sid: 'DeployedCodeIsTheDeployers',
+    Effect: 'Deny',
+    Action: ['s3:PutObject', 's3:DeleteObject'],
+    Resource: [`arn:aws:s3:::${bucketName}/${DEPLOY_PREFIX}*`, `arn:aws:s3:::${bucketName}/${STACK_RECORD_KEY}`],
   }
 }

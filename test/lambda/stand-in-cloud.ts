@@ -1,0 +1,165 @@
+import type {Pluggable} from '@smithy/types'
+
+/** One request deploy sent, as the real SDK built it. */
+export interface Call {
+  command: string
+  input: Record<string, unknown>
+  /** The HTTP request the SDK serialised (method and path), proof that the input has the service's shape. */
+  request: {method: string; path: string}
+}
+
+export interface AccountShape {
+  accountId: string
+  region: string
+  /** ConcurrentExecutions (a new account: 10). */
+  concurrency: number
+  /** The largest MemorySize AWS accepts (a new account: 3,008 MB; otherwise 10,240). */
+  memoryCapMb: number
+  /** The base64 sha256 Lambda reports for the code under each deploy/function-<16 hex>.zip key. */
+  codeHashes: Map<string, string>
+  /** Keys whose object someone replaced after deploy wrote it (Lambda then reports another hash), until deploy writes it again. */
+  swapped?: Set<string>
+  /** Clients whose requests go on to a real server (the local stack's Step Functions) instead of being answered here. */
+  passThrough?: readonly string[]
+}
+
+export function awsError(name: string, message = `${name} (stand-in)`): Error {
+  const error = new Error(message)
+  error.name = name
+  return error
+}
+
+/**
+ * The AWS cloud of one account, kept between deploys, as middleware after serialisation: every
+ * request is built by the real SDK (so its shape is checked) and answered here as AWS answers it
+ * (refusals included: MemorySize over the account's cap, a reservation that leaves fewer than 100
+ * unreserved), before signing and sending.
+ */
+export class StandInCloud {
+  readonly calls: Call[] = []
+  readonly roles = new Set<string>()
+  readonly objects = new Set<string>()
+  readonly machines = new Map<string, string>()
+  fn?: {memoryMb: number; codeSha256: string; reserved?: number; versions: {version: string; codeSha256: string; memoryMb: number}[]; alias?: string}
+
+  constructor(readonly account: AccountShape) {}
+
+  get commands(): string[] {
+    return this.calls.map((call) => call.command.replace(/Command$/, ''))
+  }
+
+  plugin(): Pluggable<any, any> {
+    return {
+      applyToStack: (stack) => {
+        stack.add(
+          (next, context) => async (args) => {
+            if (this.account.passThrough?.includes(context.clientName as string)) return next(args)
+            const request = args.request as {method: string; path: string}
+            const command = context.commandName as string
+            this.calls.push({command, input: args.input as Record<string, unknown>, request: {method: request.method, path: request.path}})
+            return {output: {$metadata: {httpStatusCode: 200}, ...this.answer(command.replace(/Command$/, ''), args.input as Record<string, any>)}, response: {}}
+          },
+          {step: 'build', priority: 'low', name: 'standInCloud'},
+        )
+      },
+    }
+  }
+
+  private answer(command: string, input: Record<string, any>): Record<string, unknown> {
+    const {accountId, region} = this.account
+    const fnArn = (name: string) => `arn:aws:lambda:${region}:${accountId}:function:${name}`
+    switch (command) {
+      case 'GetCallerIdentity':
+        return {Account: accountId, Arn: `arn:aws:iam::${accountId}:user/deployer`}
+      case 'GetAccountSettings': {
+        const reserved = this.fn?.reserved ?? 0
+        return {AccountLimit: {ConcurrentExecutions: this.account.concurrency, UnreservedConcurrentExecutions: this.account.concurrency - reserved}}
+      }
+      case 'GetRole':
+        if (!this.roles.has(input.RoleName)) throw awsError('NoSuchEntityException')
+        return {Role: {Arn: `arn:aws:iam::${accountId}:role/${input.RoleName}`}}
+      case 'CreateRole':
+        this.roles.add(input.RoleName)
+        return {Role: {Arn: `arn:aws:iam::${accountId}:role/${input.RoleName}`, RoleName: input.RoleName}}
+      case 'HeadObject':
+        if (!this.objects.has(input.Key)) throw awsError('NotFound')
+        return {}
+      case 'PutObject':
+        this.objects.add(input.Key)
+        this.account.swapped?.delete(input.Key)
+        return {}
+      case 'GetFunction':
+        if (!this.fn) throw awsError('ResourceNotFoundException', `Function not found: ${fnArn(input.FunctionName)}`)
+        return {
+          Configuration: {FunctionName: input.FunctionName, MemorySize: this.fn.memoryMb, CodeSha256: this.fn.codeSha256, State: 'Active', LastUpdateStatus: 'Successful'},
+          ...(this.fn.reserved !== undefined && {Concurrency: {ReservedConcurrentExecutions: this.fn.reserved}}),
+        }
+      case 'CreateFunction':
+        this.checkMemory(input.MemorySize)
+        this.fn = {memoryMb: input.MemorySize, codeSha256: this.codeAt(input.Code.S3Key), versions: []}
+        return {FunctionName: input.FunctionName, FunctionArn: fnArn(input.FunctionName), CodeSha256: this.fn.codeSha256}
+      case 'UpdateFunctionCode':
+        this.fn!.codeSha256 = this.codeAt(input.S3Key)
+        return {CodeSha256: this.fn!.codeSha256}
+      case 'UpdateFunctionConfiguration':
+        this.checkMemory(input.MemorySize)
+        this.fn!.memoryMb = input.MemorySize
+        return {}
+      case 'PublishVersion': {
+        const fn = this.fn!
+        if (input.CodeSha256 !== fn.codeSha256) throw awsError('PreconditionFailedException', 'CodeSha256 does not match the function')
+        const last = fn.versions.at(-1)
+        // Lambda publishes nothing new for an unchanged function: it answers with the latest version.
+        if (last && last.codeSha256 === fn.codeSha256 && last.memoryMb === fn.memoryMb) return {Version: last.version}
+        const version = String(fn.versions.length + 1)
+        fn.versions.push({version, codeSha256: fn.codeSha256, memoryMb: fn.memoryMb})
+        return {Version: version, FunctionArn: `${fnArn(input.FunctionName)}:${version}`}
+      }
+      case 'GetAlias':
+        if (!this.fn?.alias) throw awsError('ResourceNotFoundException', 'Alias not found')
+        return {Name: input.Name, FunctionVersion: this.fn.alias}
+      case 'CreateAlias':
+      case 'UpdateAlias':
+        this.fn!.alias = input.FunctionVersion
+        return {}
+      case 'PutFunctionConcurrency': {
+        const unreserved = this.account.concurrency - (this.fn?.reserved ?? 0)
+        if (unreserved - input.ReservedConcurrentExecutions < 100) {
+          throw awsError('InvalidParameterValueException', "Specified ReservedConcurrentExecutions for function decreases account's UnreservedConcurrentExecution below its minimum value of [100].")
+        }
+        this.fn!.reserved = input.ReservedConcurrentExecutions
+        return {ReservedConcurrentExecutions: input.ReservedConcurrentExecutions}
+      }
+      case 'DeleteFunctionConcurrency':
+        delete this.fn!.reserved
+        return {}
+      case 'DescribeStateMachine':
+        if (!this.machines.has(input.stateMachineArn)) throw awsError('StateMachineDoesNotExist')
+        return {stateMachineArn: input.stateMachineArn, definition: this.machines.get(input.stateMachineArn)}
+      case 'CreateStateMachine': {
+        const arn = `arn:aws:states:${region}:${accountId}:stateMachine:${input.name}`
+        this.machines.set(arn, input.definition)
+        return {stateMachineArn: arn}
+      }
+      case 'UpdateStateMachine':
+        this.machines.set(input.stateMachineArn, input.definition)
+        return {}
+      case 'CreateLogGroup':
+        return {}
+      default:
+        return {}
+    }
+  }
+
+  private checkMemory(memoryMb: number): void {
+    if (memoryMb > this.account.memoryCapMb) {
+      throw awsError('InvalidParameterValueException', `'MemorySize' value failed to satisfy constraint: Member must have value less than or equal to ${this.account.memoryCapMb}`)
+    }
+  }
+
+  private codeAt(key: string): string {
+    if (this.account.swapped?.has(key)) return Buffer.from('another bundle').toString('base64')
+    const prefix = /function-([0-9a-f]{16})\.zip$/.exec(key)?.[1]
+    return (prefix && this.account.codeHashes.get(prefix)) ?? 'unknown'
+  }
+}
