@@ -4,26 +4,13 @@ import {join} from 'node:path'
 import type {Pluggable} from '@smithy/types'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {overrideEnv} from '../support/override-env.js'
-import {writeZip} from '../../src/lib/lambda/bundle/write-zip.js'
 import {deployStack} from '../../src/lib/lambda/deploy/deploy-stack.js'
-import {hashFile} from '../../src/lib/lambda/site-files.js'
 import {isEngineError} from '../../src/lib/errors/engine-error.js'
-import {awsError, StandInCloud, type AccountShape} from './stand-in-cloud.js'
+import {awsError, StandInCloud, writeBundle, type AccountShape} from './stand-in-cloud.js'
 
 const ACCOUNT = '123456789012'
 const BUCKET = `engine-render-${ACCOUNT}-eu-west-1`
 const CREATING = /^(Create|Put|Update|Publish|Delete)/
-
-/** A function bundle as `engine lambda bundle` lays it out (manifest and handler), small. */
-async function writeBundle(path: string, handler: string, codeHashes: Map<string, string>, arch?: string): Promise<string> {
-  await writeZip(path, [
-    {name: 'engine-bundle.json', source: Buffer.from(JSON.stringify({formats: ['mp4', 'png'], ...(arch && {arch})}))},
-    {name: 'handler.mjs', source: Buffer.from(handler)},
-  ])
-  const {sha256} = await hashFile(path)
-  codeHashes.set(sha256.slice(0, 16), Buffer.from(sha256, 'hex').toString('base64'))
-  return path
-}
 
 describe('engine lambda deploy against a stand-in AWS account', () => {
   let dir: string

@@ -19,7 +19,6 @@ function stack(options: {chunks: number; maxParallelChunks: number; concurrency:
   let running = 0
   let peak = 0
   const sfn = new LocalStepFunctions({
-    functionArn: FUNCTION_ARN,
     machines: [{arn: STATE_MACHINE_ARN, definition: renderStateMachineDefinition(FUNCTION_ARN)}],
     function: new LocalFunction(options.concurrency, async (event) => {
       const {action} = event as Event

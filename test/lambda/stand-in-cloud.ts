@@ -1,4 +1,17 @@
 import type {Pluggable} from '@smithy/types'
+import {writeZip} from '../../src/lib/lambda/bundle/write-zip.js'
+import {hashFile} from '../../src/lib/lambda/site-files.js'
+
+/** A function bundle as `engine lambda bundle` lays it out (manifest and handler), small; its hash is registered as Lambda would report it. */
+export async function writeBundle(path: string, handler: string, codeHashes: Map<string, string>, arch?: string): Promise<string> {
+  await writeZip(path, [
+    {name: 'engine-bundle.json', source: Buffer.from(JSON.stringify({formats: ['mp4', 'png'], ...(arch && {arch})}))},
+    {name: 'handler.mjs', source: Buffer.from(handler)},
+  ])
+  const {sha256} = await hashFile(path)
+  codeHashes.set(sha256.slice(0, 16), Buffer.from(sha256, 'hex').toString('base64'))
+  return path
+}
 
 /** One request deploy sent, as the real SDK built it. */
 export interface Call {
@@ -40,7 +53,7 @@ export class StandInCloud {
   readonly roles = new Set<string>()
   readonly objects = new Set<string>()
   readonly machines = new Map<string, string>()
-  fn?: {memoryMb: number; codeSha256: string; reserved?: number; versions: {version: string; codeSha256: string; memoryMb: number}[]; alias?: string}
+  fn?: {memoryMb: number; codeSha256: string; reserved?: number; versions: {version: string; codeSha256: string; memoryMb: number}[]; published: number; alias?: string}
 
   constructor(readonly account: AccountShape) {}
 
@@ -96,7 +109,7 @@ export class StandInCloud {
         }
       case 'CreateFunction':
         this.checkMemory(input.MemorySize)
-        this.fn = {memoryMb: input.MemorySize, codeSha256: this.codeAt(input.Code.S3Key), versions: []}
+        this.fn = {memoryMb: input.MemorySize, codeSha256: this.codeAt(input.Code.S3Key), versions: [], published: 0}
         return {FunctionName: input.FunctionName, FunctionArn: fnArn(input.FunctionName), CodeSha256: this.fn.codeSha256}
       case 'UpdateFunctionCode':
         this.fn!.codeSha256 = this.codeAt(input.S3Key)
@@ -111,10 +124,22 @@ export class StandInCloud {
         const last = fn.versions.at(-1)
         // Lambda publishes nothing new for an unchanged function: it answers with the latest version.
         if (last && last.codeSha256 === fn.codeSha256 && last.memoryMb === fn.memoryMb) return {Version: last.version}
-        const version = String(fn.versions.length + 1)
+        // Numbers are never reused, even after a version is deleted.
+        const version = String(++fn.published)
         fn.versions.push({version, codeSha256: fn.codeSha256, memoryMb: fn.memoryMb})
         return {Version: version, FunctionArn: `${fnArn(input.FunctionName)}:${version}`}
       }
+      case 'ListVersionsByFunction':
+        return {
+          Versions: [
+            {Version: '$LATEST', FunctionArn: fnArn(input.FunctionName)},
+            ...this.fn!.versions.map((v) => ({Version: v.version, FunctionArn: `${fnArn(input.FunctionName)}:${v.version}`, MemorySize: v.memoryMb, CodeSha256: v.codeSha256, Architectures: ['x86_64']})),
+          ],
+        }
+      case 'DeleteFunction':
+        if (input.Qualifier === undefined || input.Qualifier === this.fn!.alias) throw awsError('ResourceConflictException', 'the stand-in deletes only versions no alias names')
+        this.fn!.versions = this.fn!.versions.filter((v) => v.version !== input.Qualifier)
+        return {}
       case 'GetAlias':
         if (!this.fn?.alias) throw awsError('ResourceNotFoundException', 'Alias not found')
         return {Name: input.Name, FunctionVersion: this.fn.alias}

@@ -8,7 +8,7 @@ export default class LambdaQuotas extends BaseCommand {
   static override description =
     "The account's concurrent executions and what is left unreserved, and the render function's reserved concurrency, memory and timeout: " +
     'how many chunks can run at once (chunks above it wait for a slot). Needs lambda:GetFunctionConfiguration and lambda:GetFunctionConcurrency on the function and ' +
-    'lambda:GetAccountSettings, which AWS grants only on Resource "*": the policy `lambda policies user` prints has all three.'
+    'lambda:GetAccountSettings, which AWS grants only on Resource "*": the policy `lambda policies user` prints has all three. Works against `engine lambda local` too.'
   static override examples = ['<%= config.bin %> lambda quotas', '<%= config.bin %> lambda quotas --region eu-west-1 --json']
   static override flags = {
     name: Flags.string({description: 'name of the render function', default: DEFAULT_STACK_NAME}),

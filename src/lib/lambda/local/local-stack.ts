@@ -103,7 +103,6 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   // The stack's own S3, as the workflows' S3 tasks reach it (the endpoint is known once it listens).
   let ownS3: S3Client | undefined
   const stepFunctions = new LocalStepFunctions({
-    functionArn,
     machines: [
       {arn: stateMachineArn, definition: renderStateMachineDefinition(functionArn)},
       {arn: batchStateMachineArnOf(stateMachineArn), definition: batchStateMachineDefinition(stateMachineArn, functionArn)},

@@ -45,6 +45,8 @@ interface LocalExecution {
   events: RecordedEvent[]
   children: Set<ChildProcess>
   mapRuns: LocalMapRun[]
+  /** The machine as it was when the execution started: an update does not change a running execution. */
+  machine: LocalMachine
   abort: () => void
   finished: Promise<void>
   /** Iterations of the inline Map running at once: never more than AWS allows. */
@@ -53,6 +55,8 @@ interface LocalExecution {
 
 interface LocalMachine {
   arn: string
+  /** The definition as given (what DescribeStateMachine and DescribeStateMachineForExecution answer). */
+  definition: string
   /** What the emulator runs: Distributed Maps replaced by tasks the stack handles. */
   emulated: StateMachine
   maps: Map<string, {state: DistributedMapState; processor: StateMachine}>
@@ -61,7 +65,6 @@ interface LocalMachine {
 }
 
 export interface LocalStepFunctionsOptions {
-  functionArn: string
   /** The render workflow and, beside it, the batch workflow. */
   machines: {arn: string; definition: StateMachineDefinition}[]
   /** The function every Lambda task invokes; an invocation it throttles is retried by the state machine. */
@@ -84,16 +87,30 @@ export class LocalStepFunctions {
   private readonly machines = new Map<string, LocalMachine>()
 
   constructor(private readonly options: LocalStepFunctionsOptions) {
-    const validationOptions = {checkArn: true, checkPaths: true}
-    for (const {arn, definition} of options.machines) {
-      const {definition: emulated, maps} = emulatedDefinition(definition, LOCAL_MAP)
-      this.machines.set(arn, {
-        arn,
-        emulated: new StateMachine(emulated as unknown as AslDefinition, {validationOptions}),
-        maps: new Map(maps.map((state) => [state.name, {state, processor: new StateMachine(state.processor as unknown as AslDefinition, {validationOptions})}])),
-        tasks: taskResources(emulated),
-      })
+    for (const {arn, definition} of options.machines) this.machines.set(arn, localMachine(arn, definition))
+  }
+
+  describeStateMachine(request: {stateMachineArn?: string}) {
+    const machine = this.machine(request.stateMachineArn)
+    return {stateMachineArn: machine.arn, name: machine.arn.split(':').at(-1), status: 'ACTIVE', type: 'STANDARD', definition: machine.definition}
+  }
+
+  /** What `engine lambda deploy` sends: executions started from now on run the new definition, running ones keep theirs (as on AWS). */
+  updateStateMachine(request: {stateMachineArn?: string; definition?: string}) {
+    const machine = this.machine(request.stateMachineArn)
+    let definition: StateMachineDefinition
+    try {
+      definition = JSON.parse(request.definition ?? '') as StateMachineDefinition
+    } catch {
+      throw new SfnApiError('InvalidDefinition', 'Invalid State Machine Definition: not JSON')
     }
+    this.machines.set(machine.arn, localMachine(machine.arn, definition))
+    return {updateDate: Date.now() / 1000}
+  }
+
+  describeStateMachineForExecution(request: {executionArn?: string}) {
+    const execution = this.find(request.executionArn)
+    return {stateMachineArn: execution.machine.arn, name: execution.machine.arn.split(':').at(-1), definition: execution.machine.definition}
   }
 
   startExecution(request: {stateMachineArn?: string; name?: string; input?: string}): {executionArn: string; startDate: number} {
@@ -122,6 +139,7 @@ export class LocalStepFunctions {
       events: [],
       children: new Set(),
       mapRuns: [],
+      machine,
       abort: () => {},
       finished: Promise.resolve(),
       mapSlots: new Slots(MAP_MAX_CONCURRENCY),
@@ -247,7 +265,7 @@ export class LocalStepFunctions {
     const handlers: TaskHandlers = Object.fromEntries(
       [...machine.tasks].map(([state, resource]) => [
         state,
-        resource === LOCAL_MAP ? (taskInput: unknown) => this.runMap(machine, execution, state, taskInput) as never : (taskInput: unknown) => this.invokeTask(execution, state, taskInput, record),
+        resource === LOCAL_MAP ? (taskInput: unknown) => this.runMap(machine, execution, state, taskInput) as never : (taskInput: unknown) => this.invokeTask(execution, state, resource, taskInput, record),
       ]),
     )
     const run = machine.emulated.run(input as never, {overrides: {taskResourceLocalHandlers: handlers}, noThrowOnAbort: true})
@@ -328,20 +346,21 @@ export class LocalStepFunctions {
     return this.options.function.invoke(params)
   }
 
-  private async invokeTask(execution: LocalExecution, state: string, input: unknown, record: Recorder) {
+  private async invokeTask(execution: LocalExecution, state: string, resource: string, input: unknown, record: Recorder) {
     const inMap = state === MAP_TASK_STATE
     if (inMap) await execution.mapSlots.acquire()
     try {
-      return await this.invokeFunction(execution, input, record)
+      return await this.invokeFunction(execution, resource, input, record)
     } finally {
       if (inMap) execution.mapSlots.release()
     }
   }
 
-  private async invokeFunction(execution: LocalExecution, input: unknown, record: Recorder) {
+  /** The local function runs every version's invocation; the history names the one the definition invokes, as AWS's does. */
+  private async invokeFunction(execution: LocalExecution, resource: string, input: unknown, record: Recorder) {
     const inputText = JSON.stringify(input)
     this.checkStateData(execution, inputText, 'input')
-    record('LambdaFunctionScheduled', {lambdaFunctionScheduledEventDetails: {resource: this.options.functionArn, input: inputText}})
+    record('LambdaFunctionScheduled', {lambdaFunctionScheduledEventDetails: {resource, input: inputText}})
     let started: RecordedEvent | undefined
     // The environment is the execution's to stop while this invocation runs; a warm one outlives it.
     let environment: ChildProcess | undefined
@@ -386,6 +405,18 @@ export class LocalStepFunctions {
     const execution = executionArn ? this.executions.get(executionArn) : undefined
     if (!execution) throw new SfnApiError('ExecutionDoesNotExist', `Execution Does Not Exist: '${executionArn}'`)
     return execution
+  }
+}
+
+function localMachine(arn: string, definition: StateMachineDefinition): LocalMachine {
+  const validationOptions = {checkArn: true, checkPaths: true}
+  const {definition: emulated, maps} = emulatedDefinition(definition, LOCAL_MAP)
+  return {
+    arn,
+    definition: JSON.stringify(definition),
+    emulated: new StateMachine(emulated as unknown as AslDefinition, {validationOptions}),
+    maps: new Map(maps.map((state) => [state.name, {state, processor: new StateMachine(state.processor as unknown as AslDefinition, {validationOptions})}])),
+    tasks: taskResources(emulated),
   }
 }
 

@@ -23,6 +23,10 @@ const OPERATIONS: Record<string, (api: LocalStepFunctions, body: Body) => unknow
   ListExecutions: (api, body) => api.listExecutions(body),
   ListMapRuns: (api, body) => api.listMapRuns(body),
   DescribeMapRun: (api, body) => api.describeMapRun(body),
+  // What deploy and `lambda functions ls` send.
+  DescribeStateMachine: (api, body) => api.describeStateMachine(body),
+  UpdateStateMachine: (api, body) => api.updateStateMachine(body),
+  DescribeStateMachineForExecution: (api, body) => api.describeStateMachineForExecution(body),
 }
 
 /** Serves the operations the stack uses, in the AWS JSON 1.0 protocol the SDK speaks. */
