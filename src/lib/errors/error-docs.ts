@@ -177,6 +177,10 @@ export const ERROR_DOCS: Readonly<Record<ErrorCode, ErrorDoc>> = {
     cause: "The Lambda bundle would be over the 248 MiB this engine allows (Lambda's limit is 250 MiB unzipped).",
     fix: 'The message lists the largest parts; remove plugins or fonts you do not need.',
   },
+  DEPLOY_FAILED: {
+    cause: '`engine lambda deploy` stopped partway: AWS refused a step (e.g. --memory above the account\'s cap), or the code Lambda took is not the bundle deployed (its object under deploy/ was replaced).',
+    fix: 'The message names the step, what this deploy created or changed, and the fix; deploy again to finish (it reuses what exists). See docs/guides/serverless-aws.md.',
+  },
   FONT_FAILED: {
     cause: 'A font file cannot be read or is not a font (woff2, woff, TrueType or OpenType).',
     fix: 'Reinstall the package that holds it, or fix the `@font-face` source; `engine fonts resolve <composition>` shows where each family comes from.',
