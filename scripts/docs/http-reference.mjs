@@ -19,6 +19,7 @@ const BODY_FIELDS = {
   variables: 'variable values (at most 1,000 keys), merged over the declared defaults',
   webhook: '`{"url": "https://…"}`: called when the render ends, signed with the server\'s `--webhook-secret`; loopback and private addresses are refused unless the server allows the host (`--allow-webhook-host`)',
   network: '`false` renders without public URLs; `true` cannot override the server\'s `--no-network`',
+  cancelOnDisconnect: '`true` cancels the render when this stream\'s connection closes; by default it keeps rendering (follow it again with `GET /render/:requestId/events`, cancel it with `DELETE /render/:requestId`)',
 }
 
 /** Routes as create-server.ts documents them in its header comment: `METHOD /path  description`. */

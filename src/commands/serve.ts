@@ -17,6 +17,7 @@ export default class Serve extends BaseCommand {
   static override summary = 'Start the producer server: a FIFO render queue with server-sent events'
   static override description =
     'Endpoints: GET /health, GET /render/queue, POST /render/stream (JSON body, answered with server-sent events), POST /still (JSON body, answered with one image), ' +
+    'GET /render/:requestId (status), GET /render/:requestId/events (resume after Last-Event-ID), ' +
     'GET /render/:requestId/output (and /output/:file of a png-sequence), GET /render/:requestId/poster, DELETE /render/:requestId. ' +
     'Bodies, events and statuses: docs/reference/http-api.md.'
   static override examples = [

@@ -80,7 +80,7 @@ describe('engine serve with real renders', PROCESSES, () => {
     expect(await descendantProcesses()).toEqual([])
   })
 
-  it('a client that disconnects mid-render cancels it the same way', async () => {
+  it('a client that aborts mid-render (engine render --server on Ctrl-C) cancels it the same way', async () => {
     const abort = new AbortController()
     const stream = openStream(connection, {composition: 'long.html', ...small}, abort.signal)
     const {requestId} = await stream.waitFor((event) => event.type === 'progress' && event.stage === 'capture' && event.frame > 0)

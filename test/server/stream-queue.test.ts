@@ -103,7 +103,7 @@ describe('POST /render/stream with a FIFO queue', () => {
     expect(await last.done).toMatchObject({type: 'complete'})
   })
 
-  it('a client that disconnects cancels its request, queued or running', async () => {
+  it('a client that aborts cancels its request (it sends DELETE), queued or running', async () => {
     const fake = new FakeRenderer()
     testServer = await startTestServer({maxConcurrentRenders: 1}, {render: fake.render})
     const {connection} = testServer

@@ -1,5 +1,6 @@
+import {setTimeout} from 'node:timers/promises'
 import {z} from 'zod'
-import {EngineError, type ErrorCode} from '../errors/engine-error.js'
+import {EngineError, isEngineError, type ErrorCode} from '../errors/engine-error.js'
 import type {QueueStatus} from '../server/render-queue.js'
 import type {RenderStreamBody} from '../server/request-schema.js'
 import type {StreamEvent} from '../server/stream-events.js'
@@ -78,31 +79,69 @@ export async function getQueueStatus(connection: ServerConnection, signal?: Abor
   return queueStatusSchema.parse(await response.json())
 }
 
-export async function cancelRender(connection: ServerConnection, requestId: string): Promise<void> {
-  await serverFetch(connection, `/render/${encodeURIComponent(requestId)}`, {method: 'DELETE'})
+export async function cancelRender(connection: ServerConnection, requestId: string, signal?: AbortSignal): Promise<void> {
+  await serverFetch(connection, `/render/${encodeURIComponent(requestId)}`, {method: 'DELETE', signal})
 }
+
+/** A broken stream is followed again this many times in a row (GET /render/:id/events), waiting 0.5 s, 1 s, 2 s … */
+export const RESUME_ATTEMPTS = 5
+const RESUME_FIRST_DELAY_MS = 500
 
 /**
  * Posts a render request and yields its stream events until the final `complete` or `error`.
- * Aborting `signal` closes the connection, which cancels the render on the server.
+ * A connection that breaks is resumed where it stopped (Last-Event-ID), so a network hiccup costs
+ * the render nothing; aborting `signal` cancels the render on the server (DELETE) and throws.
  */
 export async function* streamRender(connection: ServerConnection, body: RenderStreamBody, signal?: AbortSignal): AsyncGenerator<StreamEvent> {
-  const response = await serverFetch(connection, '/render/stream', {
+  let response: Response | undefined = await serverFetch(connection, '/render/stream', {
     method: 'POST',
     headers: {'Content-Type': 'application/json', Accept: 'text/event-stream'},
     body: JSON.stringify(body),
     signal,
   })
-  if (!response.body) throw new EngineError('SERVER_UNAVAILABLE', 'the producer server sent an empty stream')
-  try {
-    for await (const message of readEventStream(response.body)) {
-      const event = JSON.parse(message.data) as StreamEvent
-      yield event
-      if (event.type === 'complete' || event.type === 'error') return
-    }
-  } catch (error) {
-    if (signal?.aborted) throw signal.reason
-    throw new EngineError('SERVER_UNAVAILABLE', `the connection to the producer server at ${connection.url} broke: ${(error as Error).message}`)
+  let requestId: string | undefined
+  let lastEventId = 0
+  let failures = 0
+  let problem = 'closed the stream before the render finished'
+  const cancelled = async () => {
+    if (requestId !== undefined) await cancelRender(connection, requestId, AbortSignal.timeout(5000)).catch(() => {})
+    return signal?.reason as unknown
   }
-  throw new EngineError('SERVER_UNAVAILABLE', `the producer server at ${connection.url} closed the stream before the render finished`)
+  for (;;) {
+    if (response?.body) {
+      try {
+        for await (const message of readEventStream(response.body)) {
+          const event = JSON.parse(message.data) as StreamEvent
+          requestId = event.requestId
+          if (message.id !== undefined && /^\d+$/.test(message.id)) lastEventId = Number(message.id)
+          failures = 0
+          yield event
+          if (event.type === 'complete' || event.type === 'error') return
+        }
+        problem = 'closed the stream before the render finished'
+      } catch (error) {
+        if (signal?.aborted) throw await cancelled()
+        problem = `broke the connection: ${(error as Error).message}`
+      }
+    }
+    if (requestId === undefined || failures >= RESUME_ATTEMPTS) {
+      throw new EngineError('SERVER_UNAVAILABLE', `the producer server at ${connection.url} ${problem}${requestId === undefined ? '' : ` (render ${requestId}, resumed ${failures} times)`}`)
+    }
+    await setTimeout(RESUME_FIRST_DELAY_MS * 2 ** failures++, undefined, {signal}).catch(() => {})
+    if (signal?.aborted) throw await cancelled()
+    try {
+      response = await resumeStream(connection, requestId, lastEventId, signal)
+    } catch (error) {
+      if (signal?.aborted) throw await cancelled()
+      // The server answered but no longer knows the render (it restarted): nothing to resume.
+      if (isEngineError(error) && error.code !== 'SERVER_UNAVAILABLE') throw error
+      problem = `could not be reached to resume the stream (${(error as Error).message})`
+      response = undefined
+    }
+  }
+}
+
+/** The events of a render after `lastEventId`, then live: how a dropped stream is picked up again. */
+export function resumeStream(connection: ServerConnection, requestId: string, lastEventId: number, signal?: AbortSignal): Promise<Response> {
+  return serverFetch(connection, `/render/${encodeURIComponent(requestId)}/events`, {headers: {Accept: 'text/event-stream', 'Last-Event-ID': String(lastEventId)}, signal})
 }

@@ -12,9 +12,8 @@ import {applyOriginPolicy} from './origin-policy.js'
 import {sendOutput, sendOutputFile, sendPoster} from './serve-output.js'
 import {answerStill} from './still-route.js'
 import {pathRedactor, type Redact} from './redact-paths.js'
-import {EventStream} from './sse.js'
+import {followJournal, lastEventId} from './follow-journal.js'
 import {webhookTarget} from '../notify/index.js'
-import type {StreamEvent} from './stream-events.js'
 
 export interface CreateServerOptions {
   service: RenderService
@@ -49,11 +48,13 @@ function routeWith(redact: Redact) {
  * The producer server's HTTP interface:
  *   GET    /health                      liveness, no token needed
  *   GET    /render/queue                {maxConcurrentRenders, activeRenders, queuedRenders}
- *   POST   /render/stream               JSON body -> server-sent events (see StreamEvent)
+ *   POST   /render/stream               JSON body -> server-sent events with ids (see StreamEvent)
+ *   GET    /render/:requestId           where a request is: queued, rendering (progress), complete, failed, cancelled
+ *   GET    /render/:requestId/events    its events again after Last-Event-ID, then live (resume a dropped stream)
  *   POST   /still                       JSON body -> one frame as an image (png, jpeg or webp)
- *   GET    /render/:requestId/output    the finished output (png-sequence: a JSON listing)
- *   GET    /render/:requestId/output/:file  one file of a png-sequence
- *   GET    /render/:requestId/poster    the poster image, when the request asked for one
+ *   GET    /render/:requestId/output    the finished output (png-sequence: a JSON listing); Range, ETag, HEAD
+ *   GET    /render/:requestId/output/:file  one file of a png-sequence; Range, ETag, HEAD
+ *   GET    /render/:requestId/poster    the poster image, when the request asked for one; Range, ETag, HEAD
  *   DELETE /render/:requestId           cancels a queued or running render, or deletes its output
  *
  * Every request passes, in order: the Host check (421), the Origin policy (403; answers CORS
@@ -109,17 +110,26 @@ export function createServer(options: CreateServerOptions): Server {
             })
       // The client may have gone while its body was checked: then there is nobody to render for.
       if (req.socket.destroyed) return
-      const stream = new EventStream(res, redact)
-      const send = (event: StreamEvent) => {
-        stream.send(event)
-        if (event.type === 'complete' || event.type === 'error') stream.end()
+      const {requestId, journal} = service.submit({...body, composition, webhook})
+      // A dropped connection leaves the render running (resume with GET /render/:id/events) unless the client asked otherwise.
+      if (body.cancelOnDisconnect) {
+        res.once('close', () => {
+          if (service.isPending(requestId)) void service.cancel(requestId, 'the client disconnected (cancelOnDisconnect)')
+        })
       }
-      const {requestId, finished} = service.submit({...body, composition, webhook}, send)
-      // A client that goes away no longer wants its render: free the slot for the next one.
-      res.once('close', () => {
-        if (service.isPending(requestId)) void service.cancel(requestId, 'the client disconnected')
-      })
-      await finished
+      await followJournal(res, journal, 0, redact)
+    }),
+  )
+
+  app.get(
+    '/render/:requestId',
+    route(async (req, res) => sendJson(res, 200, service.statusOf(req.params.requestId) ?? throwUnknown(service, req.params.requestId))),
+  )
+  app.get(
+    '/render/:requestId/events',
+    route(async (req, res) => {
+      const journal = service.journal(req.params.requestId) ?? throwUnknown(service, req.params.requestId)
+      await followJournal(res, journal, lastEventId(req, new URL(req.url ?? '/', 'http://server.invalid').searchParams, journal), redact)
     }),
   )
 
@@ -128,18 +138,16 @@ export function createServer(options: CreateServerOptions): Server {
     route((req, res) => answerStill(req, res, {service, root, maxBodyBytes: options.maxBodyBytes ?? MAX_BODY_BYTES})),
   )
 
-  app.get(
-    '/render/:requestId/output',
-    route(async (req, res) => sendOutput(res, findOutput(service, req.params.requestId))),
-  )
-  app.get(
-    '/render/:requestId/poster',
-    route(async (req, res) => sendPoster(res, findOutput(service, req.params.requestId))),
-  )
-  app.get(
-    '/render/:requestId/output/:file',
-    route(async (req, res) => sendOutputFile(res, findOutput(service, req.params.requestId), decodePathSegment(req.params.file))),
-  )
+  // Outputs answer HEAD too: a player asks for the size before its first range.
+  const output = route(async (req, res) => sendOutput(req, res, findOutput(service, req.params.requestId)))
+  const poster = route(async (req, res) => sendPoster(req, res, findOutput(service, req.params.requestId)))
+  const outputFile = route(async (req, res) => sendOutputFile(req, res, findOutput(service, req.params.requestId), decodePathSegment(req.params.file)))
+  app.get('/render/:requestId/output', output)
+  app.head('/render/:requestId/output', output)
+  app.get('/render/:requestId/poster', poster)
+  app.head('/render/:requestId/poster', poster)
+  app.get('/render/:requestId/output/:file', outputFile)
+  app.head('/render/:requestId/output/:file', outputFile)
 
   app.delete(
     '/render/:requestId',
@@ -164,6 +172,11 @@ function decodePathSegment(segment: string): string {
 
 function unknownRequest(requestId: string): EngineError {
   return new EngineError('NOT_FOUND', `no render ${requestId} on this server (finished outputs are kept only for a while)`, {requestId})
+}
+
+function throwUnknown(service: RenderService, requestId: string): never {
+  if (service.outputs.get(requestId)) throw new EngineError('NOT_FOUND', `render ${requestId} finished long ago: its status and events are gone, its output is still at /render/${requestId}/output`, {requestId})
+  throw unknownRequest(requestId)
 }
 
 function findOutput(service: RenderService, requestId: string) {

@@ -20,6 +20,7 @@ declare module 'polka' {
     readonly handler: (req: IncomingMessage, res: ServerResponse) => void
     use(...handlers: Handler[]): Polka
     get(pattern: string, ...handlers: Handler[]): Polka
+    head(pattern: string, ...handlers: Handler[]): Polka
     post(pattern: string, ...handlers: Handler[]): Polka
     delete(pattern: string, ...handlers: Handler[]): Polka
   }

@@ -18,6 +18,7 @@ import type {OutputStore} from './output-store.js'
 import {WarningCollapser} from './collapse-warnings.js'
 import {RenderQueue, type QueueStatus} from './render-queue.js'
 import type {StreamEvent} from './stream-events.js'
+import {EventJournal} from './event-journal.js'
 import {makeTempDirectory} from '../files/temp-directory.js'
 
 /** The render primitive the service runs in its slots (renderComposition, or a stand-in in tests). */
@@ -63,9 +64,29 @@ interface Job {
 
 export interface AcceptedRender {
   requestId: string
+  /** Every event of the request, numbered; follow it to stream them. */
+  journal: EventJournal
   /** Settles (never rejects) once the final `complete` or `error` event has been sent. */
   finished: Promise<void>
 }
+
+/** What `GET /render/:requestId` answers: where a request is, without following its stream. */
+export interface RenderStatus {
+  requestId: string
+  status: 'queued' | 'rendering' | 'complete' | 'failed' | 'cancelled'
+  /** The id of its newest event: a stream resumed with this Last-Event-ID continues from here. */
+  lastEventId: number
+  /** Place in the queue while queued (1 is next). */
+  position?: number
+  progress?: {stage: string; frame: number; totalFrames: number; framesPerSecond?: number; etaSeconds?: number | null}
+  /** While the finished output is still kept. */
+  outputUrl?: string
+  posterUrl?: string | null
+  error?: {code: string; message: string}
+}
+
+/** Finished requests whose events stay readable (status, resumed streams): the newest ones. */
+export const FINISHED_JOURNALS_KEPT = 200
 
 const INLINE_NAME = 'composition'
 
@@ -82,6 +103,8 @@ interface SlotTask {
 export class RenderService {
   private readonly queue: RenderQueue<Job | SlotTask, unknown>
   private readonly pending = new Map<string, Promise<void>>()
+  /** Journals of pending requests and of the newest FINISHED_JOURNALS_KEPT finished ones, oldest first. */
+  private readonly journals = new Map<string, EventJournal>()
   private readonly render: RenderFunction
   private readonly log: (line: string) => void
   /**
@@ -116,11 +139,13 @@ export class RenderService {
   }
 
   /**
-   * Queues a request. The first event (`queued` or `started`) is sent before this returns; a full
-   * queue throws QUEUE_FULL before any event is sent.
+   * Queues a request. The first event (`queued` or `started`) is in its journal when this returns;
+   * a full queue throws QUEUE_FULL before any event is made.
    */
-  submit(request: ServiceRequest, send: (event: StreamEvent) => void): AcceptedRender {
+  submit(request: ServiceRequest): AcceptedRender {
     const requestId = randomUUID()
+    const journal = new EventJournal()
+    const send = (event: StreamEvent) => journal.append(event)
     const arrived = performance.now()
     const outputName = request.composition === undefined ? INLINE_NAME : basename(request.composition, extname(request.composition))
     const warnings = new WarningCollapser()
@@ -132,16 +157,24 @@ export class RenderService {
       send(event)
     }
     const job: Job = {requestId, request, outputName, send: relay}
-    const result = this.queue.submit(requestId, job, {
-      onQueued: (position) => {
-        this.log(`${requestId} queued at position ${position}`)
-        send({type: 'queued', requestId, position})
-      },
-      onStarted: () => {
-        this.log(`${requestId} started: ${request.composition ?? 'inline html'}`)
-        send({type: 'started', requestId})
-      },
-    })
+    // Registered first: onQueued/onStarted send the first event while queue.submit runs.
+    this.journals.set(requestId, journal)
+    let result: Promise<unknown>
+    try {
+      result = this.queue.submit(requestId, job, {
+        onQueued: (position) => {
+          this.log(`${requestId} queued at position ${position}`)
+          send({type: 'queued', requestId, position})
+        },
+        onStarted: () => {
+          this.log(`${requestId} started: ${request.composition ?? 'inline html'}`)
+          send({type: 'started', requestId})
+        },
+      })
+    } catch (error) {
+      this.journals.delete(requestId)
+      throw error
+    }
     let payload: WebhookPayload | undefined
     const reportError = (error: unknown) => {
       const {code, message, details} = toEngineError(error).toJSON()
@@ -165,11 +198,46 @@ export class RenderService {
       .catch(reportError)
       .finally(() => {
         this.pending.delete(requestId)
+        this.forgetOldJournals()
         // After the final event and outside the slot: a slow receiver holds up nothing.
         if (payload) void this.notify(request, payload)
       })
     this.pending.set(requestId, finished)
-    return {requestId, finished}
+    return {requestId, journal, finished}
+  }
+
+  /** The events of a pending or recently finished request. */
+  journal(requestId: string): EventJournal | undefined {
+    return this.journals.get(requestId)
+  }
+
+  /** Where a pending or recently finished request is; undefined for one this server does not know. */
+  statusOf(requestId: string): RenderStatus | undefined {
+    const journal = this.journals.get(requestId)
+    if (!journal) return undefined
+    const base = {requestId, lastEventId: journal.latestId}
+    const final = journal.final
+    if (final?.type === 'complete') {
+      const kept = this.outputs.get(requestId) !== undefined
+      return {...base, status: 'complete', ...(kept && {outputUrl: final.outputUrl, posterUrl: final.posterUrl})}
+    }
+    if (final?.type === 'error') return {...base, status: final.code === 'CANCELLED' ? 'cancelled' : 'failed', error: {code: final.code, message: final.message}}
+    const started = journal.latest('started')
+    if (!started) return {...base, status: 'queued', position: journal.latest('queued')?.position}
+    const progress = journal.latest('progress')
+    if (!progress) return {...base, status: 'rendering'}
+    const {type: _type, requestId: _id, ...rest} = progress
+    return {...base, status: 'rendering', progress: rest}
+  }
+
+  private forgetOldJournals(): void {
+    let finished = [...this.journals.keys()].filter((id) => !this.pending.has(id)).length
+    for (const id of this.journals.keys()) {
+      if (finished <= FINISHED_JOURNALS_KEPT) break
+      if (this.pending.has(id)) continue
+      this.journals.delete(id)
+      finished--
+    }
   }
 
   /**

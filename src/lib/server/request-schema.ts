@@ -37,6 +37,8 @@ export const renderStreamBodySchema = renderOptionsSchema
     html: z.string().min(1).optional(),
     /** Called when the render ends; the server signs it with its --webhook-secret. */
     webhook: z.object({url: z.string()}).strict().optional(),
+    /** Cancel the render when this stream's connection closes (default: it keeps rendering; resume or DELETE). */
+    cancelOnDisconnect: z.boolean().optional(),
   })
   .strict()
 
@@ -49,6 +51,7 @@ export interface ParsedStreamBody {
   variables?: Record<string, unknown>
   /** Checked against the server's webhook policy by the route (see webhookTarget). */
   webhookUrl?: string
+  cancelOnDisconnect: boolean
 }
 
 export const describeBodyField = (key: string) => `body field "${key}"`
@@ -71,14 +74,14 @@ export function invalidBody(issues: readonly z.core.$ZodIssue[], body: unknown, 
  */
 export function parseStreamBody(body: unknown): ParsedStreamBody {
   const result = renderStreamBodySchema.safeParse(body)
-  if (!result.success) throw invalidBody(result.error.issues, body, `composition or html, variables, webhook, and ${CLIENT_OPTION_KEYS.join(', ')}`)
-  const {composition, html, variables, webhook, ...options} = result.data
+  if (!result.success) throw invalidBody(result.error.issues, body, `composition or html, variables, webhook, cancelOnDisconnect, and ${CLIENT_OPTION_KEYS.join(', ')}`)
+  const {composition, html, variables, webhook, cancelOnDisconnect = false, ...options} = result.data
   assertVariableCount(variables)
   if ((composition === undefined) === (html === undefined)) {
     throw new EngineError('INVALID_REQUEST', 'the body needs exactly one of "composition" (a path inside the server root) or "html" (inline markup)')
   }
   checkOptions(options)
-  return {composition, html, options, variables, webhookUrl: webhook?.url}
+  return {composition, html, options, variables, webhookUrl: webhook?.url, cancelOnDisconnect}
 }
 
 /** Throws LIMIT_EXCEEDED when a request sets more variables than any request may. */

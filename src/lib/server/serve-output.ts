@@ -1,14 +1,11 @@
-import {createReadStream} from 'node:fs'
 import {readdir, stat} from 'node:fs/promises'
-import type {ServerResponse} from 'node:http'
+import type {IncomingMessage, ServerResponse} from 'node:http'
 import {basename, join} from 'node:path'
-import {pipeline} from 'node:stream/promises'
 import {listFormats} from '../encode/format-registry.js'
 import {EngineError} from '../errors/engine-error.js'
-import {contentType} from '../sandbox/content-type.js'
+import {sendFile} from '../files/send-file.js'
 import {sendJson} from './http-errors.js'
 import type {StoredOutput} from './output-store.js'
-
 
 export interface OutputListing {
   requestId: string
@@ -21,8 +18,8 @@ export interface OutputListing {
  * whose entries link to `GET /render/:requestId/output/:file`; archiving thousands of PNGs that
  * are already compressed would only cost time.
  */
-export async function sendOutput(res: ServerResponse, output: StoredOutput): Promise<void> {
-  if (!output.isDirectory) return sendFile(res, output.path, formatMimeType(output.format))
+export async function sendOutput(req: IncomingMessage, res: ServerResponse, output: StoredOutput): Promise<void> {
+  if (!output.isDirectory) return sendOutputBytes(req, res, output.path, formatMimeType(output.format))
   const files: OutputListing['files'] = []
   for (const entry of (await readdir(output.path, {withFileTypes: true})).filter((e) => e.isFile()).sort((a, b) => a.name.localeCompare(b.name))) {
     const {size} = await stat(join(output.path, entry.name))
@@ -33,18 +30,18 @@ export async function sendOutput(res: ServerResponse, output: StoredOutput): Pro
 }
 
 /** One file of a directory output; names are matched against the directory, never joined blindly. */
-export async function sendOutputFile(res: ServerResponse, output: StoredOutput, name: string): Promise<void> {
+export async function sendOutputFile(req: IncomingMessage, res: ServerResponse, output: StoredOutput, name: string): Promise<void> {
   const notFound = () => new EngineError('NOT_FOUND', `render ${output.requestId} has no output file "${name}"`, {requestId: output.requestId, file: name})
   if (!output.isDirectory) throw notFound()
   const names = new Set((await readdir(output.path, {withFileTypes: true})).filter((e) => e.isFile()).map((e) => e.name))
   if (!names.has(name)) throw notFound()
-  await sendFile(res, join(output.path, name), formatMimeType(output.format))
+  await sendOutputBytes(req, res, join(output.path, name), formatMimeType(output.format))
 }
 
 /** The poster image of a render that asked for one. */
-export async function sendPoster(res: ServerResponse, output: StoredOutput): Promise<void> {
+export async function sendPoster(req: IncomingMessage, res: ServerResponse, output: StoredOutput): Promise<void> {
   if (!output.poster) throw new EngineError('NOT_FOUND', `render ${output.requestId} has no poster (ask for one with "poster": <seconds> in the request)`, {requestId: output.requestId})
-  await sendFile(res, output.poster)
+  await sendOutputBytes(req, res, output.poster)
 }
 
 /** The media type the output's format declares, if it does (a plugin's `.mkv` is not in the extension table). */
@@ -52,12 +49,11 @@ function formatMimeType(format: string): string | undefined {
   return listFormats().find((plugin) => plugin.name === format)?.mimeType
 }
 
-async function sendFile(res: ServerResponse, path: string, mimeType?: string): Promise<void> {
-  const {size} = await stat(path)
-  res.writeHead(200, {
-    'Content-Type': mimeType ?? contentType(path),
-    'Content-Length': size,
-    'Content-Disposition': `attachment; filename="${basename(path).replace(/["\\\r\n]/g, '_')}"`,
-  })
-  await pipeline(createReadStream(path), res)
+/**
+ * An output's bytes with Range (a `<video>` seeks), ETag and Last-Modified. `private`: a shared
+ * cache must not keep what a token guarded.
+ */
+async function sendOutputBytes(req: IncomingMessage, res: ServerResponse, path: string, mimeType?: string): Promise<void> {
+  if (await sendFile(req, res, path, {cacheControl: 'private, no-cache', downloadName: basename(path), contentType: mimeType})) return
+  throw new EngineError('NOT_FOUND', `the output ${basename(path)} is gone (finished outputs are kept only for a while)`)
 }

@@ -28,10 +28,11 @@ export class EventStream {
     return this.ended || this.res.destroyed
   }
 
-  send(data: unknown): void {
+  /** `id` becomes the event's SSE id: a client that reconnects sends the last one it got as Last-Event-ID. */
+  send(data: unknown, id?: number): void {
     if (this.closed) return
     if (!this.opened) this.open()
-    this.res.write(`data: ${this.redact(JSON.stringify(data))}\n\n`)
+    this.res.write(`${id === undefined ? '' : `id: ${id}\n`}data: ${this.redact(JSON.stringify(data))}\n\n`)
   }
 
   end(): void {
@@ -41,7 +42,9 @@ export class EventStream {
     this.res.end()
   }
 
-  private open(): void {
+  /** Sends the headers now (they otherwise go with the first event), so that a client waiting for the next event knows the stream is there. */
+  open(): void {
+    if (this.opened || this.closed) return
     this.res.writeHead(200, {
       'Content-Type': 'text/event-stream; charset=utf-8',
       'Cache-Control': 'no-cache, no-transform',
