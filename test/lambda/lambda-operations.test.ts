@@ -150,6 +150,42 @@ describe('`engine lambda` operations on the local stack', {timeout: 120_000}, ()
     })
   })
 
+  it('renders rm deletes an ended render (output, scratch, records) and only it; a running one is refused; a bad or unknown id is named', async () => {
+    const started = await lambda(['render', PROJECT, '--chunk-size', '30', '--keyframe-interval', '1', '--json'])
+    expect(started.code, started.stderr).toBe(0)
+    const {renderId: running} = JSON.parse(started.stdout) as {renderId: string}
+    const refused = await lambda(['renders', 'rm', running])
+    expect(refused).toMatchObject({code: 1, stderr: `error [INVALID_REQUEST]: render ${running} is still running; \`engine lambda cancel ${running}\` stops it, then remove it\n`})
+    expect((await lambda(['cancel', running])).code).toBe(0)
+
+    const kept = /^renderId: (\S+)$/m.exec((await lambda(['render', TINY, '--wait', '--output-key', 'out/kept.mp4'])).stderr)![1]
+    const gone = /^renderId: (\S+)$/m.exec((await lambda(['render', TINY, '--wait', '--output-key', 'out/gone.mp4'])).stderr)![1]
+    const removed = await lambda(['renders', 'rm', gone])
+    expect(removed.code, removed.stderr).toBe(0)
+    expect(removed.stdout).toMatch(new RegExp(`^Removed render ${gone} with its output out/gone\\.mp4 \\(\\d+ objects\\) from s3://${stack.env.ENGINE_BUCKET}/\n$`))
+    expect(await stack.bucket.exists('out/gone.mp4')).toBe(false)
+    expect(await stack.bucket.listKeys(`renders/${gone}/`)).toEqual([])
+    expect(await stack.bucket.exists('out/kept.mp4')).toBe(true)
+    expect(await stack.bucket.listKeys(`renders/${kept}/`)).not.toEqual([])
+    const listed = (await json(['renders', 'ls'])).map((render: {renderId: string}) => render.renderId)
+    expect(listed).not.toContain(gone)
+    expect(listed).toContain(kept)
+
+    // --keep-output: the records and scratch go, the file stays. A cancelled render has no output to remove.
+    expect(await json(['renders', 'rm', kept, '--keep-output'])).toEqual({renderId: kept, bucketName: stack.env.ENGINE_BUCKET, objectsDeleted: expect.any(Number)})
+    expect(await stack.bucket.exists('out/kept.mp4')).toBe(true)
+    expect((await json(['renders', 'rm', running])).outputKey).toBeUndefined()
+
+    const again = await lambda(['renders', 'rm', gone])
+    expect(again).toMatchObject({code: 1, stderr: expect.stringMatching(new RegExp(`^error \\[NOT_FOUND\\]: render ${gone} has no records in bucket`))})
+    for (const hostile of ['../sites', 'abc', `${gone}/x`]) {
+      const bad = await lambda(['renders', 'rm', hostile])
+      expect(bad.code, hostile).toBe(1)
+      expect(bad.stderr).toMatch(/error \[INVALID_FLAG\]: .*renderId: ".*" is not a render id/)
+    }
+    expect((await json(['sites', 'ls'])).length).toBeGreaterThan(0)
+  })
+
   it('the deploy smoke test renders 1 s at 320x180 through the stack and reports it', async () => {
     const smoke = await smokeTest({bucketName: stack.env.ENGINE_BUCKET, stateMachineArn: stack.env.ENGINE_SFN_ARN, endpoint: stack.env.ENGINE_AWS_ENDPOINT, pollMs: 300})
     expect(smoke.progress).toMatchObject({status: 'SUCCEEDED', frames: {done: 30, total: 30}, output: {https: {privacy: 'presigned'}}})
