@@ -17,7 +17,7 @@ export default class Benchmark extends BaseCommand {
     'within 5%. Uses the render options of the config file (format, fps, quality...). Without a composition it',
     'measures a built-in 1920x1080 reference; a longer composition is cut to --duration.',
   ].join(' ')
-  static override examples = ['<%= config.bin %> benchmark', '<%= config.bin %> benchmark intro/index.html --duration 4 --save', '<%= config.bin %> benchmark --json --quick']
+  static override examples = ['<%= config.bin %> benchmark --quick', '<%= config.bin %> benchmark index.html --duration 1 --save', '<%= config.bin %> benchmark --json --quick']
   static override args = {composition: Args.string({description: 'composition to measure (default: a built-in reference)'})}
   static override flags = {
     json: Flags.boolean({description: 'print {configurations:[{workers, captureMode, framesPerSecond, seconds}], recommendation} as JSON'}),

@@ -8,7 +8,7 @@ export default class Lint extends BaseCommand {
   static override description =
     'Checks variable declarations, composition attributes, clip timing, sub-composition hosts and data-color-grading. ' +
     'Exits 1 when any error is found; warnings alone exit 0.'
-  static override examples = ['<%= config.bin %> lint examples/hello/index.html', '<%= config.bin %> lint index.html --format webm --json']
+  static override examples = ['<%= config.bin %> lint index.html', '<%= config.bin %> lint index.html --format webm --json']
   static override args = {composition: Args.string({description: 'composition HTML file', required: true})}
   static override flags = {
     json: Flags.boolean({description: 'print {file, findings, errors, warnings} as JSON'}),

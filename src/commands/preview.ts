@@ -13,7 +13,7 @@ export default class Preview extends BaseCommand {
     'control and copy the values as --variables JSON; lint findings; reloads when a file next to the',
     'composition changes. Files are served from the project (the nearest folder with a package.json or .git).',
   ].join(' ')
-  static override examples = ['<%= config.bin %> preview examples/hello/index.html', '<%= config.bin %> preview index.html --port 0 --no-open --fps 60']
+  static override examples = ['<%= config.bin %> preview index.html', '<%= config.bin %> preview index.html --port 0 --no-open --fps 60']
   static override args = {composition: Args.string({description: 'composition HTML file', required: true})}
   static override flags = {
     port: Flags.integer({description: 'port of the preview server (0 picks a free one)', default: 3000, min: 0, max: 65535}),

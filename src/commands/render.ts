@@ -23,12 +23,15 @@ import {loadProjectConfig, trustProjectConfigFlag} from '../cli/project-config.j
 
 export default class Render extends BaseCommand {
   static override summary = 'Render a composition to a video, an animated image or an image sequence'
+  // Written for a project made by `engine init` (index.html, rows.csv); test/cli/help-examples.test.ts runs each one.
   static override examples = [
-    '<%= config.bin %> render examples/hello/index.html',
-    '<%= config.bin %> render examples/hello/index.html --format webm --fps 60 --variables \'{"title":"Hi Ada"}\' -o renders/ada.webm',
-    '<%= config.bin %> render examples/hello/index.html --format png-sequence --workers 2 --json',
-    "<%= config.bin %> render examples/hello/index.html --batch examples/hello/rows.csv -o 'renders/{index}-{title}.mp4' --batch-concurrency auto",
-    'cat rows.jsonl | <%= config.bin %> render examples/hello/index.html --batch - --resume',
+    {description: 'In a project made by `engine init`: writes renders/<folder name>.mp4', command: '<%= config.bin %> render index.html'},
+    '<%= config.bin %> render index.html --format webm --scale 0.5 --variables \'{"title":"Hi Ada"}\' -o renders/ada.webm',
+    '<%= config.bin %> render index.html --format png-sequence --frames 0-29 --workers 2 --json',
+    "<%= config.bin %> render index.html --batch rows.csv -o 'renders/{index}-{title}.mp4' --quality draft --batch-concurrency auto",
+    "<%= config.bin %> render index.html --batch rows.csv -o 'renders/{index}-{title}.mp4' --quality draft --resume",
+    'printf \'{"title":"From a pipe"}\\n\' | <%= config.bin %> render index.html --batch - -o \'renders/piped-{index}.mp4\' --quality draft',
+    '<%= config.bin %> render index.html --yes',
   ]
   static override args = {composition: Args.string({description: 'composition HTML file', required: true})}
   static override flags = {...renderFlags, ...webhookFlags, ...trustProjectConfigFlag, ...yesFlag}

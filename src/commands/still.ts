@@ -23,9 +23,9 @@ export default class Still extends BaseCommand {
   static override description =
     'Frame N is the frame a render shows at t = N / fps (default frame 0); --time S picks the frame on screen at S seconds. PNG and WebP keep transparency; the format follows the --output extension.'
   static override examples = [
-    '<%= config.bin %> still examples/hello/index.html --time 1.5 -o renders/hello.png',
-    '<%= config.bin %> still examples/hello/index.html --frame 45 --quality 85 -o thumb.jpg --variables \'{"title":"Hi"}\'',
-    "<%= config.bin %> still examples/hello/index.html --batch examples/hello/rows.csv --output 'thumbs/{index}.jpg'",
+    '<%= config.bin %> still index.html --time 1.5 -o renders/hello.png',
+    '<%= config.bin %> still index.html --frame 45 --quality 85 -o thumb.jpg --variables \'{"title":"Hi"}\'',
+    "<%= config.bin %> still index.html --batch rows.csv --output 'thumbs/{index}.jpg'",
   ]
   static override args = {composition: Args.string({description: 'composition HTML file', required: true})}
   static override flags = {

@@ -5,6 +5,10 @@ import {tmpdir} from 'node:os'
 import {dirname, join, relative, resolve} from 'node:path'
 import {promisify} from 'node:util'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {PINNED_BROWSER} from '../../src/lib/browser/pinned-browser.js'
+import {staticFfmpegBuild} from '../../src/lib/encode/static-ffmpeg.js'
+import {canHideSystemTools, nodeOnlyPath, runBare} from '../support/bare-machine.js'
+import {startDownloadMirror} from '../support/download-mirror.js'
 import {near, pixelAt, probeVideoStream} from '../support/media.js'
 import {REPO_ROOT} from '../support/run-cli.js'
 
@@ -41,6 +45,8 @@ describe('npm pack + npm install -g of the tarball', {timeout: 600_000}, () => {
 
   it('ships the CLI, the SDK entries and the manifest, no tests, and no source map pointing outside the package', async () => {
     expect(files).toEqual(expect.arrayContaining(['bin/run.js', 'oclif.manifest.json', 'dist/src/lib/index.js', 'dist/src/lib/lambda/index.js', 'dist/src/plugin/index.js', 'dist/src/plugin/index.d.ts']))
+    // The projects `engine init` copies, which the help examples are written for.
+    expect(files).toEqual(expect.arrayContaining(['examples/hello/index.html', 'examples/hello/rows.csv', 'examples/hello/engine.config.json', 'examples/lower-third/index.html']))
     expect(files.filter((file) => file.startsWith('test/') || file.startsWith('node_modules/'))).toEqual([])
     const maps = files.filter((file) => file.endsWith('.map'))
     expect(maps.length).toBeGreaterThan(0)
@@ -71,4 +77,44 @@ describe('npm pack + npm install -g of the tarball', {timeout: 600_000}, () => {
     const {stdout} = await run(process.execPath, ['--input-type=module', '-e', script], {cwd: join(dir, 'prefix', 'lib')})
     expect(stdout.trim()).toBe('1 function 5')
   })
+
+  it.skipIf(!canHideSystemTools)(
+    'on a machine with no browser and no ffmpeg, `engine init` then one `engine render --yes` renders the project, fetching both from the (loopback) mirrors',
+    async () => {
+      // As on a platform npm has no such optional package for (and as the lean core will be): the
+      // static ffmpeg/ffprobe beside engine are gone, so the first render has to fetch them.
+      for (const name of ['@ffmpeg-installer', '@ffprobe-installer', 'ffmpeg-static']) await rm(join(installed, 'node_modules', name), {recursive: true, force: true})
+      const mirror = await startDownloadMirror()
+      try {
+        const bare = {
+          HOME: join(dir, 'home'),
+          PATH: `${join(dir, 'prefix', 'bin')}:${nodeOnlyPath()}`,
+          ENGINE_CACHE_DIR: join(dir, 'bare-cache'),
+          ENGINE_BROWSER_MIRROR: mirror.browserBaseUrl,
+          ENGINE_NPM_REGISTRY: mirror.registry,
+        }
+        const init = await runBare(['engine', 'init', 'my-video'], {cwd: dir, env: bare})
+        expect(init.code, init.stderr).toBe(0)
+        expect(init.stdout).toContain('engine render index.html')
+        const project = join(dir, 'my-video')
+
+        const render = await runBare(['engine', 'render', 'index.html', '--yes'], {cwd: project, env: bare, timeoutMs: 300_000})
+        expect(render.code, render.stderr).toBe(0)
+        const build = staticFfmpegBuild()!
+        expect(render.stderr).toContain(`chrome-headless-shell ${PINNED_BROWSER.buildId} (the pinned capture browser)`)
+        expect(render.stderr).toContain(`npm ${build.ffmpeg.name}@${build.ffmpeg.version}, ${build.ffprobe.name}@${build.ffprobe.version}`)
+        expect(render.stderr).toContain(`from ${mirror.registry}`)
+        expect(mirror.requests).toEqual(expect.arrayContaining([`/npm/${build.ffmpeg.name}`, `/npm/${build.ffprobe.name}`, `/chrome/${PINNED_BROWSER.buildId}/linux64/chrome-headless-shell-linux64.zip`]))
+        // The project's composition: 4 s at 30 fps, 1280x720.
+        expect(await probeVideoStream(join(project, 'renders', 'my-video.mp4'))).toMatchObject({codec_name: 'h264', width: 1280, height: 720, nb_read_frames: '120'})
+
+        const doctor = await runBare(['engine', 'doctor'], {cwd: project, env: bare})
+        expect(doctor.stdout).toMatch(/ok {7}ffmpeg: .*bare-cache.* \(cache\)/)
+        expect(doctor.stdout).toMatch(/ok {7}browser: .*bare-cache.* \(pinned\)/)
+        expect(doctor.stdout).toContain('ready to render')
+      } finally {
+        await mirror.close()
+      }
+    },
+  )
 })
