@@ -11,7 +11,9 @@ import {EngineError} from '../../src/lib/errors/engine-error.js'
 import {DEFAULT_NPM_REGISTRY, downloadMirrors} from '../../src/lib/setup/download-mirrors.js'
 import {installConsent} from '../../src/lib/setup/install-consent.js'
 import {installStaticFfmpeg} from '../../src/lib/setup/install-static-ffmpeg.js'
-import {canHideSystemTools, nodeOnlyPath, runBare} from '../support/bare-machine.js'
+import {execFile} from 'node:child_process'
+import {promisify} from 'node:util'
+import {bareCommand, canHideSystemTools, nodeOnlyPath, runBare} from '../support/bare-machine.js'
 import {startDownloadMirror, type DownloadMirror} from '../support/download-mirror.js'
 import {probeVideoStream} from '../support/media.js'
 import {REPO_ROOT} from '../support/run-cli.js'
@@ -118,6 +120,19 @@ describe.skipIf(!canHideSystemTools)('a first render on a machine without a brow
     expect(ci.stderr).toMatch(/not downloaded: in CI engine downloads nothing unless asked/)
     expect(mirror.requests).toEqual([])
     expect(existsSync(join(dir, 'a.mp4'))).toBe(false)
+  })
+
+  it('at a terminal asks first, and an answer of no downloads nothing (pseudo-terminal)', async () => {
+    const quote = (word: string) => `'${word.replace(/'/g, `'\\''`)}'`
+    const command = bareCommand(['node', join(REPO_ROOT, 'bin', 'run.js'), 'render', composition, '-o', join(dir, 'asked.mp4')]).map(quote).join(' ')
+    const child = promisify(execFile)('/usr/bin/script', ['-qfec', command, '/dev/null'], {cwd: dir, env, timeout: 120_000})
+    child.child.stdin!.end('n\n')
+    const {stdout} = await child.catch((error: {stdout: string}) => error)
+    expect(stdout).toContain('Download now? [Y/n]')
+    expect(stdout).toContain(`into ${join(dir, 'cache', 'browsers')}`)
+    expect(stdout).toMatch(/error \[BROWSER_NOT_FOUND\]: nothing was downloaded/)
+    expect(mirror.requests).toEqual([])
+    expect(existsSync(join(dir, 'asked.mp4'))).toBe(false)
   })
 
   it('with --yes says what it downloads and where, shows progress, then renders; the next render downloads nothing', async () => {

@@ -34,15 +34,21 @@ export function nodeOnlyPath(): string {
   return dir
 }
 
+/** `command` behind the namespace that hides the system headless shell (argv, first the program). */
+export function bareCommand(command: string[]): string[] {
+  const script = `${MOUNT} --bind /dev/null ${SYSTEM_BROWSER} && exec "$@"`
+  return [UNSHARE, '-m', '--propagation', 'private', '/bin/sh', '-c', script, 'sh', ...command]
+}
+
 /**
  * Runs `command` as on a machine without a browser or ffmpeg: PATH is what the caller gives
  * (see nodeOnlyPath), and the system headless shell, which engine looks for at its fixed path, is
  * covered by /dev/null in a mount namespace of this command alone (nothing changes for other processes).
  */
 export function runBare(command: string[], options: {cwd: string; env: NodeJS.ProcessEnv; timeoutMs?: number}): Promise<CliResult> {
-  const script = `${MOUNT} --bind /dev/null ${SYSTEM_BROWSER} && exec "$@"`
+  const [program, ...args] = bareCommand(command)
   return new Promise((resolve, reject) => {
-    const child = spawn(UNSHARE, ['-m', '--propagation', 'private', '/bin/sh', '-c', script, 'sh', ...command], {cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe']})
+    const child = spawn(program, args, {cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe']})
     let stdout = ''
     let stderr = ''
     child.stdout.on('data', (chunk) => (stdout += chunk))

@@ -26,7 +26,7 @@ export interface ResolveFfmpegOptions {
 export const FFMPEG_PATH_ENV = 'ENGINE_FFMPEG_PATH'
 export const FFPROBE_PATH_ENV = 'ENGINE_FFPROBE_PATH'
 const INSTALL_FIX =
-  'install it (Debian/Ubuntu: `apt-get install -y ffmpeg`, macOS: `brew install ffmpeg`, Windows: `winget install ffmpeg`) ' +
+  'install it (Debian/Ubuntu: `apt-get install -y ffmpeg`, macOS: `brew install ffmpeg`, Windows: `winget install --id Gyan.FFmpeg`) ' +
   `or point ${FFMPEG_PATH_ENV} and ${FFPROBE_PATH_ENV} at the binaries`
 /** The download is offered only where npm carries a static build for this platform. */
 const DOWNLOAD_FIX = staticFfmpegBuild()
