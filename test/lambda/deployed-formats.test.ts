@@ -6,12 +6,13 @@ import type {StackRecord} from '../../src/lib/lambda/stack-record.js'
 import {REPO_ROOT, runCli} from '../support/run-cli.js'
 import {LAMBDA_FIXTURES, type RunningStack} from './support.js'
 import {sharedStack} from '../support/shared-stack.js'
+import {PROCESSES} from '../support/timeouts.js'
 
 /**
  * A plugin installed here after the function was deployed: its format is refused before the site
  * is uploaded, rather than failing in the function's plan step.
  */
-describe('lambda render with a format the deployed function lacks', () => {
+describe('lambda render with a format the deployed function lacks', PROCESSES, () => {
   let stack: RunningStack
   let scratch: string
   let pluginEnv: Record<string, string>

@@ -6,10 +6,11 @@ import {startReceiver} from '../notify/receiver.js'
 import {runCli} from '../support/run-cli.js'
 import {LAMBDA_FIXTURES, type RunningStack} from './support.js'
 import {sharedStack} from '../support/shared-stack.js'
+import {PROCESSES} from '../support/timeouts.js'
 
 const SECRET = 'cancel-hook-secret'
 
-describe('lambda cancel and the render webhook', () => {
+describe('lambda cancel and the render webhook', PROCESSES, () => {
   let stack: RunningStack
 
   beforeAll(async () => {

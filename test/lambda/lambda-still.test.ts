@@ -8,11 +8,12 @@ import {ffprobe, near, pixelAt} from '../support/media.js'
 import {runCli} from '../support/run-cli.js'
 import {LAMBDA_FIXTURES, type RunningStack} from './support.js'
 import {sharedStack} from '../support/shared-stack.js'
+import {PROCESSES} from '../support/timeouts.js'
 
 const PROJECT = join(LAMBDA_FIXTURES, 'project')
 
 /** The project's band is red for the first second, green for the second, blue for the third. */
-describe('engine lambda still: one direct invocation, no workflow', () => {
+describe('engine lambda still: one direct invocation, no workflow', PROCESSES, () => {
   let stack: RunningStack
   let scratch: string
   const lambda = (args: string[]) => runCli(['lambda', ...args], {env: stack.env})

@@ -5,13 +5,14 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {runCli} from '../support/run-cli.js'
 import {type RunningStack} from './support.js'
 import {sharedStack} from '../support/shared-stack.js'
+import {PROCESSES} from '../support/timeouts.js'
 
 // A family nobody serves: a warning by default, an error with --strict-fonts.
 const COMPOSITION = `<!doctype html><html><body>
 <div data-composition-id="main" data-width="320" data-height="180" data-duration="0.2" style="font-family: 'Nobody Serves This'">Hello</div>
 </body></html>`
 
-describe('lambda render --strict-fonts', () => {
+describe('lambda render --strict-fonts', PROCESSES, () => {
   let stack: RunningStack
   let scratch: string
   const lambda = (args: string[]) => runCli(['lambda', ...args], {env: stack.env})

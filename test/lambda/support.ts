@@ -19,7 +19,7 @@ export interface RunningStack {
  * `engine lambda local --port 0` in the background, as a user runs it; resolves once it printed its
  * lines. Like a user exporting them, this test process then signs its own SDK calls with the token.
  */
-export async function startStackCli(extraArgs: readonly string[] = [], startTimeoutMs = 20_000, directory?: string): Promise<RunningStack> {
+export async function startStackCli(extraArgs: readonly string[] = [], startTimeoutMs = 180_000, directory?: string): Promise<RunningStack> {
   directory ??= await mkdtemp(join(tmpdir(), 'engine-lambda-test-'))
   const child: ChildProcess = spawn(process.execPath, [join(REPO_ROOT, 'bin', 'run.js'), 'lambda', 'local', '--port', '0', '--directory', directory, ...extraArgs], {
     cwd: REPO_ROOT,
