@@ -52,7 +52,7 @@ describe('render-batch on the local stack: a queue run by the cloud', () => {
     })()
     const progress = (): Promise<BatchProgress> => getBatchProgress({batchId, bucketName: stack.env.ENGINE_BUCKET, endpoint: stack.env.ENGINE_AWS_ENDPOINT})
     try {
-      expect(await until(async () => (await progress()).rows.succeeded >= 15, 240_000)).toBe(true)
+      expect(await until(async () => (await progress()).rows.succeeded >= 15, 240_000, 500)).toBe(true)
       const cancelled = await lambda(['batch', 'cancel', batchId])
       expect(cancelled.code, cancelled.stderr).toBe(0)
       expect(cancelled.stdout).toMatch(new RegExp(`Cancelled batch ${batchId} \\(run 1\\): no further row starts`))
@@ -67,7 +67,7 @@ describe('render-batch on the local stack: a queue run by the cloud', () => {
       const rerun = resumed.stdout.trim().split('\n').filter((line) => line.startsWith('line '))
       expect(rerun.length).toBe(COUNT - stopped.rows.succeeded)
       expect(rerun.every((line) => /started {2}\S+:execution:engine-render:\S+-r2-\d+$/.test(line))).toBe(true)
-      expect(await until(async () => (await progress()).status !== 'RUNNING', 300_000)).toBe(true)
+      expect(await until(async () => (await progress()).status !== 'RUNNING', 300_000, 500)).toBe(true)
     } finally {
       sampling = false
       await sampler

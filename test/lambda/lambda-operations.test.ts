@@ -75,14 +75,14 @@ describe('`engine lambda` operations on the local stack', {timeout: 120_000}, ()
   })
 
   it('render --wait gives a presigned HTTPS URL that serves the output until it expires; --privacy private gives none; renders ls shows the render succeeded', async () => {
-    // Long enough to fetch the output once on a loaded machine, short enough to see it expire.
-    const rendered = await lambda(['render', TINY, '--wait', '--output-key', 'out/tiny.mp4', '--url-expires', '6'])
+    // Long enough to fetch the output once on a loaded machine (6 s was not, at load 35), short enough to see it expire.
+    const rendered = await lambda(['render', TINY, '--wait', '--output-key', 'out/tiny.mp4', '--url-expires', '20'])
     expect(rendered.code, rendered.stderr).toBe(0)
     const url = /^URL: (\S+)$/m.exec(rendered.stdout)![1]
     const signed = new URL(url)
     expect(`${signed.origin}${signed.pathname}`).toBe(`${stack.env.ENGINE_AWS_ENDPOINT}/${stack.env.ENGINE_BUCKET}/out/tiny.mp4`)
     expect(signed.searchParams.get('X-Amz-Algorithm')).toBe('AWS4-HMAC-SHA256')
-    expect(signed.searchParams.get('X-Amz-Expires')).toBe('6')
+    expect(signed.searchParams.get('X-Amz-Expires')).toBe('20')
     expect(signed.searchParams.get('X-Amz-Signature')).toMatch(/^[0-9a-f]{64}$/)
     const expires = Date.parse(/^URL expires: (\d{4}-\d\d-\d\dT[\d:.]+Z)$/m.exec(rendered.stdout)![1])
     const stored = await stack.bucket.s3.send(new GetObjectCommand({Bucket: stack.env.ENGINE_BUCKET, Key: 'out/tiny.mp4'}))
@@ -90,7 +90,7 @@ describe('`engine lambda` operations on the local stack', {timeout: 120_000}, ()
     expect(response.status).toBe(200)
     expect(Buffer.from(await response.arrayBuffer())).toEqual(Buffer.from(await stored.Body!.transformToByteArray()))
     // Refused once it expires, and not before: poll (bounded) instead of guessing how long to sleep.
-    expect(await until(async () => (await fetch(url)).status === 403, 30_000)).toBe(true)
+    expect(await until(async () => (await fetch(url)).status === 403, 60_000, 500)).toBe(true)
     // X-Amz-Date counts whole seconds: the signature may lapse up to a second before the printed time.
     expect(Date.now()).toBeGreaterThanOrEqual(expires - 1000)
 

@@ -65,7 +65,7 @@ async function stackLines(directory: string): Promise<StackLines> {
     },
   )
   if (starter) await start(directory)
-  const settled = await until(() => existsSync(paths.ready) || existsSync(paths.failed), START_TIMEOUT_MS)
+  const settled = await until(() => existsSync(paths.ready) || existsSync(paths.failed), START_TIMEOUT_MS, 100)
   if (existsSync(paths.failed)) throw new Error(`the shared local stack did not start: ${await readFile(paths.failed, 'utf8')}`)
   if (!settled) throw new Error(`the shared local stack did not start within ${START_TIMEOUT_MS / 1000} s`)
   return JSON.parse(await readFile(paths.ready, 'utf8')) as StackLines
@@ -102,7 +102,7 @@ async function start(directory: string): Promise<void> {
     if (exited) return true
     const lines = await printed()
     return Boolean(lines.ENGINE_AWS_ENDPOINT && lines.ENGINE_BUCKET && lines.ENGINE_SFN_ARN)
-  }, START_TIMEOUT_MS)
+  }, START_TIMEOUT_MS, 100)
   if (!ready || exited) {
     const reason = `${exited ? 'it exited' : `nothing within ${START_TIMEOUT_MS / 1000} s`}; it printed: ${await readFile(paths.out, 'utf8')}${await readFile(paths.err, 'utf8')}`
     await writeFile(paths.failed, reason)
