@@ -90,7 +90,7 @@ export const ERROR_DOCS: Readonly<Record<ErrorCode, ErrorDoc>> = {
     fix: 'Read the failed rows in the manifest, fix them, and run the same command with `--resume`.',
   },
   CANCELLED: {
-    cause: 'The render was cancelled: Ctrl-C, a client that disconnected, `DELETE /render/:requestId`, or `engine lambda cancel`.',
+    cause: 'The render was cancelled: Ctrl-C, `DELETE /render/:requestId`, a server client that disconnected from `POST /still` or from a stream it opened with `"cancelOnDisconnect": true`, or `engine lambda cancel`.',
     fix: 'Nothing to fix; render again when needed.',
   },
   INVALID_REQUEST: {
