@@ -4,9 +4,8 @@
 // after `npm run build`; also run by `npm run bench`.
 import {availableParallelism} from 'node:os'
 import {fileURLToPath, pathToFileURL} from 'node:url'
+import {engineModule, standardPlan} from './engine-dist.mjs'
 
-const dist = new URL('../dist/src/lib/', import.meta.url)
-const load = (path) => import(new URL(path, dist).href)
 
 const CATEGORIES = ['toplevel', 'cc', 'viz', 'gpu', 'skia', 'blink', 'devtools.timeline', 'disabled-by-default-devtools.timeline', 'v8']
 const FRAMES = 120
@@ -55,19 +54,12 @@ function summarise(events, frames) {
 }
 
 export async function benchCaptureProfile({log = console.log} = {}) {
-  await load('builtin-plugins.js')
-  const {resolveRenderOptions} = await load('render/resolve-options.js')
-  const {compileComposition} = await load('compose/compile-composition.js')
-  const {planRender} = await load('plan/plan-render.js')
-  const {getFormat} = await load('encode/format-registry.js')
-  const {resolveBrowser} = await load('browser/resolve-browser.js')
-  const {launchBrowser, closeBrowser} = await load('browser/launch-browser.js')
-  const {FrameClock} = await load('browser/browser-pool.js')
-  const {openCaptureWorker} = await load('capture/capture-worker.js')
+  const {launchBrowser, closeBrowser} = await engineModule('browser/launch-browser.js')
+  const {FrameClock} = await engineModule('browser/browser-pool.js')
+  const {openCaptureWorker} = await engineModule('capture/capture-worker.js')
 
   const composition = fileURLToPath(new URL('./compositions/chart.html', import.meta.url))
-  const {plan} = planRender(await compileComposition(composition), resolveRenderOptions({quality: 'standard'}), getFormat('mp4'))
-  const browser = await resolveBrowser()
+  const {plan, browser} = await standardPlan(composition)
   const pool = tracingPool(launchBrowser, FrameClock)
   const worker = await openCaptureWorker(plan, {browser, pool})
   const session = await pool.state.browser.target().createCDPSession()

@@ -10,9 +10,8 @@ import {join} from 'node:path'
 import {pathToFileURL} from 'node:url'
 import {treeCpuSeconds} from './cpu-meter.mjs'
 import {REFERENCE} from './timeline.mjs'
+import {engineModule, standardPlan} from './engine-dist.mjs'
 
-const dist = new URL('../dist/src/lib/', import.meta.url)
-const load = (path) => import(new URL(path, dist).href)
 
 export const QUALITIES = [75, 80, 85, 90, 92, 95, 98]
 
@@ -35,16 +34,9 @@ function psnr(jpegs, pngs) {
 }
 
 export async function benchJpegQuality({frames = 48, log = console.log, composition = REFERENCE} = {}) {
-  await load('builtin-plugins.js')
-  const {resolveRenderOptions} = await load('render/resolve-options.js')
-  const {compileComposition} = await load('compose/compile-composition.js')
-  const {planRender, JPEG_QUALITY} = await load('plan/plan-render.js')
-  const {getFormat} = await load('encode/format-registry.js')
-  const {resolveBrowser} = await load('browser/resolve-browser.js')
-  const {openCaptureWorker} = await load('capture/capture-worker.js')
-
-  const {plan} = planRender(await compileComposition(composition), resolveRenderOptions({quality: 'standard'}), getFormat('mp4'))
-  const browser = await resolveBrowser()
+  const {JPEG_QUALITY} = await engineModule('plan/plan-render.js')
+  const {openCaptureWorker} = await engineModule('capture/capture-worker.js')
+  const {plan, browser} = await standardPlan(composition)
   const work = mkdtempSync(join(tmpdir(), 'engine-jpeg-'))
   // Frames spread over the whole render (motion, text, still holds), each seeked on its own.
   const picked = Array.from({length: frames}, (_, i) => Math.floor((i * plan.totalFrames) / frames))

@@ -11,24 +11,16 @@ import {join} from 'node:path'
 import {pathToFileURL} from 'node:url'
 import {loadAverage, measure} from './cpu-meter.mjs'
 import {REFERENCE} from './timeline.mjs'
+import {engineModule, standardPlan} from './engine-dist.mjs'
 
-const dist = new URL('../dist/src/lib/', import.meta.url)
-const load = (path) => import(new URL(path, dist).href)
 
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]
 
 export async function benchOverlap({pairs = 3, log = console.log, composition = REFERENCE} = {}) {
-  await load('builtin-plugins.js')
-  const {renderComposition} = await load('render/render-composition.js')
-  const {resolveRenderOptions} = await load('render/resolve-options.js')
-  const {compileComposition} = await load('compose/compile-composition.js')
-  const {planRender} = await load('plan/plan-render.js')
-  const {getFormat} = await load('encode/format-registry.js')
-  const {resolveBrowser} = await load('browser/resolve-browser.js')
-  const {openCaptureWorker} = await load('capture/capture-worker.js')
-
-  const {plan} = planRender(await compileComposition(composition), resolveRenderOptions({quality: 'standard'}), getFormat('mp4'))
-  const browser = await resolveBrowser()
+  const {renderComposition} = await engineModule('render/render-composition.js')
+  const {resolveRenderOptions} = await engineModule('render/resolve-options.js')
+  const {openCaptureWorker} = await engineModule('capture/capture-worker.js')
+  const {plan, browser} = await standardPlan(composition)
   const work = mkdtempSync(join(tmpdir(), 'engine-overlap-'))
   const frames = plan.totalFrames
 

@@ -22,22 +22,17 @@ import {benchScaling} from './scaling.mjs'
 import {benchStartup} from './startup.mjs'
 import {analyse, printTimeline, recordRender} from './timeline.mjs'
 import {engineRunner, peerInstalled, peerRunner, PEER_DIR, versus} from './versus.mjs'
+import {engineModule, standardPlan} from './engine-dist.mjs'
 
-const dist = new URL('../dist/src/lib/', import.meta.url)
-const load = (path) => import(new URL(path, dist).href)
 // The formats (mp4 …) are plugins, registered the way the package entries register them.
-await load('builtin-plugins.js')
-const {renderComposition} = await load('render/render-composition.js')
-const {resolveRenderOptions} = await load('render/resolve-options.js')
-const {compileComposition} = await load('compose/compile-composition.js')
-const {planRender} = await load('plan/plan-render.js')
-const {getFormat} = await load('encode/format-registry.js')
-const {resolveBrowser} = await load('browser/resolve-browser.js')
-const {resolveFfmpeg} = await load('encode/resolve-ffmpeg.js')
-const {openCaptureWorker} = await load('capture/capture-worker.js')
-const {openSegmentEncoder} = await load('encode/segment-encoder.js')
-const {ENCODER_THREADS} = await load('encode/deterministic-args.js')
-const {renderStill} = await load('still/render-still.js')
+const {renderComposition} = await engineModule('render/render-composition.js')
+const {resolveRenderOptions} = await engineModule('render/resolve-options.js')
+const {compileComposition} = await engineModule('compose/compile-composition.js')
+const {resolveFfmpeg} = await engineModule('encode/resolve-ffmpeg.js')
+const {openCaptureWorker} = await engineModule('capture/capture-worker.js')
+const {openSegmentEncoder} = await engineModule('encode/segment-encoder.js')
+const {ENCODER_THREADS} = await engineModule('encode/deterministic-args.js')
+const {renderStill} = await engineModule('still/render-still.js')
 
 const coreOnly = process.argv.includes('--core')
 const composition = new URL('./compositions/chart.html', import.meta.url).pathname
@@ -56,10 +51,7 @@ try {
     await benchFonts(compileComposition)
     await benchFontLink(renderComposition, resolveRenderOptions)
   }
-  const options = resolveRenderOptions({quality: 'standard'})
-  const compiled = await compileComposition(composition)
-  const {plan} = planRender(compiled, options, getFormat('mp4'))
-  const browser = await resolveBrowser()
+  const {plan, browser} = await standardPlan(composition)
   const ffmpeg = await resolveFfmpeg()
   const load1 = loadAverage()
   console.log(`reference: ${composition}\n${plan.width}x${plan.height} @ 30 fps, ${plan.totalFrames} frames, standard quality; browser ${browser.executablePath} (begin-frame ${browser.beginFrame}), ${cores} cores; load average ${load1.toFixed(1)}${load1 > cores / 2 ? ' (the machine is busy: read ratios and CPU per frame, not frames/s)' : ''}\n`)

@@ -9,9 +9,8 @@ import {join} from 'node:path'
 import {pathToFileURL} from 'node:url'
 import {childrenMemoryMiB, loadAverage, measure} from './cpu-meter.mjs'
 import {REFERENCE} from './timeline.mjs'
+import {engineModule} from './engine-dist.mjs'
 
-const dist = new URL('../dist/src/lib/', import.meta.url)
-const load = (path) => import(new URL(path, dist).href)
 
 /** Peak memory of this process's children while `fn` runs, sampled every `intervalMs`. */
 async function withPeakMemory(fn, intervalMs = 500) {
@@ -45,11 +44,10 @@ export function modelFramesPerSecond({cores, frames, segments, chainMs, cpuMs, o
  * and of one segment encoder.
  */
 export async function benchScaling({log = console.log, chainMs, cpuMs, overheadSeconds, browserMiB, encoderMiB} = {}) {
-  await load('builtin-plugins.js')
-  const {renderComposition} = await load('render/render-composition.js')
-  const {resolveRenderOptions} = await load('render/resolve-options.js')
-  const {defaultWorkerCount} = await load('plan/worker-count.js')
-  const {segmentFrames} = await load('plan/segment-grid.js')
+  const {renderComposition} = await engineModule('render/render-composition.js')
+  const {resolveRenderOptions} = await engineModule('render/resolve-options.js')
+  const {defaultWorkerCount} = await engineModule('plan/worker-count.js')
+  const {segmentFrames} = await engineModule('plan/segment-grid.js')
   const cores = availableParallelism()
   const work = mkdtempSync(join(tmpdir(), 'engine-scaling-'))
   try {

@@ -11,9 +11,8 @@ import {join} from 'node:path'
 import {fileURLToPath, pathToFileURL} from 'node:url'
 import {parseArgs} from 'node:util'
 import {loadAverage, sampleCpu, trackCpu} from './cpu-meter.mjs'
+import {engineModule} from './engine-dist.mjs'
 
-const dist = new URL('../dist/src/lib/', import.meta.url)
-const load = (path) => import(new URL(path, dist).href)
 export const REFERENCE = fileURLToPath(new URL('./compositions/chart.html', import.meta.url))
 
 const sum = (values) => values.reduce((a, b) => a + b, 0)
@@ -25,10 +24,9 @@ const overlap = (a, b) => Math.max(0, Math.min(a.end, b.end) - Math.max(a.start,
  * stage events (with their times), CPU samples and totals.
  */
 export async function recordRender({composition = REFERENCE, workers = 'auto', pagesPerWorker} = {}) {
-  await load('builtin-plugins.js')
-  const {renderComposition} = await load('render/render-composition.js')
-  const {resolveRenderOptions} = await load('render/resolve-options.js')
-  const {TIMELINE_CHANNEL} = await load('trace/timeline.js')
+  const {renderComposition} = await engineModule('render/render-composition.js')
+  const {resolveRenderOptions} = await engineModule('render/resolve-options.js')
+  const {TIMELINE_CHANNEL} = await engineModule('trace/timeline.js')
   const work = mkdtempSync(join(tmpdir(), 'engine-timeline-'))
   const spans = []
   const stages = []
