@@ -40,7 +40,7 @@ const COMPOSITION = `<!doctype html>
 describe('a worker alternating frames between two pages', () => {
   const scratch = useScratchDir()
 
-  async function render(name: string, format: 'mp4' | 'png-sequence', pagesPerWorker?: 1 | 2) {
+  async function render(name: string, format: 'mp4' | 'png-sequence', pagesPerWorker?: 1 | 2, cores?: number) {
     const project = join(scratch(), 'project')
     await mkdir(project, {recursive: true})
     await writeFile(join(project, 'index.html'), COMPOSITION)
@@ -49,7 +49,7 @@ describe('a worker alternating frames between two pages', () => {
     subscribe(TIMELINE_CHANNEL, onSpan)
     try {
       const output = join(scratch(), name)
-      await renderComposition({composition: join(project, 'index.html'), options: resolveRenderOptions({format, workers: 1, output}), pagesPerWorker})
+      await renderComposition({composition: join(project, 'index.html'), options: resolveRenderOptions({format, workers: 1, output}), pagesPerWorker, cores})
       const pages = new Set(spans.filter((span) => span.stage === 'capture').map((span) => span.page))
       return {output, pages: pages.size}
     } finally {
@@ -63,6 +63,14 @@ describe('a worker alternating frames between two pages', () => {
     expect(two.pages).toBe(2)
     expect(one.pages).toBe(1)
     expect(await sha256File(two.output)).toBe(await sha256File(one.output))
+  })
+
+  it('uses two pages by default only where the worker has four cores to itself, with the same bytes', async () => {
+    const many = await render('many-cores.mp4', 'mp4', undefined, 8)
+    const few = await render('two-cores.mp4', 'mp4', undefined, 2)
+    expect(many.pages).toBe(2)
+    expect(few.pages).toBe(1)
+    expect(await sha256File(many.output)).toBe(await sha256File(few.output))
   })
 
   it('writes the same PNG frames (alpha capture) as one page', async () => {

@@ -21,8 +21,8 @@ export interface CaptureSegmentsOptions {
   /** Browser workers sharing the segments; never more are started than there are segments. */
   workers: number
   /**
-   * Pages each worker alternates frames between (default 1): two seek one frame while the other
-   * draws, for one more page and one more seek of CPU a frame (see CaptureWorkerOptions.pages).
+   * Pages each worker alternates frames between (default 1; renderComposition chooses with
+   * defaultPagesPerWorker): two seek one frame while the other draws (see CaptureWorkerOptions.pages).
    */
   pagesPerWorker?: 1 | 2
   browser: BrowserChoice

@@ -19,6 +19,7 @@ import {assertWithinLimits, type RenderLimits} from '../plan/render-limits.js'
 import {resolveRenderBrowser} from '../profile/resolve-render-browser.js'
 import type {ResolvedRenderOptions} from '../plan/render-options.js'
 import type {RenderPlan} from '../plan/render-plan.js'
+import {defaultPagesPerWorker} from '../plan/worker-count.js'
 import type {PageFontReport} from '../fonts/page/page-fonts.js'
 import type {ReadyReport} from '../runtime/page-protocol.js'
 import {assertNoStrictErrors} from '../variables/strict-variables.js'
@@ -50,10 +51,9 @@ export interface RenderRequest {
   /** Cores to plan workers for (default: this machine's). */
   cores?: number
   /**
-   * Pages each capture worker (browser process) alternates frames between (default 1). Two seek one
-   * frame while the other page draws the previous one: a worker captures up to 1.25x faster, for
-   * about 55 MB and one more seek of CPU a frame. It pays where workers have cores to spare (more
-   * than two each); with fewer, the render is bound by CPU and the extra seek makes it slower.
+   * Pages each capture worker (browser process) alternates frames between. Default: two where each
+   * worker has four cores to itself and 60 frames or more to capture, else one (see
+   * defaultPagesPerWorker); output is the same either way.
    */
   pagesPerWorker?: 1 | 2
   /** Refuse a composition longer or larger than this (the server's per-request limits). */
@@ -160,7 +160,9 @@ async function render(request: RenderRequest, emit: (event: RenderEvent) => void
   const range = renderedFrames(planned)
   const outputFrames = range.end - range.start
   const durationSeconds = frameTime(outputFrames, planned.fps)
-  const workers = rangeWorkers(planned, range, options.workers, request.cores ?? availableParallelism())
+  const cores = request.cores ?? availableParallelism()
+  const workers = rangeWorkers(planned, range, options.workers, cores)
+  const pagesPerWorker = request.pagesPerWorker ?? defaultPagesPerWorker(cores, workers, outputFrames)
   signal?.throwIfAborted()
   emit({
     type: 'start',
@@ -203,7 +205,7 @@ async function render(request: RenderRequest, emit: (event: RenderEvent) => void
     // Every worker loads the same page: each finding is told once.
     const onReady = (report: ReadyReport) => fonts.page(report.fonts)
     const onFontSamples = (report: PageFontReport) => fonts.page(report)
-    const segments = await renderRange(plan, range, {browser, pool: request.pool, requests, ffmpeg, workDir, workers, pagesPerWorker: request.pagesPerWorker, signal, onFrame, onReady, onFontSamples})
+    const segments = await renderRange(plan, range, {browser, pool: request.pool, requests, ffmpeg, workDir, workers, pagesPerWorker, signal, onFrame, onReady, onFontSamples})
     const capturedAt = performance.now()
     emit({type: 'stage', stage: 'assemble'})
     await assembleRender(plan, segments, {outputPath: output, audioTrack: (await mixed) ? audioTrack : undefined, ffmpeg, signal})
