@@ -35,6 +35,8 @@ describe('renderBatch with a stand-in render function', () => {
       [join(dir, 'out/1-Grace.mp4'), {background: '#00ff00', title: 'Grace'}],
       [join(dir, 'out/2-Alan.mp4'), {background: '#ff0000', title: 'Alan'}],
     ])
+    // Rows at once fill the cores; each row's workers keep to one page (the batch's memory budget).
+    expect(fake.calls.map((call) => call.pagesPerWorker)).toEqual([1, 1, 1])
     expect(summary).toMatchObject({counts: {completed: 3, failed: 0, skipped: 0, pending: 0, running: 0}, failed: []})
     expect(manifest).toMatchObject({
       composition: CARD,

@@ -125,6 +125,8 @@ export async function runBatch(options: RunBatchOptions): Promise<BatchSummary> 
         template: options.template,
         // renderBatch removed what killed renders left beside every row's output before the first row.
         partialsSwept: true,
+        // Rows at once are how a batch fills the cores, within a memory budget of one page a worker.
+        pagesPerWorker: 1,
         signal,
         onEvent: (event) => {
           if (event.type === 'stage' && event.stage === 'assemble') onCaptured()
