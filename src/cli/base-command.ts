@@ -2,7 +2,7 @@ import {Command, Flags} from '@oclif/core'
 import {constants} from 'node:os'
 import {EngineError, isEngineError, toEngineError} from '../lib/errors/engine-error.js'
 import {sweepTempDirectories} from '../lib/files/temp-directory.js'
-import {LOG_LEVELS} from './log.js'
+import {debug, LOG_LEVELS, warn as warnLine} from './log.js'
 import {usageError} from './usage-error.js'
 
 /** Conventional exit status of a command stopped by a signal: 128 + its number (Ctrl-C: 130). */
@@ -32,6 +32,12 @@ export abstract class BaseCommand extends Command {
     void sweepTempDirectories().catch(() => {})
   }
 
+  /** Warnings go through the log level (`--log-level error` leaves them out), in one style. */
+  override warn(input: string | Error): string | Error {
+    warnLine(typeof input === 'string' ? input : input.message)
+    return input
+  }
+
   protected jsonOutput(): boolean {
     return this.argv.includes('--json')
   }
@@ -39,12 +45,14 @@ export abstract class BaseCommand extends Command {
   protected override async catch(error: Error & {exitCode?: number; oclif?: {exit?: number}}): Promise<unknown> {
     // oclif's own exits (this.exit) keep their behaviour.
     if (error.name === 'ExitError' || (error as {code?: string}).code === 'EEXIT') return super.catch(error)
-    const usage = usageError(error, this.id ?? '')
+    const usage = usageError(error, this.id ?? '', Object.keys(this.ctor.flags ?? {}))
     const engineError = usage?.error ?? toEngineError(error)
     if (this.jsonOutput()) {
       process.stdout.write(JSON.stringify({type: 'error', error: engineError.toJSON()}) + '\n')
     } else {
       process.stderr.write(`error [${engineError.code}]: ${engineError.message}\n`)
+      if (engineError.details !== undefined) debug(`details: ${JSON.stringify(engineError.details, null, 2)}`)
+      if (error.stack) debug(error.stack)
     }
     process.exitCode = usage ? usage.exitCode : isEngineError(engineError, 'CANCELLED') ? signalExitCode(engineError) : 1
     return undefined

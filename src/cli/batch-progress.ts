@@ -1,7 +1,7 @@
 import {relative} from 'node:path'
 import type {BatchEvent, BatchEventListener, BatchSummary} from '../lib/batch/index.js'
 import {EngineError} from '../lib/errors/engine-error.js'
-import {describeWarning, inListrTask} from './render-progress.js'
+import {inListrTask, writeWarning} from './render-progress.js'
 import {countText, durationText} from './quantity-text.js'
 
 /** `--json`: every batch event, row render events included, as one line of JSON on stdout. */
@@ -44,7 +44,7 @@ function doneLine(event: Extract<BatchEvent, {type: 'batch-done'}>): string {
 /** A batch's warnings and notes, and those of a row's render (which name the row). */
 function warn(event: Extract<BatchEvent, {type: 'warning'}>): void {
   const row = 'row' in event ? `row ${event.row}: ` : ''
-  process.stderr.write(describeWarning({...event, message: row + event.message}) + '\n')
+  writeWarning({...event, message: row + event.message})
 }
 
 /** Rows done, failed and left of a running batch, and the rate that gives its ETA. */
@@ -96,7 +96,7 @@ export class BatchTally {
 export function withBatchProgress<T>(mode: {json: boolean; quiet: boolean}, log: (line: string) => void, run: (onEvent?: BatchEventListener) => Promise<T>): Promise<T> {
   if (mode.json) return run(batchJsonLines)
   if (mode.quiet) return run(undefined)
-  if (!process.stdout.isTTY) return run(batchLines(log))
+  if (!process.stderr.isTTY) return run(batchLines(log))
   const tally = new BatchTally()
   let done: Extract<BatchEvent, {type: 'batch-done'}> | undefined
   const finished = inListrTask('Batch', async (task) => {

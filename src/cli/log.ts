@@ -9,6 +9,9 @@ export type LogLevel = (typeof LOG_LEVELS)[number]
 
 export const LOG_LEVEL_ENV = 'ENGINE_LOG_LEVEL'
 
+/** The flags every command takes for the log level (read before parsing; not options of any command). */
+export const LOG_FLAGS: readonly string[] = ['log-level', 'verbose']
+
 let current: LogLevel = 'info'
 
 export function isLogLevel(value: unknown): value is LogLevel {

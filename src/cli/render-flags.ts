@@ -1,6 +1,7 @@
 import {Flags} from '@oclif/core'
 import {BATCH_FORMATS, MAX_WORKERS, PROFILE_NAMES, VIDEO_FRAME_FORMATS} from '../lib/plan/render-options.js'
 import {QUALITIES} from '../lib/plan/render-plan.js'
+import {LOG_FLAGS} from './log.js'
 
 /**
  * Flags of `engine render`. None carries a default here: a value the user did not type may come
@@ -74,7 +75,7 @@ type RenderFlagValues = {[K in keyof typeof renderFlags]?: unknown}
 export function renderFlagsToOptions(flags: RenderFlagValues): Record<string, unknown> {
   const options: Record<string, unknown> = {}
   for (const [flag, value] of Object.entries(flags)) {
-    if (value === undefined) continue
+    if (value === undefined || LOG_FLAGS.includes(flag)) continue
     const key = flag.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase())
     options[key] = typeof value === 'string' && NUMERIC_TEXT[key]?.(value) ? Number(value) : value
   }

@@ -1,6 +1,7 @@
-import {Listr} from 'listr2'
+import {Listr, ListrLogger, ProcessOutput} from 'listr2'
 import {toEngineError} from '../lib/errors/engine-error.js'
 import type {RenderEvent, RenderEventListener} from '../lib/render/render-events.js'
+import {logs} from './log.js'
 
 export type OutputMode = 'json' | 'quiet' | 'progress'
 
@@ -17,6 +18,11 @@ export function describeWarning(event: {code: string; message: string; level?: '
   return `${event.level === 'info' ? 'note' : 'warning'} [${event.code}]: ${event.message}`
 }
 
+/** Writes a warning (or a note) to stderr unless the log level leaves it out. */
+export function writeWarning(event: {code: string; message: string; level?: 'info'}): void {
+  if (logs(event.level === 'info' ? 'info' : 'warn')) process.stderr.write(describeWarning(event) + '\n')
+}
+
 function describeProgress(event: Extract<RenderEvent, {type: 'progress'}>): string {
   const eta = event.etaSeconds === null ? '' : ` · ETA ${event.etaSeconds.toFixed(0)}s`
   return `frame ${event.frame}/${event.totalFrames} · ${event.framesPerSecond.toFixed(1)} frames/s${eta}`
@@ -29,7 +35,7 @@ function progressListener(task: {title: string; output: string}, title: string):
     else if (event.type === 'stage' && event.stage !== 'done') task.title = `${title}: ${event.stage}`
     else if (event.type === 'start') {
       task.title = `${title}: ${event.totalFrames} frames ${event.width}x${event.height} @ ${event.fps} fps, ${event.workers} worker(s), ${event.browser.beginFrame ? 'begin-frame' : 'screenshot'} capture`
-    } else if (event.type === 'warning') process.stderr.write(describeWarning(event) + '\n')
+    } else if (event.type === 'warning') writeWarning(event)
     else if (event.type === 'done') task.title = `${title}: done`
   }
 }
@@ -43,11 +49,14 @@ export function withProgress<T>(title: string, run: (onEvent: RenderEventListene
 }
 
 /**
- * Runs `work` as the one task of a listr2 list (the live display in a terminal, plain lines when
- * piped). An error is rethrown as it was; the task line only names its code, since the command
+ * Runs `work` as the one task of a listr2 list on stderr (the live display in a terminal, plain
+ * lines when piped). An error is rethrown as it was; the task line only names its code, since the command
  * prints the error once.
  */
 export async function inListrTask<T>(title: string, work: (task: {title: string; output: string}) => Promise<T>): Promise<T> {
+  // Progress is info: --log-level warn or error leaves it out.
+  if (!logs('info')) return work({title, output: ''})
+  const logger = new ListrLogger({useIcons: true, processOutput: new ProcessOutput(process.stderr, process.stderr)})
   let result: T | undefined
   let failure: unknown
   const list = new Listr(
@@ -66,12 +75,16 @@ export async function inListrTask<T>(title: string, work: (task: {title: string;
       },
     ],
     {
-      renderer: process.stdout.isTTY ? 'default' : 'simple',
+      // Progress is diagnostics: on stderr (live in a terminal, plain lines when piped), so that
+      // stdout carries only results.
+      renderer: process.stderr.isTTY ? 'default' : 'simple',
       // The command owns Ctrl-C (it cancels the render and exits 130); listr2's own handler would exit 127 mid-cleanup.
       registerSignalListeners: false,
       exitOnError: true,
       collectErrors: false,
-      rendererOptions: {collapseErrors: true, showErrorMessage: false},
+      rendererOptions: {collapseErrors: true, showErrorMessage: false, logger},
+      // listr2 draws live only when stdout is a terminal; otherwise it falls back to plain lines.
+      fallbackRendererOptions: {logger},
     },
   )
   try {

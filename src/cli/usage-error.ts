@@ -1,6 +1,7 @@
 import {Errors} from '@oclif/core'
 import {EngineError} from '../lib/errors/engine-error.js'
 import {oneOf} from '../lib/errors/one-of.js'
+import {closest} from './suggest.js'
 
 const HELP_SUFFIX = /\nSee more help with --help$/
 
@@ -13,15 +14,16 @@ export interface UsageError {
 /**
  * oclif's parse errors (a value outside a flag's choices, an unknown flag, a missing argument),
  * rewritten in the engine's voice as INVALID_FLAG errors naming the flag, the value and the fix.
+ * An unknown flag close to one of the command's (`--fsp`) names the one it likely meant.
  * Undefined for anything that is not a parse error.
  */
-export function usageError(error: Error, commandId: string): UsageError | undefined {
-  const translated = translate(error, commandId)
+export function usageError(error: Error, commandId: string, flagNames: readonly string[] = []): UsageError | undefined {
+  const translated = translate(error, commandId, flagNames)
   if (!translated) return undefined
   return {error: translated, exitCode: error instanceof Errors.CLIError && /^Expected --/.test(error.message) ? 1 : 2}
 }
 
-function translate(error: Error, commandId: string): EngineError | undefined {
+function translate(error: Error, commandId: string, flagNames: readonly string[]): EngineError | undefined {
   if (!(error instanceof Errors.CLIError) || !('parse' in error)) return undefined
   const text = error.message.replace(HELP_SUFFIX, '')
   const help = `see engine ${commandId.replaceAll(':', ' ')} --help`.replace(/ +--help$/, ' --help')
@@ -34,7 +36,12 @@ function translate(error: Error, commandId: string): EngineError | undefined {
   const unknown = /^Nonexistent flags?: (.*)$/.exec(text)
   if (unknown) {
     const flags = unknown[1].split(', ')
-    return new EngineError('INVALID_FLAG', `${oneOf(flags).replace(' or ', ' and ')} ${flags.length > 1 ? 'are not flags' : 'is not a flag'} of this command: ${help}`, {flags})
+    const meant = flags.map((flag) => closest(flag.replace(/^-+/, '').split('=')[0], flagNames)).map((name) => name && `--${name}`)
+    const suggestion = meant.some(Boolean) ? ` (did you mean ${oneOf(meant.filter((name): name is string => Boolean(name))).replace(' or ', ' and ')}?)` : ''
+    return new EngineError('INVALID_FLAG', `${oneOf(flags).replace(' or ', ' and ')} ${flags.length > 1 ? 'are not flags' : 'is not a flag'} of this command${suggestion}: ${help}`, {
+      flags,
+      ...(suggestion && {suggestions: meant}),
+    })
   }
   const missing = /^Missing \d+ required args?:\n([\s\S]*)$/.exec(text)
   if (missing) {

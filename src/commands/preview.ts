@@ -35,14 +35,16 @@ export default class Preview extends BaseCommand {
     this.log(`engine preview of ${args.composition}: ${server.url}`)
     this.log(`serving files under ${server.root}; press Ctrl+C to stop`)
     if (flags.open && !(await openInBrowser(server.url))) this.log(`could not open a browser here; open ${server.url} yourself`)
-    await new Promise<void>((resolve, reject) => {
-      const stop = () => {
+    const signal = await new Promise<NodeJS.Signals>((resolve, reject) => {
+      const stop = (received: NodeJS.Signals) => {
         process.off('SIGINT', stop)
         process.off('SIGTERM', stop)
-        server.close().then(resolve, reject)
+        server.close().then(() => resolve(received), reject)
       }
       process.on('SIGINT', stop)
       process.on('SIGTERM', stop)
     })
+    // Ctrl-C exits 130 as an interrupted command does; SIGTERM is an ordered stop: 0.
+    if (signal === 'SIGINT') process.exitCode = 130
   }
 }

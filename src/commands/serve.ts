@@ -81,7 +81,7 @@ export default class Serve extends BaseCommand {
     for (const warning of startupWarnings()) this.warn(warning)
     const server = await startServer(settings, {log: (line) => this.log(`${new Date().toISOString()} ${line}`)})
     // Handlers first: a client may send SIGTERM as soon as it reads the listening line.
-    const stopped = new Promise<void>((resolve, reject) => {
+    const stopped = new Promise<NodeJS.Signals>((resolve, reject) => {
       let stopping = false
       // The handlers stay registered until the shutdown is done: a library's exit hook that saw
       // no other listener would re-raise the signal and kill the process half-way.
@@ -91,7 +91,7 @@ export default class Serve extends BaseCommand {
         this.log(`${signal}: cancelling renders and shutting down`)
         server
           .close()
-          .then(resolve, reject)
+          .then(() => resolve(signal), reject)
           .finally(() => {
             process.off('SIGINT', stop)
             process.off('SIGTERM', stop)
@@ -103,6 +103,7 @@ export default class Serve extends BaseCommand {
     this.log(
       `engine serve listening on ${server.url} (root ${settings.root}, ${settings.maxConcurrentRenders} concurrent render(s)${settings.network ? '' : ', no network'}${settings.token ? ', token required' : ''}, outputs in ${server.service.outputs.dir})`,
     )
-    await stopped
+    // Ctrl-C exits 130 as an interrupted command does; SIGTERM is the ordered shutdown of a service: 0.
+    if ((await stopped) === 'SIGINT') process.exitCode = 130
   }
 }

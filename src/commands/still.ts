@@ -3,7 +3,7 @@ import {extname, relative} from 'node:path'
 import {BaseCommand} from '../cli/base-command.js'
 import {assertNoFailedRows, withBatchProgress} from '../cli/batch-progress.js'
 import {renderFlags, renderFlagsToOptions} from '../cli/render-flags.js'
-import {describeWarning} from '../cli/render-progress.js'
+import {writeWarning} from '../cli/render-progress.js'
 import {parseTimeFlag} from '../cli/time-flag.js'
 import {renderBatch} from '../lib/batch/render-batch.js'
 import {BrowserPool} from '../lib/browser/browser-pool.js'
@@ -95,7 +95,7 @@ export default class Still extends BaseCommand {
         onEvent: (event) => {
           if (event.type !== 'warning') return
           if (options.json) this.log(JSON.stringify(event))
-          else process.stderr.write(describeWarning(event) + '\n')
+          else writeWarning(event)
         },
       })
       const path = relative(process.cwd(), result.output) || result.output

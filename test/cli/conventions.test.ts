@@ -57,16 +57,16 @@ describe('CLI conventions', {timeout: 180_000}, () => {
     expect(result.stderr).toMatch(/error \[INVALID_FLAG\]: --format: "avi" is not a known format/)
   })
 
-  it('Ctrl-C (SIGINT) during a render with the progress display exits 130 with one CANCELLED error and no output', async () => {
+  it('Ctrl-C (SIGINT) during a render with the progress display (on stderr) exits 130 with one CANCELLED error and no output', async () => {
     const output = join(dir, 'interrupted.mp4')
     const child = spawn(process.execPath, [join(REPO_ROOT, 'bin', 'run.js'), 'render', LONG, '--workers', '1', '-o', output], {stdio: ['ignore', 'pipe', 'pipe'], env: {...process.env, ...userEnv}})
     let stdout = ''
     let stderr = ''
-    child.stderr.on('data', (chunk) => (stderr += chunk))
+    child.stdout.on('data', (chunk) => (stdout += chunk))
     const capturing = new Promise<void>((resolve) =>
-      child.stdout.on('data', (chunk) => {
-        stdout += chunk
-        if (/frame \d+\//.test(stdout)) resolve()
+      child.stderr.on('data', (chunk) => {
+        stderr += chunk
+        if (/frame \d+\//.test(stderr)) resolve()
       }),
     )
     const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)))
@@ -76,5 +76,6 @@ describe('CLI conventions', {timeout: 180_000}, () => {
     expect(stderr.match(/error \[CANCELLED\]/g)).toHaveLength(1)
     expect(stderr).toMatch(/error \[CANCELLED\]: the render was interrupted \(SIGINT\)/)
     expect(existsSync(output)).toBe(false)
+    expect(stdout).toBe('')
   })
 })

@@ -48,6 +48,7 @@ export type ErrorCode =
   | 'FONT_FAILED'
   | 'FONT_MISSING'
   | 'PLUGIN_FAILED'
+  | 'UNKNOWN_COMMAND'
   | 'INTERNAL'
 
 export interface ErrorJson {

@@ -193,6 +193,10 @@ export const ERROR_DOCS: Readonly<Record<ErrorCode, ErrorDoc>> = {
     cause: "An installed or linked plugin's code threw while it ran (a format's `assemble`, `segmentArgs`…): the message names the plugin, the method and the first line of the plugin's files in the stack.",
     fix: 'Report it to the plugin\'s author, update or remove the plugin (`engine plugins uninstall <name>`, or `unlink`), or run without plugins (`ENGINE_NO_PLUGINS=1`); see docs/guides/plugins.md.',
   },
+  UNKNOWN_COMMAND: {
+    cause: 'The command line names no engine command (a mistyped word, or a command of a plugin that is not installed); exit status 127.',
+    fix: 'Use the command the message suggests, or see `engine help` for the list.',
+  },
   INTERNAL: {
     cause: 'An unexpected failure inside engine (a bug, or an error from a library or the operating system that engine has no code for).',
     fix: 'Run again with the same input; if it repeats, report it with the message and `engine doctor --json`.',

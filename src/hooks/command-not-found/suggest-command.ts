@@ -1,0 +1,29 @@
+import type {Hook} from '@oclif/core'
+import {suggestCommand} from '../../cli/suggest.js'
+import {EngineError} from '../../lib/errors/engine-error.js'
+
+/**
+ * An unknown command: one line naming it and, when a command is close, the command line it most
+ * likely meant, the same whether or not a terminal is attached (no prompt: a script must not hang
+ * on one). With --json, one error object on stdout. Exit 127, as a shell says for a command it
+ * cannot find.
+ */
+const hook: Hook.CommandNotFound = async function (options) {
+  const words = [...options.id.split(':'), ...(options.argv ?? [])]
+  const typed = words.filter((word) => !word.startsWith('-'))
+  const visible = options.config.commands.filter((command) => !command.hidden)
+  const ids = [...visible.map((command) => command.id), ...visible.flatMap((command) => command.aliases)]
+  const suggestion = suggestCommand(typed, ids)
+  const bin = options.config.bin
+  const unknown = suggestion ? typed.slice(0, typed.length - suggestion.rest.length).join(' ') : (typed[0] ?? options.id)
+  const fix = suggestion ? `did you mean \`${[bin, ...suggestion.command, ...suggestion.rest].join(' ')}\`? (${bin} help lists them)` : `${bin} help lists them`
+  const error = new EngineError('UNKNOWN_COMMAND', `"${unknown}" is not an ${bin} command; ${fix}`, {
+    command: unknown,
+    ...(suggestion && {suggestion: suggestion.command.join(' ')}),
+  })
+  if (words.includes('--json')) process.stdout.write(JSON.stringify({type: 'error', error: error.toJSON()}) + '\n')
+  else process.stderr.write(`error [${error.code}]: ${error.message}\n`)
+  process.exitCode = 127
+}
+
+export default hook
