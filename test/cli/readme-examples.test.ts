@@ -1,5 +1,5 @@
 import {execFile} from 'node:child_process'
-import {existsSync, readFileSync} from 'node:fs'
+import {existsSync, readdirSync, readFileSync} from 'node:fs'
 import {copyFile, mkdtemp, rm, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
@@ -12,15 +12,18 @@ import {REPO_ROOT} from '../support/run-cli.js'
 import {PROCESSES} from '../support/timeouts.js'
 
 const README = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8')
+const GUIDES = join(REPO_ROOT, 'docs/guides')
+const COMPOSITIONS_GUIDE = readFileSync(join(GUIDES, 'compositions.md'), 'utf8')
+const EVERY_DOC = [README, ...readdirSync(GUIDES).filter((name) => name.endsWith('.md')).map((name) => readFileSync(join(GUIDES, name), 'utf8'))]
 
-/** The fenced code blocks of the README in `language`. */
-function codeBlocks(language: string): string[] {
-  return [...README.matchAll(new RegExp('```' + language + '\\n([\\s\\S]*?)```', 'g'))].map((match) => match[1])
+/** The fenced code blocks of `markdown` (the README unless named) in `language`; blocks may be indented in lists. */
+function codeBlocks(language: string, markdown = README): string[] {
+  return [...markdown.matchAll(new RegExp('```' + language + '\\n([\\s\\S]*?)```', 'g'))].map((match) => match[1])
 }
 
-describe('the README, as a new user would follow it', PROCESSES, () => {
+describe('the README and guides, as a new user would follow them', PROCESSES, () => {
   it('shows a composition example whose every clip can be visible', async () => {
-    const [example] = codeBlocks('html')
+    const [example] = codeBlocks('html', COMPOSITIONS_GUIDE)
     expect(example).toContain('data-composition-id="hello"')
     const dir = await mkdtemp(join(tmpdir(), 'engine-readme-'))
     try {
@@ -33,7 +36,7 @@ describe('the README, as a new user would follow it', PROCESSES, () => {
   })
 
   it('names only example files that exist in its commands', () => {
-    const paths = codeBlocks('sh').flatMap((block) => [...block.matchAll(/\bexamples\/[\w./-]+/g)].map((match) => match[0]))
+    const paths = EVERY_DOC.flatMap((markdown) => codeBlocks('(?:sh|bash)', markdown)).flatMap((block) => [...block.matchAll(/(?<![\w/.])examples\/[\w./-]+/g)].map((match) => match[0]))
     expect(paths).toContain('examples/hello/rows.csv')
     for (const path of paths) expect(existsSync(join(REPO_ROOT, path)), path).toBe(true)
   })
@@ -52,9 +55,9 @@ describe('the README, as a new user would follow it', PROCESSES, () => {
   })
 
   it('gets machine-readable --json through npm the way it documents', async () => {
-    const documented = codeBlocks('sh').flatMap((block) => block.split('\n')).filter((line) => line.startsWith('npm run') && line.includes('--json'))
-    expect(documented.length).toBeGreaterThan(0)
+    const documented = EVERY_DOC.flatMap((markdown) => codeBlocks('(?:sh|bash)', markdown)).flatMap((block) => block.split('\n')).map((line) => line.trim()).filter((line) => line.startsWith('npm run') && line.includes('--json'))
     for (const line of documented) expect(line).toMatch(/^npm run --silent engine -- /)
+    expect(readFileSync(join(GUIDES, 'troubleshooting.md'), 'utf8')).toContain('`npm run --silent engine -- …`')
     const {stdout} = await promisify(execFile)('npm', ['run', '--silent', 'engine', '--', 'lint', 'examples/hello/index.html', '--json'], {cwd: REPO_ROOT})
     expect(JSON.parse(stdout)).toMatchObject({file: 'examples/hello/index.html', errors: 0})
   })
