@@ -1,22 +1,25 @@
-import {Args, Flags} from '@oclif/core'
+import {Args, Flags, type Interfaces} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
 import {chunkTuningFlags, configFromFlags, lambdaEncodeFlags, lambdaSizeFlags, outputUrlFlags, outputUrlFromFlags, required, stackFlags, stateMachineFlag} from '../../cli/lambda-flags.js'
 import {progressLines, progressTick} from '../../cli/lambda-progress-text.js'
 import {lambdaWebhookFlags, webhookFromFlags} from '../../cli/webhook-flags.js'
 import {EngineError} from '../../lib/errors/engine-error.js'
-import {BUCKET_ENV, STATE_MACHINE_ENV} from '../../lib/lambda/aws-clients.js'
+import {BUCKET_ENV, createS3Client, STATE_MACHINE_ENV} from '../../lib/lambda/aws-clients.js'
 import {deploySite, siteHandleFromId} from '../../lib/lambda/deploy-site.js'
 import {renderToLambda} from '../../lib/lambda/render-to-lambda.js'
 import {waitForRender} from '../../lib/lambda/wait-for-render.js'
 import {parseVariablesText} from '../../lib/variables/read-overrides.js'
 import {assertStorageKey} from '../../lib/render/storage-key.js'
-import {assertDeployedFormat} from '../../lib/lambda/stack-record.js'
+import {assertDeployedFormat, readStackRecord} from '../../lib/lambda/stack-record.js'
+import {estimatePrice} from '../../lib/lambda/estimate-price.js'
+import {BucketObjects} from '../../lib/lambda/s3-objects.js'
 
 export default class LambdaRender extends BaseCommand {
   static override summary = 'Render one video on the serverless stack'
   static override examples = [
     '<%= config.bin %> lambda render examples/hello --variables \'{"title":"Hi Ada"}\' --output-key out/ada.mp4 --wait',
     '<%= config.bin %> lambda render ./my-project --site-id 3f9c0c2d5b1e4a7f9d2c1b0a --target-chunk-frames 120',
+    '<%= config.bin %> lambda render examples/hello --width 1920 --height 1080 --estimate',
   ]
   static override args = {projectDir: Args.string({description: 'project directory (its index.html is the composition)', required: true})}
   static override flags = {
@@ -24,6 +27,7 @@ export default class LambdaRender extends BaseCommand {
     variables: Flags.string({description: 'variable overrides as JSON object text'}),
     'output-key': Flags.string({description: 'storage key of the result (default renders/<renderId>/output.<ext>)'}),
     wait: Flags.boolean({description: 'wait for the render to finish, showing progress'}),
+    estimate: Flags.boolean({description: "print what the render would cost (from its chunk plan and an assumed chunk profile) and start nothing, upload nothing"}),
     json: Flags.boolean({description: 'machine-readable output'}),
     ...lambdaSizeFlags,
     ...lambdaEncodeFlags,
@@ -36,6 +40,7 @@ export default class LambdaRender extends BaseCommand {
 
   async run(): Promise<void> {
     const {args, flags} = await this.parse(LambdaRender)
+    if (flags.estimate) return this.estimate(args.projectDir, flags)
     // Checked before the site is uploaded, so a bad key costs nothing.
     const outputKey = flags['output-key'] === undefined ? undefined : assertStorageKey(flags['output-key'], '--output-key')
     const bucketName = required(flags.bucket, 'bucket', BUCKET_ENV)
@@ -72,5 +77,24 @@ export default class LambdaRender extends BaseCommand {
       const error = progress.error ?? {code: 'INTERNAL' as const, message: `the render ended ${progress.status}`}
       throw new EngineError(error.code, `render ${handle.renderId} ${progress.status}: ${error.message}`, error.details)
     }
+  }
+
+  /** --estimate: the price before anything is uploaded or started; the deployed function's memory when the stack is known. */
+  private async estimate(projectDir: string, flags: Interfaces.InferredFlags<typeof LambdaRender.flags>): Promise<void> {
+    const config = {...configFromFlags(flags), ...(flags.variables === undefined ? {} : {variables: parseVariablesText(flags.variables)})}
+    const stack = flags.bucket ? await readStackRecord(new BucketObjects(createS3Client({endpoint: flags.endpoint, region: flags.region}), flags.bucket)) : undefined
+    const estimate = await estimatePrice({projectDir, config, memoryMb: stack?.memoryMb})
+    if (flags.json) {
+      this.log(JSON.stringify(estimate))
+      return
+    }
+    this.log(
+      `Estimate: ${estimate.frames} frames at ${estimate.width}x${estimate.height} in ${estimate.chunks} chunk${estimate.chunks === 1 ? '' : 's'} on ${estimate.memoryMb} MB` +
+        `${stack ? ' (the deployed function)' : ''}: about ${estimate.usd.toFixed(4)} USD ` +
+        `(${estimate.lambdaGbSeconds} GB-s, ${estimate.requests} invocations, ${estimate.stateTransitions} state transitions; S3 not included)`,
+    )
+    const [shortest, longest] = [Math.min(...estimate.assumedSeconds.chunks), Math.max(...estimate.assumedSeconds.chunks)].map((value) => value.toFixed(1))
+    const chunks = shortest === longest ? `${shortest} s` : `${shortest}-${longest} s`
+    this.log(`Assumed: plan ${estimate.assumedSeconds.plan} s, chunks ${chunks} each, assemble ${estimate.assumedSeconds.assemble} s; \`lambda progress\` prices a render from its real run times`)
   }
 }

@@ -8,6 +8,7 @@ export {stillOnLambda, type LambdaStill, type StillOnLambdaOptions} from './stil
 export {validateConfig, checkConfig, MAX_EXECUTION_INPUT_BYTES} from './validate-config.js'
 export {getRenderProgress, executionArnFor, type RenderProgress, type ProgressOptions, type ExecutionStatus, type RenderStage} from './render-progress.js'
 export {waitForRender, type WaitOptions} from './wait-for-render.js'
+export {estimatePrice, ASSUMED_PROFILE, type EstimatePriceOptions, type PriceEstimate} from './estimate-price.js'
 export {removeRender, type RemoveRenderOptions, type RemovedRender} from './remove-render.js'
 export {
   renderBatchOnLambda,
