@@ -1,4 +1,3 @@
-import '../builtin-plugins.js'
 import {join} from 'node:path'
 import {compileComposition} from '../compose/compile-composition.js'
 import {getFormat} from '../encode/format-registry.js'
