@@ -88,7 +88,7 @@ export async function configReference(root) {
     '',
     '## Where engine looks',
     '',
-    `From the working directory upwards, the first of these files found is used (\`package.json\` counts only with an \`"engine"\` key): ${CONFIG_SEARCH_PLACES.map(code).join(', ')}.`,
+    `In the working directory, then each folder above it up to the nearest one holding a \`package.json\` (the project), the first of these files found is used (\`package.json\` counts only with an \`"engine"\` key): ${CONFIG_SEARCH_PLACES.map(code).join(', ')}.`,
     '',
     `A project's config is data: a JavaScript config and the keys ${Object.keys(TRUSTED_ONLY_KEYS).map(code).join(', ')} are refused unless you trust the project (\`--trust-project-config\`, \`ENGINE_TRUST_PROJECT_CONFIG=1\`, or \`{"trustProjectConfig": true}\` in \`~/.config/engine/settings.json\`). An invalid value is an \`INVALID_CONFIG\` error naming the file and the key.`,
     '',
