@@ -7,9 +7,10 @@ export const trustProjectConfigFlag = {
   'trust-project-config': Flags.boolean({
     description: `run a JavaScript engine.config and accept browserPath / allowPrivateNetwork from the project's config (a project you trust; also ${TRUST_PROJECT_CONFIG_ENV}=1)`,
   }),
+  config: Flags.string({description: 'read this config file instead of searching for .enginerc, engine.config.* and the others (`engine config` shows what applies)'}),
 }
 
 /** The nearest project config, read as data unless the user trusts project configs. */
-export async function loadProjectConfig(flag: boolean | undefined, userConfigDir: string): Promise<LoadedConfig> {
-  return loadConfig(process.cwd(), {trusted: await projectConfigTrusted({flag, userConfigDir})})
+export async function loadProjectConfig(flag: boolean | undefined, userConfigDir: string, file?: string): Promise<LoadedConfig> {
+  return loadConfig(process.cwd(), {trusted: await projectConfigTrusted({flag, userConfigDir}), file})
 }

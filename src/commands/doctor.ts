@@ -23,7 +23,7 @@ export default class Doctor extends BaseCommand {
 
   async run(): Promise<void> {
     const {flags} = await this.parse(Doctor)
-    const config = await loadProjectConfig(flags['trust-project-config'], this.config.configDir)
+    const config = await loadProjectConfig(flags['trust-project-config'], this.config.configDir, flags.config)
     const browserPath = flags['browser-path'] ?? config.options.browserPath
     if (flags.fix) await installMissingTools({requested: true, browser: true, ffmpeg: true, browserPath})
     const installed = this.config.getPluginsList().filter((plugin) => plugin.type === 'user' || plugin.type === 'link')

@@ -24,7 +24,7 @@ export default class Preview extends BaseCommand {
 
   async run(): Promise<void> {
     const {args, flags} = await this.parse(Preview)
-    const config = await loadProjectConfig(flags['trust-project-config'], this.config.configDir)
+    const config = await loadProjectConfig(flags['trust-project-config'], this.config.configDir, flags.config)
     const fps = parseFps(flags.fps ?? config.options.fps ?? RENDER_DEFAULTS.fps, flags.fps === undefined && config.filepath ? `${config.filepath}: key "fps"` : '--fps')
     const server = await startPreviewServer({
       composition: args.composition,

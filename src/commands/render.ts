@@ -39,9 +39,9 @@ export default class Render extends BaseCommand {
   async run(): Promise<void> {
     const {args, flags} = await this.parse(Render)
     // --resume steers this one command run; it is not a render option (config, server, SDK).
-    const {variables: variablesText, resume, server, webhook: webhookUrl, 'webhook-secret': webhookSecret, 'trust-project-config': trustProjectConfig, yes, ...otherFlags} = flags
+    const {variables: variablesText, resume, server, webhook: webhookUrl, 'webhook-secret': webhookSecret, 'trust-project-config': trustProjectConfig, config: configFile, yes, ...otherFlags} = flags
     const webhook = webhookFromFlags({webhook: webhookUrl, 'webhook-secret': webhookSecret}, process.env)
-    const config = await loadProjectConfig(trustProjectConfig, this.config.configDir)
+    const config = await loadProjectConfig(trustProjectConfig, this.config.configDir, configFile)
     const fromFlags = parseRenderOptions(renderFlagsToOptions(otherFlags))
     const options = resolveRenderOptions(config.options, fromFlags)
     assertOutputExtension(options.output, options.format)

@@ -40,12 +40,12 @@ export default class Still extends BaseCommand {
 
   async run(): Promise<void> {
     const {args, flags} = await this.parse(Still)
-    const {frame, time, quality, variables: variablesText, resume, output, 'trust-project-config': trustProjectConfig, yes, ...renderFlagValues} = flags
+    const {frame, time, quality, variables: variablesText, resume, output, 'trust-project-config': trustProjectConfig, config: configFile, yes, ...renderFlagValues} = flags
     const still = parseStillSettings(
       {frame, time: time === undefined ? undefined : parseTimeFlag(time), quality},
       (key) => `--${key}`,
     )
-    const config = await loadProjectConfig(trustProjectConfig, this.config.configDir)
+    const config = await loadProjectConfig(trustProjectConfig, this.config.configDir, configFile)
     // A still is a frame of the render a config describes: its fps, browser and variables apply.
     const {format: _format, output: _output, ...configOptions} = config.options
     const options = resolveRenderOptions(configOptions, parseRenderOptions(renderFlagsToOptions({...renderFlagValues, output})))

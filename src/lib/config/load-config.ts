@@ -1,5 +1,5 @@
 import {resolve} from 'node:path'
-import {cosmiconfig} from 'cosmiconfig'
+import {cosmiconfig, getDefaultSearchPlaces} from 'cosmiconfig'
 import {openRowSource} from '../batch/rows/read-rows.js'
 import {isExecutableFile} from '../browser/resolve-browser.js'
 import {getFormat} from '../encode/format-registry.js'
@@ -9,18 +9,19 @@ import {parseRenderOptions, type RenderOptionsInput} from '../plan/render-option
 import {readVariablesFile} from '../variables/read-overrides.js'
 import {TRUST_HOW} from './project-trust.js'
 
+/** Data files first, then cosmiconfig's standard places (.config/enginerc…, engine.config.ts…), which are code mostly. */
 export const CONFIG_SEARCH_PLACES = [
-  'package.json',
-  '.enginerc',
-  '.enginerc.json',
-  '.enginerc.yaml',
-  '.enginerc.yml',
-  'engine.config.json',
-  'engine.config.yaml',
-  'engine.config.yml',
-  'engine.config.js',
-  'engine.config.mjs',
-  'engine.config.cjs',
+  ...new Set([
+    'package.json',
+    '.enginerc',
+    '.enginerc.json',
+    '.enginerc.yaml',
+    '.enginerc.yml',
+    'engine.config.json',
+    'engine.config.yaml',
+    'engine.config.yml',
+    ...getDefaultSearchPlaces('engine'),
+  ]),
 ]
 
 /** Keys a project config may set only when the user trusts it: they run a program or open the sandbox. */
@@ -38,10 +39,13 @@ export interface LoadedConfig {
 export interface LoadConfigOptions {
   /** The user trusts project configs (see projectConfigTrusted): code configs and TRUSTED_ONLY_KEYS allowed. */
   trusted?: boolean
+  /** This file (`--config`) instead of searching; relative to `cwd`. */
+  file?: string
 }
 
 /**
- * Finds the nearest engine configuration (searching upwards from `cwd`) and validates it. An
+ * Finds the nearest engine configuration (searching upwards from `cwd` in cosmiconfig's standard
+ * places, or reads the file `--config` names) and validates it. An
  * invalid file is an error naming the file and the key, never silently ignored. A config is data
  * (JSON, YAML, package.json) unless the user trusts project configs: a JavaScript config is then
  * refused without being run, and so are keys that run a program or open the sandbox.
@@ -61,9 +65,12 @@ export async function loadConfig(cwd: string = process.cwd(), options: LoadConfi
   })
   let found
   try {
-    found = await explorer.search(cwd)
+    found = options.file === undefined ? await explorer.search(cwd) : await explorer.load(resolve(cwd, options.file))
   } catch (error) {
     if (error instanceof EngineError) throw error
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT' && options.file !== undefined) {
+      throw new EngineError('INVALID_FLAG', `--config: ${options.file} does not exist; give the path of a config file (.json, .yaml, package.json…)`, {file: options.file})
+    }
     throw new EngineError('INVALID_CONFIG', `could not read the engine configuration: ${(error as Error).message}`, {
       cwd,
     })
