@@ -37,6 +37,7 @@ export const ENVIRONMENT = {
   ENGINE_WEBHOOK_SECRET: 'the key that signs webhook calls, like `--webhook-secret` (`engine render`, `engine serve`, `engine lambda render`)',
   ENGINE_NO_PLUGINS: '`1` loads no user plugin (only the built-in formats and encoders)',
   ENGINE_PLUGIN_TIMEOUT: "seconds a plugin's hook may take before it is abandoned with a warning (default 10)",
+  ENGINE_LOG_LEVEL: 'diagnostics on stderr: `error`, `warn`, `info` (default) or `debug`, like `--log-level` (`--verbose` is `debug`)',
   PRODUCER_MAX_CONCURRENT_RENDERS: "`engine serve`'s concurrency when `--max-concurrent-renders` is not given",
 }
 
