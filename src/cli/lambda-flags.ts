@@ -4,12 +4,21 @@ import {AWS_ENDPOINT_ENV, BUCKET_ENV, STATE_MACHINE_ENV} from '../lib/lambda/aws
 import type {RenderConfig} from '../lib/lambda/render-input.js'
 import {checkOutputUrlOptions, DEFAULT_URL_EXPIRES_SECONDS, MAX_URL_EXPIRES_SECONDS, OUTPUT_PRIVACY, type OutputUrlOptions} from '../lib/lambda/output-url.js'
 import {QUALITIES} from '../lib/plan/render-plan.js'
+import {parseTimeout} from '../lib/lambda/runtime/render-timeout.js'
 
 /** Chunk-planning flags shared by the serverless render commands. */
 export const chunkTuningFlags = {
   'max-parallel-chunks': Flags.integer({description: 'chunks rendered at once (default 16)', min: 1}),
   'target-chunk-frames': Flags.integer({description: 'aim for chunks of this many frames (ignored with --chunk-size)', min: 1}),
-  'chunk-size': Flags.integer({description: 'frames per chunk (default 240)', min: 1}),
+  'chunk-size': Flags.integer({
+    description: "frames per chunk, also --frames-per-chunk (default 240, and at least one keyframe segment per capture worker)",
+    aliases: ['frames-per-chunk'],
+    min: 1,
+  }),
+  'concurrency-per-chunk': Flags.integer({description: "capture workers in each chunk (default: the function's vCPUs, one per 1,769 MB of memory, at most 6)", min: 1, max: 16}),
+  timeout: Flags.string({
+    description: 'fail the render with TIMED_OUT (failure record, webhook, clean-up) once it has run this long: seconds, or 90s, 30m, 2h (default: from its chunk plan)',
+  }),
 }
 
 export const lambdaSizeFlags = {
@@ -79,6 +88,8 @@ export function configFromFlags(flags: {
   'chunk-size'?: number
   'max-parallel-chunks'?: number
   'target-chunk-frames'?: number
+  'concurrency-per-chunk'?: number
+  timeout?: string
 }): RenderConfig {
   const config: Record<string, unknown> = {
     fps: flags.fps,
@@ -97,6 +108,8 @@ export function configFromFlags(flags: {
     chunkSize: flags['chunk-size'],
     maxParallelChunks: flags['max-parallel-chunks'],
     targetChunkFrames: flags['target-chunk-frames'],
+    concurrencyPerChunk: flags['concurrency-per-chunk'],
+    timeoutSeconds: flags.timeout === undefined ? undefined : parseTimeout(flags.timeout),
   }
   for (const key of Object.keys(config)) if (config[key] === undefined) delete config[key]
   return config as RenderConfig

@@ -67,7 +67,10 @@ describe('render state machine (ASL)', () => {
     for (const state of [definition.States.Plan, map, definition.States.Assemble]) expect(state.Catch).toEqual([{ErrorEquals: ['States.ALL'], ResultPath: '$.failure', Next: 'NotifyFailure'}])
     expect(definition.States.NotifyFailure.Next).toBe('Failed')
     expect(definition.States.Failed).toEqual({Type: 'Fail', ErrorPath: '$.failure.Error', CausePath: '$.failure.Cause'})
-    expect(definition.TimeoutSeconds).toBe(3600)
+    // The execution timeout is a backstop above the longest --timeout (24 h) plus one task's cap;
+    // Plan gets the execution's start, from which the render's own deadline counts.
+    expect(definition.TimeoutSeconds).toBe(24 * 3600 + 900)
+    expect(definition.States.Plan.Parameters).toEqual({action: 'plan', 'render.$': '$', 'executionStartedAt.$': '$$.Execution.StartTime'})
   })
 
   it('passes ids and keys between states and returns the assembly result', async () => {

@@ -23,6 +23,8 @@ export type ErrorCode =
   | 'BATCH_PREFLIGHT'
   | 'BATCH_ROW_FAILED'
   | 'CANCELLED'
+  | 'TIMED_OUT'
+  | 'ABORTED'
   | 'INVALID_REQUEST'
   | 'UNAUTHORIZED'
   | 'PATH_OUTSIDE_ROOT'

@@ -7,7 +7,8 @@ import type {RenderInput} from './render-input.js'
 import {resolveExecutionArn} from './render-progress.js'
 import type {RenderCancelRecord} from './render-records.js'
 import {BucketObjects} from './s3-objects.js'
-import {renderCancelKey, scratchPrefix} from './storage-keys.js'
+import {renderCancelKey} from './storage-keys.js'
+import {markStopped, stopRender} from './runtime/render-stop.js'
 import {TASK_ERROR_PREFIX} from './task-errors.js'
 import {renderPayload} from '../notify/index.js'
 import {notifyRenderWebhook} from './render-webhook.js'
@@ -27,23 +28,26 @@ export interface CancelledRender extends RenderCancelRecord {
 }
 
 /**
- * Stops a running render: its execution is stopped with a CANCELLED error (which progress shows),
- * its webhook is called with `render.failed` (error CANCELLED), `renders/<renderId>/cancelled.json`
- * records it, and the render's scratch is deleted.
+ * Stops a running render: the render's stop marker is written first (its running chunks stop
+ * before their next segment and remove what they stored), then its execution is stopped with a
+ * CANCELLED error (which progress shows), its webhook is called with `render.failed` (error
+ * CANCELLED), the scratch is deleted and `renders/<renderId>/cancelled.json` records it.
  *
- * A stopped execution runs no Catch, so this does the failure path's cleanup itself. Lambda
- * invocations already running are not stopped by AWS: a chunk in flight may still write a few
- * scratch objects after this returns, and the bucket's lifecycle rule expires them.
+ * A stopped execution runs no Catch, so this does the failure path's work itself; the stack's
+ * execution-end rule sweeps the scratch once more when the execution has ended.
  */
 export async function cancelRender(options: CancelRenderOptions): Promise<CancelledRender> {
   const executionArn = resolveExecutionArn(options)
   const sfn = options.sfn ?? createSfnClient(options)
+  const s3 = options.s3 ?? createS3Client(options)
   let input: RenderInput
   let stopped = false
   try {
     const execution = await sfn.send(new DescribeExecutionCommand({executionArn}))
     input = JSON.parse(execution.input ?? '{}') as RenderInput
     if (execution.status === 'RUNNING') {
+      // Before the stop, so that the rule handling the stopped execution finds the cancel's own marker.
+      await markStopped(new BucketObjects(s3, input.bucketName), input.renderId, 'cancelled')
       await sfn.send(new StopExecutionCommand({executionArn, error: `${TASK_ERROR_PREFIX}CANCELLED`, cause: JSON.stringify(cancelledError(input.renderId))}))
       stopped = true
     } else if (execution.status !== 'ABORTED') {
@@ -57,20 +61,19 @@ export async function cancelRender(options: CancelRenderOptions): Promise<Cancel
     throw awsFailure(error, `cancelling ${executionArn}`, {endpoint: options.endpoint})
   }
 
-  const bucket = new BucketObjects(options.s3 ?? createS3Client(options), input.bucketName)
+  const bucket = new BucketObjects(s3, input.bucketName)
   // A stopped execution runs no failure path, so the render's webhook (kept in its scratch) is
   // called from here, once, before the scratch goes.
   if (stopped) await notifyRenderWebhook(bucket, input.renderId, renderPayload({id: input.renderId, error: cancelledError(input.renderId)}))
   try {
-    const scratch = await bucket.listKeys(scratchPrefix(input.renderId))
-    await bucket.deleteKeys(scratch)
+    const deleted = await stopRender(bucket, input.renderId, 'cancelled')
     // A repeated cancel keeps the time of the first.
     const earlier = stopped ? undefined : await bucket.getJson<RenderCancelRecord>(renderCancelKey(input.renderId))
     const record: RenderCancelRecord = {
       renderId: input.renderId,
       executionArn,
       cancelledAt: earlier?.cancelledAt ?? new Date().toISOString(),
-      scratchObjectsDeleted: scratch.length,
+      scratchObjectsDeleted: deleted,
     }
     await bucket.putJson(renderCancelKey(input.renderId), record)
     return {...record, bucketName: input.bucketName, stopped}

@@ -5,6 +5,8 @@ import {stillSettingsSchema} from '../still/still-settings.js'
 import {siteEntrySchema, siteIdSchema} from './site-address.js'
 import {storageKeySchema} from '../render/storage-key.js'
 import {batchIdSchema} from './batch/batch-ids.js'
+import {executionEndedEventSchema} from './runtime/execution-end-rule.js'
+import {MAX_RENDER_TIMEOUT_SECONDS, MIN_RENDER_TIMEOUT_SECONDS} from './runtime/render-timeout.js'
 
 const positiveInt = z.number().int().min(1)
 
@@ -41,6 +43,10 @@ export const renderConfigSchema = z
     chunkSize: positiveInt.optional(),
     maxParallelChunks: positiveInt.optional(),
     targetChunkFrames: positiveInt.optional(),
+    /** Capture workers in each chunk (default: the function's vCPUs, at most one per segment of the chunk). */
+    concurrencyPerChunk: z.number().int().min(1).max(16).optional(),
+    /** Seconds from the execution's start after which the render fails with TIMED_OUT (default: from its chunk plan). */
+    timeoutSeconds: z.number().int().min(MIN_RENDER_TIMEOUT_SECONDS).max(MAX_RENDER_TIMEOUT_SECONDS).optional(),
   })
   .strict()
 
@@ -95,7 +101,7 @@ export type ChunkItem = z.infer<typeof chunkSchema>
 
 /** The one Lambda function's events, dispatched on `action`. */
 export const handlerEventSchema = z.discriminatedUnion('action', [
-  z.object({action: z.literal('plan'), render: renderInputSchema}),
+  z.object({action: z.literal('plan'), render: renderInputSchema, executionStartedAt: z.string().max(64).optional()}),
   z.object({action: z.literal('renderChunk'), renderId: renderIdSchema, bucketName: z.string().min(3), chunk: chunkSchema}),
   z.object({action: z.literal('still'), still: stillInputSchema}),
   z.object({action: z.literal('assemble'), renderId: renderIdSchema, bucketName: z.string().min(3)}),
@@ -107,6 +113,7 @@ export const handlerEventSchema = z.discriminatedUnion('action', [
     failure: z.object({Error: z.string().max(1024).optional(), Cause: z.string().max(65_536).optional()}),
   }),
   z.object({action: z.literal('finishBatch'), batchId: batchIdSchema, bucketName: z.string().min(3), run: z.number().int().min(1)}),
+  executionEndedEventSchema,
 ])
 
 export type HandlerEvent = z.infer<typeof handlerEventSchema>
@@ -116,6 +123,7 @@ export type AssembleEvent = Extract<HandlerEvent, {action: 'assemble'}>
 export type StillEvent = Extract<HandlerEvent, {action: 'still'}>
 export type NotifyFailureEvent = Extract<HandlerEvent, {action: 'notifyFailure'}>
 export type FinishBatchEvent = Extract<HandlerEvent, {action: 'finishBatch'}>
+export type {ExecutionEndedEvent} from './runtime/execution-end-rule.js'
 
 /** What `plan` returns into the workflow state (`$.plan`). */
 export interface PlanOutput {

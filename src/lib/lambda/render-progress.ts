@@ -12,6 +12,8 @@ import type {ChunkProgressRecord} from './actions/chunk-progress.js'
 import {chunkProgressKey, chunkProgressPrefix, chunksPrefix, renderRecordKey, renderResultKey, renderWebhookDeliveryKey} from './storage-keys.js'
 import type {WebhookDelivery, WebhookEventType} from '../notify/index.js'
 import {parseTaskCause} from './task-errors.js'
+import {readInvocations} from './runtime/invocation-records.js'
+import {costOfInvocations, type InvocationCounts} from './runtime/render-cost.js'
 
 export type ExecutionStatus = 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'TIMED_OUT' | 'ABORTED' | 'PENDING_REDRIVE'
 export type RenderStage = 'planning' | 'rendering' | 'assembling' | 'done' | 'failed'
@@ -31,6 +33,8 @@ export interface RenderProgress {
   elapsedSeconds: number
   /** Lambda GB-seconds of the invocations so far plus state transitions; S3 not included. */
   cost: CostEstimate
+  /** The render's function invocations so far by how they ended (`stopped`: still running when the render stopped; billed too). */
+  invocations?: InvocationCounts
   warnings: {code: string; message: string}[]
   /** The webhook call made when the render ended (`--webhook`), once made. */
   webhook?: WebhookDelivery & {type: WebhookEventType}
@@ -78,10 +82,11 @@ export async function getRenderProgress(options: ProgressOptions): Promise<Rende
   const input = JSON.parse(execution.input ?? '{}') as RenderInput
   const s3 = options.s3 ?? createS3Client(options)
   const bucket = new BucketObjects(s3, input.bucketName)
-  const [record, result, webhook] = await Promise.all([
+  const [record, result, webhook, invocationRecords] = await Promise.all([
     bucket.getJson<RenderRecord>(renderRecordKey(input.renderId)),
     bucket.getJson<RenderResultRecord>(renderResultKey(input.renderId)),
     bucket.getJson<RenderProgress['webhook']>(renderWebhookDeliveryKey(input.renderId)),
+    readInvocations(bucket, input.renderId),
   ]).catch((error: unknown) => {
     throw awsFailure(error, `reading the records of render ${input.renderId}`, {bucketName: input.bucketName, endpoint: options.endpoint})
   })
@@ -113,6 +118,8 @@ export async function getRenderProgress(options: ProgressOptions): Promise<Rende
   const startedAt = execution.startDate ?? new Date()
   const stoppedAt = execution.stopDate
   const memoryMb = record?.plan.memoryMb ?? DEFAULT_MEMORY_MB
+  // Renders started before invocations kept their own records are costed from the history alone.
+  const recorded = invocationRecords.length > 0 ? costOfInvocations(invocationRecords, events, memoryMb) : undefined
   return {
     renderId: input.renderId,
     executionArn,
@@ -132,9 +139,12 @@ export async function getRenderProgress(options: ProgressOptions): Promise<Rende
     startedAt: startedAt.toISOString(),
     stoppedAt: stoppedAt?.toISOString(),
     elapsedSeconds: Math.round(((stoppedAt ?? new Date()).getTime() - startedAt.getTime()) / 100) / 10,
-    cost: events
+    cost: recorded
+      ? recorded.cost
+      : events
       ? estimateCost(invocationDurations(events).map((durationMs) => ({durationMs, memoryMb})), events.filter((event) => event.type?.endsWith('StateEntered')).length)
       : estimateRunningCost(record, finished ?? []),
+    ...(recorded && {invocations: recorded.invocations}),
     warnings: [...(record?.warnings ?? []), ...(result?.warnings ?? [])],
     ...(webhook && {webhook}),
   }

@@ -23,6 +23,10 @@ export interface StoredPlan {
   poster?: {frame: number; format: StillFormat; key: string}
   /** `config.strictFonts`: each chunk's page fails on a font fallback too. */
   strictFonts?: boolean
+  /** When the render fails with TIMED_OUT: its execution's start plus its timeout. Chunks stop there. */
+  deadline?: string
+  /** Capture workers each chunk runs (see chunkWorkers). */
+  workersPerChunk?: number
 }
 
 /** One handler invocation, for the cost estimate. */
@@ -47,6 +51,11 @@ export interface RenderRecord {
   chunks: ChunkItem[]
   maxParallelChunks: number
   chunkMode: 'chunk-size' | 'target-chunk-frames'
+  /** Capture workers each chunk runs. */
+  workersPerChunk?: number
+  /** The render's timeout in seconds (given, or derived from its chunk plan) and the deadline it sets. */
+  timeoutSeconds?: number
+  deadline?: string
   warnings: {code: string; message: string}[]
   plannedAt: string
   plan: InvocationCost
@@ -120,6 +129,6 @@ export interface RenderCancelRecord {
   renderId: string
   executionArn: string
   cancelledAt: string
-  /** Scratch objects the (latest) cancel deleted; chunks still running on AWS may add a few, which the lifecycle rule expires. */
+  /** Scratch objects the (latest) cancel deleted; chunks still running then remove what they store after it themselves. */
   scratchObjectsDeleted: number
 }

@@ -1,12 +1,11 @@
 import {RETRYABLE_TASK_ERROR} from './task-errors.js'
+import {EXECUTION_TIMEOUT_SECONDS} from './runtime/render-timeout.js'
 
 /** Amazon States Language, as plain JSON. */
 export type StateMachineDefinition = Record<string, unknown> & {StartAt: string; States: Record<string, Record<string, unknown>>}
 
 /** Lambda's own function run-time cap; a task may not outlive it. */
 export const FUNCTION_TIMEOUT_SECONDS = 900
-/** Bounds a stuck render (e.g. a chunk retried until its attempts run out). */
-export const EXECUTION_TIMEOUT_SECONDS = 3600
 
 /** State names: the local stack routes these tasks to the handler by name. */
 export const TASK_STATES = ['Plan', 'RenderChunk', 'Assemble', 'NotifyFailure'] as const
@@ -68,6 +67,11 @@ export function worstCaseRetryWaitSeconds(retrier: {IntervalSeconds: number; Max
  * composition or with the chunk count beyond a few bytes per chunk. A failure anywhere is caught:
  * `NotifyFailure` writes the render's failure record, calls its webhook and deletes its scratch,
  * then `Failed` fails the execution with the original error and cause.
+ *
+ * The render's own deadline (`--timeout`, counted from the execution's start, which `Plan` is
+ * handed) is kept by its tasks, so that running into it goes through the same Catch; the
+ * execution's TimeoutSeconds is only a backstop above every deadline, and an execution ended by it
+ * or stopped from outside runs no Catch: the stack's execution-end rule handles those.
  */
 export function renderStateMachineDefinition(functionArn: string): StateMachineDefinition {
   const task = (parameters?: Record<string, unknown>) => ({
@@ -85,7 +89,7 @@ export function renderStateMachineDefinition(functionArn: string): StateMachineD
     StartAt: 'Plan',
     TimeoutSeconds: EXECUTION_TIMEOUT_SECONDS,
     States: {
-      Plan: {...task({action: 'plan', 'render.$': '$'}), ResultPath: '$.plan', Next: 'RenderChunks', ...onFailure},
+      Plan: {...task({action: 'plan', 'render.$': '$', 'executionStartedAt.$': '$$.Execution.StartTime'}), ResultPath: '$.plan', Next: 'RenderChunks', ...onFailure},
       RenderChunks: {
         Type: 'Map',
         ItemsPath: '$.plan.chunks',

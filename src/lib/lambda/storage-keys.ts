@@ -4,7 +4,8 @@
  * - `sites/<siteId>/...`: uploaded projects; `sites/<siteId>/site.json` is written last and marks
  *   a complete upload.
  * - `renders/<renderId>/render.json` (what was planned), `result.json` (what was produced),
- *   `failure.json` (why it failed) or `cancelled.json` (who stopped it): small records that
+ *   `failure.json` (why it failed) or `cancelled.json` (who stopped it), `stop.json` (the marker
+ *   that stops running chunks) and `invocations/` (every invocation's cost): small records that
  *   progress and `renders ls` read; kept.
  * - `scratch/<renderId>/...`: the compiled plan, the chunks and their live frame counts; expired
  *   by the bucket's lifecycle rule and deleted after a successful assembly.
@@ -23,6 +24,13 @@ export const renderResultKey = (renderId: string) => `${RENDERS_PREFIX}${renderI
 export const renderFailureKey = (renderId: string) => `${RENDERS_PREFIX}${renderId}/failure.json`
 /** Written by `engine lambda cancel` once the execution is stopped. */
 export const renderCancelKey = (renderId: string) => `${RENDERS_PREFIX}${renderId}/cancelled.json`
+/**
+ * Written first by every path that ends a render early (failure, cancel, timeout, an execution
+ * stopped by hand): running chunks look for it before each segment and stop. Kept.
+ */
+export const renderStopKey = (renderId: string) => `${RENDERS_PREFIX}${renderId}/stop.json`
+/** One empty-bodied object per handler invocation of the render, its cost in its name (see invocation-records.ts). Kept. */
+export const invocationsPrefix = (renderId: string) => `${RENDERS_PREFIX}${renderId}/invocations/`
 /** What became of the render's webhook call (written once it was made). */
 export const renderWebhookDeliveryKey = (renderId: string) => `${RENDERS_PREFIX}${renderId}/webhook-delivery.json`
 export const defaultOutputKey = (renderId: string, extension: string) => `${RENDERS_PREFIX}${renderId}/output${extension}`

@@ -29,12 +29,14 @@ import {assertFontsAsNamed} from '../../fonts/font-findings.js'
 import {DEFAULT_POSTER_FORMAT, posterFrame, posterPath} from '../../still/poster.js'
 import type {StillFormat} from '../../still/still-settings.js'
 import {makeTempDirectory} from '../../files/temp-directory.js'
+import {defaultChunkFrames, idleCpuWarning, invocationVcpus} from '../runtime/chunk-sizing.js'
+import {defaultTimeoutSeconds, renderDeadline} from '../runtime/render-timeout.js'
 
 /**
  * Compiles the composition once, plans the render and its chunks, and stores the plan for the
  * chunks. Returns only what the workflow needs to fan out: the chunk ranges and the concurrency.
  */
-export async function planAction({render}: PlanEvent, context: ActionContext): Promise<PlanOutput> {
+export async function planAction({render, executionStartedAt}: PlanEvent, context: ActionContext): Promise<PlanOutput> {
   const {config} = render
   checkConfig(config)
   const bucket = new BucketObjects(context.s3, render.bucketName)
@@ -53,9 +55,19 @@ export async function planAction({render}: PlanEvent, context: ActionContext): P
   const {plan: planned, notices} = planRender(timed, options, format)
   const poster = config.poster === undefined ? undefined : posterOf(config.poster, config.posterFormat ?? DEFAULT_POSTER_FORMAT, planned, render.outputKey)
   const range = renderedFrames(planned)
-  const chunkPlan = planChunks(range, planned.segmentFrames, config)
+  // The plan step runs on the function the chunks run on: its vCPUs are theirs.
+  const vcpus = invocationVcpus(context.memoryMb)
+  const workersPerChunk = config.concurrencyPerChunk ?? vcpus
+  const chosenSize = config.chunkSize !== undefined || config.targetChunkFrames !== undefined
+  const chunkPlan = planChunks(range, planned.segmentFrames, chosenSize ? config : {...config, chunkSize: defaultChunkFrames(planned.segmentFrames, workersPerChunk)})
   const chunks = chunkPlan.chunks.map((chunk, index) => ({index, ...chunk}))
   const parallel = clampParallelChunks(chunkPlan.maxParallelChunks)
+  const idle =
+    chosenSize && config.concurrencyPerChunk === undefined && chunks.length > 1
+      ? idleCpuWarning(Math.ceil((chunks[0]!.end - chunks[0]!.start) / planned.segmentFrames), vcpus, planned.segmentFrames)
+      : undefined
+  const timeoutSeconds = config.timeoutSeconds ?? defaultTimeoutSeconds(chunks.length, parallel.maxParallelChunks)
+  const deadline = renderDeadline(executionStartedAt, timeoutSeconds)
   const totalFrames = range.end - range.start
   const output: PlanOutput = {totalFrames, chunks, maxParallelChunks: parallel.maxParallelChunks}
   // The state after this step is the execution input with the plan's output at $.plan.
@@ -76,6 +88,8 @@ export async function planAction({render}: PlanEvent, context: ActionContext): P
     audioKey: finishing.audioKey,
     ...(poster && {poster}),
     ...(config.strictFonts && {strictFonts: true}),
+    deadline,
+    workersPerChunk,
   }
   await bucket.putJson(planKey(render.renderId), stored)
   const record: RenderRecord = {
@@ -89,6 +103,9 @@ export async function planAction({render}: PlanEvent, context: ActionContext): P
     chunks,
     maxParallelChunks: parallel.maxParallelChunks,
     chunkMode: chunkPlan.mode,
+    workersPerChunk,
+    timeoutSeconds,
+    deadline,
     warnings: [
       ...inferred,
       ...notices,
@@ -98,6 +115,7 @@ export async function planAction({render}: PlanEvent, context: ActionContext): P
       ...finishing.warnings,
       ...(parallel.warning ? [parallel.warning] : []),
       ...(throttled ? [throttled] : []),
+      ...(idle ? [idle] : []),
     ],
     plannedAt: new Date().toISOString(),
     plan: {durationMs: elapsedMs(context), memoryMb: context.memoryMb},

@@ -23,6 +23,7 @@ import {WarmChildren} from './warm-children.js'
 import {LocalFunction} from './local-function.js'
 import {isLambdaRequest, LocalLambdaApi} from './lambda-invoke-api.js'
 import {LocalStepFunctions} from './local-step-functions.js'
+import {ExecutionEndEvents} from './execution-end-events.js'
 import {refusalOf, sendRefusal} from './request-guard.js'
 import {sendInvalidKey, unsafeKeyProblem} from './refuse-unsafe-keys.js'
 import {handleSfnRequest, isSfnRequest} from './sfn-json-api.js'
@@ -102,6 +103,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   const renderFunction = new LocalFunction(concurrency, (event, onChild) => (bundled ? bundled.invoke(event, onChild) : environments.invoke(event, onChild)))
   // The stack's own S3, as the workflows' S3 tasks reach it (the endpoint is known once it listens).
   let ownS3: S3Client | undefined
+  const endEvents = new ExecutionEndEvents(stateMachineArn, renderFunction)
   const stepFunctions = new LocalStepFunctions({
     machines: [
       {arn: stateMachineArn, definition: renderStateMachineDefinition(functionArn)},
@@ -109,6 +111,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     ],
     function: renderFunction,
     s3: () => (ownS3 ??= createS3Client({endpoint, localToken: token})),
+    onExecutionEnded: (detail) => endEvents.deliver(detail),
   })
   const lambdaApi = new LocalLambdaApi(LOCAL_FUNCTION_NAME, renderFunction, memoryMb)
   const server = createServer((request, response) => {
@@ -164,6 +167,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     directory,
     close: async () => {
       await stepFunctions.close()
+      await endEvents.close()
       environments.close()
       const closed = new Promise<void>((resolve) => server.close(() => resolve()))
       server.closeAllConnections()

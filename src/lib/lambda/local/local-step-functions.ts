@@ -10,6 +10,7 @@ import {LocalMapRun} from './local-map-run.js'
 import {recordLogEvent, type LogEvent, type Recorder, type RecordedEvent} from './execution-history.js'
 import {Slots} from './slots.js'
 import type {LocalFunction} from './local-function.js'
+import type {ExecutionStatusDetail} from '../runtime/execution-end-rule.js'
 
 /** An error answered in the Step Functions JSON protocol (`__type`). */
 export class SfnApiError extends Error {
@@ -51,6 +52,8 @@ interface LocalExecution {
   finished: Promise<void>
   /** Iterations of the inline Map running at once: never more than AWS allows. */
   mapSlots: Slots
+  /** The status change to an end has been announced (see `onExecutionEnded`). */
+  announced?: boolean
 }
 
 interface LocalMachine {
@@ -71,6 +74,8 @@ export interface LocalStepFunctionsOptions {
   function: LocalFunction
   /** The stack's own S3, for ItemReaders and the S3 task integration (the endpoint is known once it listens). */
   s3?: () => S3Client
+  /** Each execution's end, once, as EventBridge sees a status change (not while the stack closes). */
+  onExecutionEnded?: (detail: ExecutionStatusDetail) => void
 }
 
 /**
@@ -85,6 +90,7 @@ export class LocalStepFunctions {
   private readonly executions = new Map<string, LocalExecution>()
   private readonly mapRuns = new Map<string, LocalMapRun>()
   private readonly machines = new Map<string, LocalMachine>()
+  private closing = false
 
   constructor(private readonly options: LocalStepFunctionsOptions) {
     for (const {arn, definition} of options.machines) this.machines.set(arn, localMachine(arn, definition))
@@ -234,7 +240,11 @@ export class LocalStepFunctions {
     return {stopDate: execution.stopDate! / 1000}
   }
 
-  /** Ends a running execution from outside its state machine (stopped, or over a quota), with its map runs. */
+  /**
+   * Ends a running execution from outside its state machine (stopped, or over a quota), with its
+   * map runs. As on AWS, the function invocations it was waiting for run on: only their results
+   * are dropped.
+   */
   private end(execution: LocalExecution, status: 'ABORTED' | 'FAILED', error?: string, cause?: string): void {
     if (execution.status !== 'RUNNING') return
     execution.status = status
@@ -243,12 +253,30 @@ export class LocalStepFunctions {
     execution.cause = cause
     execution.abort()
     for (const run of execution.mapRuns) run.abort()
-    for (const child of execution.children) child.kill('SIGTERM')
+    this.announce(execution)
   }
 
-  /** Stops every running execution and waits for them to wind down. */
+  private announce(execution: LocalExecution): void {
+    if (execution.announced || execution.status === 'RUNNING' || this.closing) return
+    execution.announced = true
+    this.options.onExecutionEnded?.({
+      executionArn: execution.executionArn,
+      stateMachineArn: execution.stateMachineArn,
+      name: execution.name,
+      status: execution.status,
+      input: execution.input,
+      error: execution.error ?? null,
+      cause: execution.cause ?? null,
+    })
+  }
+
+  /** Stops every running execution, and the invocations they started, and waits for them to wind down. */
   async close(): Promise<void> {
-    for (const execution of this.executions.values()) this.stopExecution({executionArn: execution.executionArn})
+    this.closing = true
+    for (const execution of this.executions.values()) {
+      this.stopExecution({executionArn: execution.executionArn})
+      for (const child of execution.children) child.kill('SIGTERM')
+    }
     await Promise.all([...this.executions.values()].map((execution) => execution.finished))
   }
 
@@ -284,12 +312,14 @@ export class LocalStepFunctions {
         const failed = await logs.then(() => execution.events.findLast((event) => event.type === 'ExecutionFailed'))
         const timedOut = execution.events.some((event) => event.type === 'ExecutionTimedOut')
         execution.status = timedOut ? 'TIMED_OUT' : 'FAILED'
-        execution.error = (failed?.details?.executionFailedEventDetails as {error?: string})?.error ?? (error as Error).name
-        execution.cause = (failed?.details?.executionFailedEventDetails as {cause?: string})?.cause ?? (error as Error).message
+        // AWS names an execution timeout States.Timeout (the emulator: ExecutionTimeoutError).
+        execution.error = timedOut ? 'States.Timeout' : ((failed?.details?.executionFailedEventDetails as {error?: string})?.error ?? (error as Error).name)
+        execution.cause = timedOut ? 'The execution ran past the TimeoutSeconds of its state machine.' : ((failed?.details?.executionFailedEventDetails as {cause?: string})?.cause ?? (error as Error).message)
       }
     } finally {
       execution.stopDate ??= Date.now()
       await logs.catch(() => {})
+      this.announce(execution)
     }
   }
 
