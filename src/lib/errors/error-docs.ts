@@ -93,6 +93,14 @@ export const ERROR_DOCS: Readonly<Record<ErrorCode, ErrorDoc>> = {
     cause: 'The render was cancelled: Ctrl-C, `DELETE /render/:requestId`, a server client that disconnected from `POST /still` or from a stream it opened with `"cancelOnDisconnect": true`, or `engine lambda cancel`.',
     fix: 'Nothing to fix; render again when needed.',
   },
+  TIMED_OUT: {
+    cause: 'A serverless render ran past its deadline: its `--timeout` (SDK `config.timeoutSeconds`), or by default the longest its chunk plan can legitimately take; or its workflow execution reached the state machine\'s own timeout. Its running chunks stop and its scratch is deleted; its failure record and webhook carry this code.',
+    fix: 'Give the render a longer `--timeout`, or more, smaller chunks (`--chunk-size`, `--max-parallel-chunks`) so that it finishes sooner; `engine lambda progress` shows how far it got.',
+  },
+  ABORTED: {
+    cause: 'A serverless render\'s workflow execution was stopped from outside engine (the Step Functions console, the API, a stopped batch) rather than with `engine lambda cancel`. Its running chunks stop and its scratch is deleted; its failure record and webhook carry this code.',
+    fix: 'Render again when needed; stop renders with `engine lambda cancel`, which records the cancel as CANCELLED.',
+  },
   INVALID_REQUEST: {
     cause: 'A request to `engine serve` (or a serverless operation) is malformed: an unknown field, a value of the wrong type, neither or both of `composition` and `html`, or an operation that does not apply (cancelling a render that already ended).',
     fix: 'The message names the field; see docs/reference/http-api.md for what each body accepts.',
