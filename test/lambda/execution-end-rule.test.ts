@@ -76,7 +76,7 @@ describe('an execution ended by the workflow timeout (local stack, real handler)
     endEvents = new ExecutionEndEvents(MACHINE, fn)
     // The deployed definition with a workflow timeout of a few seconds: the render outlives it.
     const definition = {...renderStateMachineDefinition(FUNCTION_ARN), TimeoutSeconds: 4}
-    stepFunctions = new LocalStepFunctions({functionArn: FUNCTION_ARN, machines: [{arn: MACHINE, definition}], function: fn, onExecutionEnded: (ended) => endEvents.deliver(ended)})
+    stepFunctions = new LocalStepFunctions({machines: [{arn: MACHINE, definition}], function: fn, onExecutionEnded: (ended) => endEvents.deliver(ended)})
   })
   afterAll(async () => {
     await stepFunctions?.close()

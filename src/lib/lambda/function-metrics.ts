@@ -27,8 +27,8 @@ const COMPOSITION_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   'NOT_FOUND',
 ])
 
-/** Codes a chunk stops with when its render ended elsewhere. */
-const STOP_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['CANCELLED'])
+/** Codes a chunk stops with when its render ended elsewhere, or ran past its deadline. */
+const STOP_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['CANCELLED', 'TIMED_OUT'])
 
 /**
  * The EMF line that counts a failed invocation as a composition error or a stop, or undefined for

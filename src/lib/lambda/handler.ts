@@ -15,7 +15,6 @@ import {handlerEventSchema, type HandlerEvent} from './render-input.js'
 import {recordInvocation, type InvocationOutcome} from './runtime/invocation-records.js'
 import {BucketObjects} from './s3-objects.js'
 import {toTaskError, tryParse} from './task-errors.js'
-import {isEngineError} from '../errors/engine-error.js'
 
 /** Memory assumed for the cost estimate when not on Lambda (the deploy default). */
 export const LOCAL_MEMORY_ENV = 'ENGINE_LAMBDA_MEMORY_MB'
