@@ -76,7 +76,7 @@ describe('engine lambda deploy against a stand-in AWS account', () => {
     const {result, notices} = deploy(cloud, {memoryMb: 4096, reservedConcurrency: 64})
     await result
     const sequence = cloud.commands
-    const order = ['CreateRole', 'CreateBucket', 'PutObject', 'CreateFunction', 'PublishVersion', 'CreateAlias', 'PutFunctionConcurrency', 'CreateLogGroup', 'PutRetentionPolicy', 'CreateStateMachine', 'PutMetricAlarm']
+    const order = ['CreateRole', 'CreateBucket', 'PutObject', 'CreateFunction', 'PublishVersion', 'CreateAlias', 'PutFunctionConcurrency', 'CreateLogGroup', 'PutRetentionPolicy', 'CreateStateMachine', 'PutRule', 'AddPermission', 'PutTargets', 'PutMetricAlarm']
     const at = order.map((command) => sequence.indexOf(command))
     expect(at.every((index) => index >= 0), sequence.join(' ')).toBe(true)
     expect([...at].sort((a, b) => a - b)).toEqual(at)
@@ -88,6 +88,28 @@ describe('engine lambda deploy against a stand-in AWS account', () => {
       expect(resources.length).toBeGreaterThan(0)
       expect(new Set(resources)).toEqual(new Set([`${functionArn}:1`]))
     }
+    // The execution-end rule: the render workflow's executions that end FAILED, TIMED_OUT or
+    // ABORTED go to the live alias, as an executionEnded event, allowed by a permission for the rule alone.
+    const rule = cloud.calls.find((call) => call.command === 'PutRuleCommand')!
+    expect(rule.request.method).toBe('POST')
+    expect(rule.input).toMatchObject({Name: 'engine-render-execution-ended', State: 'ENABLED'})
+    expect(JSON.parse(rule.input.EventPattern as string)).toEqual({
+      source: ['aws.states'],
+      'detail-type': ['Step Functions Execution Status Change'],
+      detail: {status: ['FAILED', 'TIMED_OUT', 'ABORTED'], stateMachineArn: [`arn:aws:states:eu-west-1:${ACCOUNT}:stateMachine:engine-render`]},
+    })
+    const ruleArn = `arn:aws:events:eu-west-1:${ACCOUNT}:rule/engine-render-execution-ended`
+    expect(cloud.calls.find((call) => call.command === 'AddPermissionCommand')?.input).toEqual({
+      FunctionName: 'engine-render',
+      Qualifier: 'live',
+      StatementId: 'engine-execution-end-rule',
+      Action: 'lambda:InvokeFunction',
+      Principal: 'events.amazonaws.com',
+      SourceArn: ruleArn,
+    })
+    const [target] = cloud.calls.find((call) => call.command === 'PutTargetsCommand')!.input.Targets as {Arn: string; InputTransformer: {InputTemplate: string}}[]
+    expect(target.Arn).toBe(`${functionArn}:live`)
+    expect(target.InputTransformer.InputTemplate).toMatch(/^\{"action":"executionEnded",/)
     const alarms = cloud.calls.filter((call) => call.command === 'PutMetricAlarmCommand')
     expect(alarms.map((call) => call.input.AlarmName)).toContain('engine-render-composition-errors')
     expect(alarms.every((call) => call.input.AlarmActions === undefined)).toBe(true)

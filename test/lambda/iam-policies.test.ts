@@ -15,6 +15,8 @@ const DEPLOY_ACTIONS = [
   // engine lambda quotas (read-quotas.ts); deploy reads the account's concurrency too.
   'lambda:GetFunctionConfiguration', 'lambda:GetFunctionConcurrency', 'lambda:GetAccountSettings',
   'states:DescribeStateMachine', 'states:CreateStateMachine', 'states:UpdateStateMachine', 'cloudwatch:PutMetricAlarm',
+  // The execution-end rule (renders that time out or are stopped) and its permission to invoke the live alias.
+  'events:PutRule', 'events:PutTargets', 'lambda:AddPermission',
 ]
 // sites create|ls|rm, render, render-batch, still, progress, renders ls, cancel; uploads in parts.
 const CALLER_ACTIONS = [
@@ -47,7 +49,7 @@ function assertIamShape(document: ScopedPolicyDocument): void {
         expect(resource).toBe('*')
         continue
       }
-      expect(resource).toMatch(/^arn:aws:(s3|iam|lambda|states|cloudwatch|logs):/)
+      expect(resource).toMatch(/^arn:aws:(s3|iam|lambda|states|cloudwatch|logs|events):/)
       expect(resource).not.toMatch(/^arn:aws:[a-z0-9]+:[^:]*:\*|^\*$/)
     }
     expect(statement.Resource).toBeDefined()
@@ -66,6 +68,7 @@ describe('engine lambda policies', () => {
       [`arn:aws:iam::${ACCOUNT}:role/engine-render-state-machine`, {StringEquals: {'iam:PassedToService': 'states.amazonaws.com'}}],
     ])
     expect(JSON.stringify(document)).toContain('arn:aws:s3:::engine-render-123456789012-eu-west-1/*')
+    expect(document.Statement.find((statement) => statement.Sid === 'ExecutionEndRule')?.Resource).toBe(`arn:aws:events:eu-west-1:${ACCOUNT}:rule/engine-render-execution-ended`)
   })
 
   it('role: only the bucket, the workflows (render and batch) and invoking the function of the named stack, nothing of IAM or deploy', async () => {

@@ -6,6 +6,7 @@ import {GetAccountSettingsCommand, GetFunctionCommand, LambdaClient, type Functi
 import {CreateBucketCommand, PutBucketLifecycleConfigurationCommand, PutPublicAccessBlockCommand, type BucketLocationConstraint} from '@aws-sdk/client-s3'
 import {CreateStateMachineCommand, DescribeStateMachineCommand, UpdateStateMachineCommand, type SFNClient} from '@aws-sdk/client-sfn'
 import {GetCallerIdentityCommand, STSClient} from '@aws-sdk/client-sts'
+import {EventBridgeClient} from '@aws-sdk/client-eventbridge'
 import {clientConfig, createS3Client, createSfnClient, type AwsClientOptions} from '../aws-clients.js'
 import {DEFAULT_MAX_PARALLEL_CHUNKS, throttledChunksWarning} from '../chunk-plan.js'
 import {BucketObjects} from '../s3-objects.js'
@@ -14,6 +15,7 @@ import {planReservation, type AccountConcurrency, type Notice} from './account-l
 import {prepareCode, uploadCode} from './deploy-code.js'
 import {deployFunction} from './deploy-function.js'
 import {DeployLedger} from './deploy-ledger.js'
+import {ensureExecutionEndRule, executionEndRuleName} from './execution-end-rule-deploy.js'
 import {DEFAULT_STACK_NAME, stackResources, type Architecture, type RoleDefinition, type StackResources} from './stack-resources.js'
 
 export interface DeployStackOptions extends AwsClientOptions {
@@ -156,6 +158,17 @@ export async function deployStack(options: DeployStackOptions): Promise<Deployed
       step(`state machine ${machine.name}`)
       await ensureStateMachine(sfn, machine, stateMachineRoleArn, ledger)
     }
+
+    ledger.at('the execution-end rule')
+    step(`rule ${executionEndRuleName(name)} (renders that time out or are stopped)`)
+    await ensureExecutionEndRule(withPlugins(new EventBridgeClient(config)), lambda, {
+      stackName: name,
+      region,
+      accountId: settings.accountId,
+      stateMachineArn: resources.stateMachine.arn,
+      functionName: resources.function.FunctionName,
+      alias: resources.alias.Name,
+    })
 
     ledger.at('alarms')
     step(`alarms ${resources.alarms.map((alarm) => alarm.AlarmName).join(', ')}`)

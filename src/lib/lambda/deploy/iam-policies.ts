@@ -31,6 +31,7 @@ function arns(scope: PolicyScope) {
     function: `arn:aws:lambda:${region}:${accountId}:function:${name}`,
     stateMachine: `arn:aws:states:${region}:${accountId}:stateMachine:${name}`,
     batchStateMachine: `arn:aws:states:${region}:${accountId}:stateMachine:${name}-batch`,
+    executionEndRule: `arn:aws:events:${region}:${accountId}:rule/${name}-execution-ended`,
     executions: `arn:aws:states:${region}:${accountId}:execution:${name}:*`,
     batchExecutions: `arn:aws:states:${region}:${accountId}:execution:${name}-batch:*`,
     mapRuns: `arn:aws:states:${region}:${accountId}:mapRun:${name}-batch/*`,
@@ -106,9 +107,13 @@ export function deployerPolicy(scope: PolicyScope): ScopedPolicyDocument {
           // engine lambda quotas
           'lambda:GetFunctionConfiguration',
           'lambda:GetFunctionConcurrency',
+          // The execution-end rule may invoke the live alias.
+          'lambda:AddPermission',
         ],
         Resource: [arn.function, `${arn.function}:*`],
       },
+      // Renders that time out or are stopped from outside reach the function through this rule.
+      {Sid: 'ExecutionEndRule', Effect: 'Allow', Action: ['events:PutRule', 'events:PutTargets'], Resource: arn.executionEndRule},
       {Sid: 'FunctionLogs', Effect: 'Allow', Action: ['logs:CreateLogGroup', 'logs:PutRetentionPolicy'], Resource: arn.logGroup},
       // Deploy and `engine lambda quotas` read how many functions the account runs at once. AWS
       // allows this read-only action only on "*": it names no resource.
