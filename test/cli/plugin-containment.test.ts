@@ -1,21 +1,13 @@
 import {existsSync} from 'node:fs'
-import {mkdir, mkdtemp, rm, writeFile} from 'node:fs/promises'
+import {mkdtemp, rm} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {REPO_ROOT, runCli} from '../support/run-cli.js'
+import {writePlugin} from '../support/write-plugin.js'
 
 const COLOR = join(REPO_ROOT, 'test', 'server', 'fixtures', 'color.html')
 
-/** A plugin in its own directory; `hooks` maps hook names to module sources. */
-async function writePlugin(dir: string, name: string, hooks: Record<string, string>): Promise<string> {
-  const root = join(dir, name)
-  await mkdir(root, {recursive: true})
-  const files = Object.fromEntries(Object.keys(hooks).map((hook) => [hook, `./${hook.replace(':', '-')}.js`]))
-  await writeFile(join(root, 'package.json'), JSON.stringify({name, version: '1.0.0', type: 'module', oclif: {hooks: files}}))
-  for (const [hook, source] of Object.entries(hooks)) await writeFile(join(root, files[hook]), source)
-  return root
-}
 
 /** An image-stream format whose assemble has a bug (reads a property of undefined). */
 const THROWING_ASSEMBLE = `export default async () => [{

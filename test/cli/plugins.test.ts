@@ -1,26 +1,15 @@
-import {mkdir, mkdtemp, readdir, rm, writeFile} from 'node:fs/promises'
+import {mkdtemp, readdir, rm} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {near, pixelAt, probeVideoStream, ffprobe} from '../support/media.js'
 import {REPO_ROOT, runCli} from '../support/run-cli.js'
+import {writePlugin} from '../support/write-plugin.js'
 import {spawnServe} from '../server/support/spawn-serve.js'
 
 const EXAMPLE = join(REPO_ROOT, 'examples', 'format-plugin')
 const COLOR = join(REPO_ROOT, 'test', 'server', 'fixtures', 'color.html')
 
-/**
- * A plugin written like a third-party one, in its own directory: `hooks` maps hook names to
- * module sources.
- */
-async function writePlugin(dir: string, name: string, hooks: Record<string, string>): Promise<string> {
-  const root = join(dir, name)
-  await mkdir(root, {recursive: true})
-  const files = Object.fromEntries(Object.keys(hooks).map((hook) => [hook, `./${hook.replace(':', '-')}.js`]))
-  await writeFile(join(root, 'package.json'), JSON.stringify({name, version: '1.0.0', type: 'module', oclif: {hooks: files}}))
-  for (const [hook, source] of Object.entries(hooks)) await writeFile(join(root, files[hook]), source)
-  return root
-}
 
 // Every test runs several engine processes one after another.
 describe('plugins through `engine plugins link` (private ENGINE_DATA_DIR)', {timeout: 240_000}, () => {
