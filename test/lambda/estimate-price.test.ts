@@ -47,7 +47,8 @@ describe('a price before rendering: lambda render --estimate and estimatePrice',
     await mkdir(minute)
     await writeFile(join(minute, 'index.html'), '<div data-composition-id="m" data-width="1920" data-height="1080" data-duration="60"></div>')
     const oneMinute = await estimatePrice({projectDir: minute})
-    expect(oneMinute).toMatchObject({frames: 1800, chunks: 8})
+    // Chunks as the plan step makes them: one 4 s segment per vCPU of the 6-vCPU function, 720 frames each.
+    expect(oneMinute).toMatchObject({frames: 1800, chunks: 3})
     expect(oneMinute.usd).toBeGreaterThan(0.025)
     expect(oneMinute.usd).toBeLessThan(0.035)
   })

@@ -6,6 +6,7 @@ import {renderedFrames} from '../plan/frame-range.js'
 import {planRender} from '../plan/plan-render.js'
 import {resolveRenderOptions} from '../render/resolve-options.js'
 import {planChunks} from './chunk-plan.js'
+import {chunkTuningFor, functionVcpus} from './runtime/chunk-sizing.js'
 import {DEFAULT_ENTRY} from './deploy-site.js'
 import {estimateCost, type CostEstimate} from './estimate-cost.js'
 import {renderOptionsOf, type RenderConfig} from './render-input.js'
@@ -66,7 +67,8 @@ export async function estimatePrice(options: EstimatePriceOptions): Promise<Pric
   const renderOptions = resolveRenderOptions(renderOptionsOf(config))
   const {plan} = planRender(sized, renderOptions, getFormat(renderOptions.format))
   const range = renderedFrames(plan)
-  const chunkPlan = planChunks(range, plan.segmentFrames, config)
+  // Planned as the plan step plans it: one capture worker per vCPU of the function.
+  const chunkPlan = planChunks(range, plan.segmentFrames, chunkTuningFor(config, plan.segmentFrames, config.concurrencyPerChunk ?? functionVcpus(memoryMb)))
   const scale = renderOptions.scale ?? 1
   const pixels = sized.width * scale * (sized.height * scale)
   const vcpus = Math.min(MAX_VCPUS, memoryMb / MB_PER_VCPU)

@@ -29,7 +29,7 @@ import {assertFontsAsNamed} from '../../fonts/font-findings.js'
 import {DEFAULT_POSTER_FORMAT, posterFrame, posterPath} from '../../still/poster.js'
 import type {StillFormat} from '../../still/still-settings.js'
 import {makeTempDirectory} from '../../files/temp-directory.js'
-import {defaultChunkFrames, idleCpuWarning, invocationVcpus} from '../runtime/chunk-sizing.js'
+import {chunkTuningFor, idleCpuWarning, invocationVcpus} from '../runtime/chunk-sizing.js'
 import {defaultTimeoutSeconds, renderDeadline} from '../runtime/render-timeout.js'
 
 /**
@@ -59,7 +59,7 @@ export async function planAction({render, executionStartedAt}: PlanEvent, contex
   const vcpus = invocationVcpus(context.memoryMb)
   const workersPerChunk = config.concurrencyPerChunk ?? vcpus
   const chosenSize = config.chunkSize !== undefined || config.targetChunkFrames !== undefined
-  const chunkPlan = planChunks(range, planned.segmentFrames, chosenSize ? config : {...config, chunkSize: defaultChunkFrames(planned.segmentFrames, workersPerChunk)})
+  const chunkPlan = planChunks(range, planned.segmentFrames, chunkTuningFor(config, planned.segmentFrames, workersPerChunk))
   const chunks = chunkPlan.chunks.map((chunk, index) => ({index, ...chunk}))
   const parallel = clampParallelChunks(chunkPlan.maxParallelChunks)
   const idle =

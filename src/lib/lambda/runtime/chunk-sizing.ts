@@ -1,5 +1,5 @@
 import {availableParallelism} from 'node:os'
-import {DEFAULT_CHUNK_SIZE} from '../chunk-plan.js'
+import {DEFAULT_CHUNK_SIZE, type ChunkTuning} from '../chunk-plan.js'
 
 /** Lambda gives a function CPU in proportion to its memory: one vCPU per 1,769 MB, six at 10,240 MB. */
 export const MB_PER_VCPU = 1769
@@ -33,6 +33,15 @@ export function chunkWorkers(segmentsInChunk: number, vcpus: number, concurrency
  */
 export function defaultChunkFrames(segmentFrames: number, workers: number): number {
   return Math.max(DEFAULT_CHUNK_SIZE, segmentFrames * workers)
+}
+
+/**
+ * The chunk tuning a render is planned with: its own chunk size or target when it names one, else
+ * defaultChunkFrames for `workers` per chunk. The plan step and `--estimate` both plan with it.
+ */
+export function chunkTuningFor(config: ChunkTuning, segmentFrames: number, workers: number): ChunkTuning {
+  if (config.chunkSize !== undefined || config.targetChunkFrames !== undefined) return config
+  return {...config, chunkSize: defaultChunkFrames(segmentFrames, workers)}
 }
 
 /** A chunk size the render chose itself that leaves vCPUs without a segment to work on. */
