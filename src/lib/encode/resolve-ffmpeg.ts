@@ -1,9 +1,7 @@
 import {execFile} from 'node:child_process'
-import {constants} from 'node:fs'
-import {access} from 'node:fs/promises'
 import {delimiter, dirname, join} from 'node:path'
 import {EngineError} from '../errors/engine-error.js'
-import {findStaticFfmpeg, staticFfmpegBuild} from './static-ffmpeg.js'
+import {findStaticFfmpeg, isExecutable, staticFfmpegBuild} from './static-ffmpeg.js'
 
 /** Where the ffmpeg binary was found, so that `engine doctor` can say why this one was used. */
 export type FfmpegSource = 'option' | 'env' | 'path' | 'ffmpeg-static' | 'cache' | 'npm-package'
@@ -120,14 +118,6 @@ function executableName(name: string): string {
   return process.platform === 'win32' ? `${name}.exe` : name
 }
 
-async function isExecutable(path: string): Promise<boolean> {
-  try {
-    await access(path, constants.X_OK)
-    return true
-  } catch {
-    return false
-  }
-}
 
 async function findOnPath(name: string, env: NodeJS.ProcessEnv): Promise<string | undefined> {
   for (const dir of (env.PATH ?? '').split(delimiter)) {

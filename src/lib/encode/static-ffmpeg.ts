@@ -85,7 +85,7 @@ function packageFile(pkg: StaticBinaryPackage): string | undefined {
   }
 }
 
-async function isExecutable(path: string): Promise<boolean> {
+export async function isExecutable(path: string): Promise<boolean> {
   try {
     await access(path, constants.X_OK)
     return true
