@@ -15,6 +15,8 @@ interface Run {
   started: number[]
   signal: NodeJS.Signals | null
   code: number | null
+  /** Rows that failed, with their error, so that a failure under load says what it was. */
+  failures: string[]
 }
 
 /**
@@ -28,17 +30,19 @@ async function stillBatch(dir: string, resume: boolean, killAfter?: number): Pro
   const ended = new Promise<{signal: NodeJS.Signals | null; code: number | null}>((resolve) => child.on('exit', (code, signal) => resolve({code, signal})))
   const timer = setTimeout(() => child.kill('SIGKILL'), 150_000)
   const started: number[] = []
+  const failures: string[] = []
   let completed = 0
   for await (const line of createInterface({input: child.stdout})) {
     const event = JSON.parse(line) as BatchEvent
     if (event.type !== 'row') continue
     if (event.status === 'running') started.push(event.row)
+    if (event.status === 'failed') failures.push(`row ${event.row}: ${JSON.stringify(event)}`)
     if (event.status === 'completed' && ++completed === killAfter) {
       setTimeout(() => child.kill('SIGKILL'), Math.floor(Math.random() * 120))
     }
   }
   clearTimeout(timer)
-  return {started, ...(await ended)}
+  return {started, failures, ...(await ended)}
 }
 
 /** Identity of each completed row's file: an output rendered again gets a new inode or time. */
@@ -75,7 +79,7 @@ describe('a 300-row batch killed with SIGKILL at random moments, then --resume',
     expect(kept.size).toBeGreaterThan(40)
 
     const last = await stillBatch(dir, true)
-    expect(last.code).toBe(0)
+    expect(last.code, last.failures.join('\n')).toBe(0)
     expect(last.started.filter((index) => kept.has(index))).toEqual([])
     const manifest = (await readManifest(join(dir, 'out/manifest.json')))!
     expect(manifest.counts).toEqual({pending: 0, running: 0, completed: ROWS, failed: 0, skipped: 0})
