@@ -10,8 +10,8 @@ import {BucketObjects} from './s3-objects.js'
 import {renderCancelKey} from './storage-keys.js'
 import {markStopped, stopRender} from './runtime/render-stop.js'
 import {TASK_ERROR_PREFIX} from './task-errors.js'
-import {renderPayload} from '../notify/index.js'
-import {notifyRenderWebhook} from './render-webhook.js'
+import {renderPayload, type WebhookTarget} from '../notify/index.js'
+import {deliverRenderWebhook, readRenderWebhook} from './render-webhook.js'
 
 export interface CancelRenderOptions extends AwsClientOptions {
   /** A renderId (needs `stateMachineArn` or ENGINE_SFN_ARN) or an executionArn. */
@@ -41,11 +41,15 @@ export async function cancelRender(options: CancelRenderOptions): Promise<Cancel
   const sfn = options.sfn ?? createSfnClient(options)
   const s3 = options.s3 ?? createS3Client(options)
   let input: RenderInput
+  let webhook: WebhookTarget | undefined
   let stopped = false
   try {
     const execution = await sfn.send(new DescribeExecutionCommand({executionArn}))
     input = JSON.parse(execution.input ?? '{}') as RenderInput
     if (execution.status === 'RUNNING') {
+      // Read before the stop: the execution-end rule sweeps the scratch, where the target is kept,
+      // as soon as the execution has ended, and it may do so before this call gets to notify.
+      webhook = await readRenderWebhook(new BucketObjects(s3, input.bucketName), input.renderId)
       // Before the stop, so that the rule handling the stopped execution finds the cancel's own marker.
       await markStopped(new BucketObjects(s3, input.bucketName), input.renderId, 'cancelled')
       await sfn.send(new StopExecutionCommand({executionArn, error: `${TASK_ERROR_PREFIX}CANCELLED`, cause: JSON.stringify(cancelledError(input.renderId))}))
@@ -62,9 +66,8 @@ export async function cancelRender(options: CancelRenderOptions): Promise<Cancel
   }
 
   const bucket = new BucketObjects(s3, input.bucketName)
-  // A stopped execution runs no failure path, so the render's webhook (kept in its scratch) is
-  // called from here, once, before the scratch goes.
-  if (stopped) await notifyRenderWebhook(bucket, input.renderId, renderPayload({id: input.renderId, error: cancelledError(input.renderId)}))
+  // A stopped execution runs no failure path, so the render's webhook is called from here, once.
+  if (stopped) await deliverRenderWebhook(bucket, input.renderId, webhook, renderPayload({id: input.renderId, error: cancelledError(input.renderId)}))
   try {
     const deleted = await stopRender(bucket, input.renderId, 'cancelled')
     // A repeated cancel keeps the time of the first.
