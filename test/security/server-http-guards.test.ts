@@ -105,7 +105,7 @@ describe('engine serve refuses requests a web page or a re-pointed host name can
   })
 
   it('warns at start when it runs as root', () => {
-    const warned = /Warning: engine serve is running as root: every composition/.test(serve.output())
+    const warned = /^warning: engine serve is running as root: every composition/im.test(serve.output())
     expect(warned).toBe(process.getuid?.() === 0)
   })
 
