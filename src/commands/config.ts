@@ -11,7 +11,7 @@ export default class Config extends BaseCommand {
   static override summary = 'Print the effective configuration: each render option with its value and where it came from, and the ENGINE_* variables set'
   static override description =
     'A value comes from the config file found (or named with --config), else from the default; a flag given on a command line wins over both. Runs no plugin code.'
-  static override examples = ['<%= config.bin %> config', '<%= config.bin %> config --json', '<%= config.bin %> config --config ci.enginerc.yaml']
+  static override examples = ['<%= config.bin %> config', '<%= config.bin %> config --json', '<%= config.bin %> config --config engine.config.json']
   static override flags = {
     json: Flags.boolean({description: 'print {file, options: {key: {value, source, flag}}, environment} as JSON'}),
     ...trustProjectConfigFlag,
