@@ -184,8 +184,32 @@ class BrowserCaptureWorker implements CaptureWorker {
       delivering.catch(() => {})
     }
     try {
-      for (let index = range.start; index < range.end; index++) {
+      // A page occasionally stops drawing (seen on loaded machines): a fresh page seeking straight
+      // to the frame shows exactly what the old one should have. Returns the frame to go on from.
+      const recover = async (error: unknown): Promise<number> => {
+        if (!isNoImageError(error) || reloads >= MAX_PAGE_RELOADS) throw error
+        reloads++
+        this.reloadedPages++
+        await Promise.allSettled(lanes.map((lane) => lane.last))
+        lanes[pending!.drawer] = new PageLane()
+        await this.pages.replace(this.pages.list[pending!.drawer])
+        const resumeAt = pending!.index
+        pending = undefined
+        return resumeAt
+      }
+      // One step past the range delivers the last frame, with the same recovery as the others (a
+      // still is nothing but a last frame).
+      for (let index = range.start; index <= range.end; index++) {
         if (this.options.signal?.aborted) throw abortReason(this.options.signal)
+        if (index === range.end) {
+          try {
+            if (pending) await deliver(pending)
+          } catch (error) {
+            index = (await recover(error)) - 1
+            continue
+          }
+          break
+        }
         const drawer = (index - range.start) % lanes.length
         for (const [page, lane] of lanes.entries()) {
           if (lane.followed !== undefined && lane.followed >= index) continue
@@ -197,19 +221,9 @@ class BrowserCaptureWorker implements CaptureWorker {
           if (pending) await deliver(pending)
           pending = {index, drawer, image}
         } catch (error) {
-          // A page occasionally stops drawing (seen on loaded machines): a fresh page seeking straight
-          // to the frame shows exactly what the old one should have.
-          if (!isNoImageError(error) || reloads >= MAX_PAGE_RELOADS) throw error
-          reloads++
-          this.reloadedPages++
-          await Promise.allSettled(lanes.map((lane) => lane.last))
-          lanes[pending!.drawer] = new PageLane()
-          await this.pages.replace(this.pages.list[pending!.drawer])
-          index = pending!.index - 1
-          pending = undefined
+          index = (await recover(error)) - 1
         }
       }
-      if (pending) await deliver(pending)
       await delivering
     } finally {
       await Promise.allSettled(lanes.map((lane) => lane.last))
