@@ -158,12 +158,7 @@ export class LocalStepFunctions {
   describeExecution(request: {executionArn?: string}) {
     const execution = this.find(request.executionArn)
     return {
-      executionArn: execution.executionArn,
-      stateMachineArn: execution.stateMachineArn,
-      name: execution.name,
-      status: execution.status,
-      startDate: execution.startDate / 1000,
-      ...(execution.stopDate !== undefined && {stopDate: execution.stopDate / 1000}),
+      ...executionSummary(execution),
       input: execution.input,
       ...(execution.output !== undefined && {output: execution.output}),
       ...(execution.error !== undefined && {error: execution.error}),
@@ -178,15 +173,7 @@ export class LocalStepFunctions {
       .filter((execution) => execution.stateMachineArn === machine.arn && (!request.statusFilter || execution.status === request.statusFilter))
       .sort((a, b) => b.startDate - a.startDate)
     const {items, nextToken} = page(matching, request)
-    const executions = items.map((execution) => ({
-      executionArn: execution.executionArn,
-      stateMachineArn: execution.stateMachineArn,
-      name: execution.name,
-      status: execution.status,
-      startDate: execution.startDate / 1000,
-      ...(execution.stopDate !== undefined && {stopDate: execution.stopDate / 1000}),
-    }))
-    return {executions, ...(nextToken && {nextToken})}
+    return {executions: items.map(executionSummary), ...(nextToken && {nextToken})}
   }
 
   listMapRuns(request: {executionArn?: string}) {
@@ -457,4 +444,14 @@ function page<T>(all: readonly T[], request: {maxResults?: number; nextToken?: s
   return {items: all.slice(start, start + size), ...(start + size < all.length && {nextToken: String(start + size)})}
 }
 
-
+/** What ListExecutions says of an execution; DescribeExecution adds its input, output and error. */
+function executionSummary(execution: LocalExecution) {
+  return {
+    executionArn: execution.executionArn,
+    stateMachineArn: execution.stateMachineArn,
+    name: execution.name,
+    status: execution.status,
+    startDate: execution.startDate / 1000,
+    ...(execution.stopDate !== undefined && {stopDate: execution.stopDate / 1000}),
+  }
+}
