@@ -1,5 +1,6 @@
 import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from '../cli/base-command.js'
+import {stopOnSignal} from '../cli/stop-on-signal.js'
 import {parseFps} from '../lib/plan/fps.js'
 import {RENDER_DEFAULTS} from '../lib/plan/render-options.js'
 import {openInBrowser, startPreviewServer} from '../lib/preview/index.js'
@@ -32,18 +33,11 @@ export default class Preview extends BaseCommand {
       fps,
       onChange: (files) => this.log(`changed: ${files.join(', ')}; the preview reloads`),
     })
+    const stopped = stopOnSignal(() => server.close())
     this.log(`engine preview of ${args.composition}: ${server.url}`)
     this.log(`serving files under ${server.root}; press Ctrl+C to stop`)
     if (flags.open && !(await openInBrowser(server.url))) this.log(`could not open a browser here; open ${server.url} yourself`)
-    const signal = await new Promise<NodeJS.Signals>((resolve, reject) => {
-      const stop = (received: NodeJS.Signals) => {
-        process.off('SIGINT', stop)
-        process.off('SIGTERM', stop)
-        server.close().then(() => resolve(received), reject)
-      }
-      process.on('SIGINT', stop)
-      process.on('SIGTERM', stop)
-    })
+    const signal = await stopped
     // Ctrl-C exits 130 as an interrupted command does; SIGTERM is an ordered stop: 0.
     if (signal === 'SIGINT') process.exitCode = 130
   }

@@ -1,5 +1,6 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../cli/base-command.js'
+import {stopOnSignal} from '../cli/stop-on-signal.js'
 import {
   DEFAULT_HOST,
   DEFAULT_KEEP_OUTPUTS,
@@ -80,25 +81,9 @@ export default class Serve extends BaseCommand {
     )
     for (const warning of startupWarnings()) this.warn(warning)
     const server = await startServer(settings, {log: (line) => this.log(`${new Date().toISOString()} ${line}`)})
-    // Handlers first: a client may send SIGTERM as soon as it reads the listening line.
-    const stopped = new Promise<NodeJS.Signals>((resolve, reject) => {
-      let stopping = false
-      // The handlers stay registered until the shutdown is done: a library's exit hook that saw
-      // no other listener would re-raise the signal and kill the process half-way.
-      const stop = (signal: NodeJS.Signals) => {
-        if (stopping) return
-        stopping = true
-        this.log(`${signal}: cancelling renders and shutting down`)
-        server
-          .close()
-          .then(() => resolve(signal), reject)
-          .finally(() => {
-            process.off('SIGINT', stop)
-            process.off('SIGTERM', stop)
-          })
-      }
-      process.on('SIGINT', stop)
-      process.on('SIGTERM', stop)
+    const stopped = stopOnSignal(async (signal) => {
+      this.log(`${signal}: cancelling renders and shutting down`)
+      await server.close()
     })
     this.log(
       `engine serve listening on ${server.url} (root ${settings.root}, ${settings.maxConcurrentRenders} concurrent render(s)${settings.network ? '' : ', no network'}${settings.token ? ', token required' : ''}, outputs in ${server.service.outputs.dir})`,

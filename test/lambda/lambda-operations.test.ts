@@ -14,6 +14,8 @@ import {sharedStack} from '../support/shared-stack.js'
 
 const PROJECT = join(LAMBDA_FIXTURES, 'project')
 const TINY = join(LAMBDA_FIXTURES, 'tiny')
+// Every frame costs CPU work: a render of it is still running seconds after it started.
+const SLOW = join(LAMBDA_FIXTURES, 'slow')
 
 /** The operations around renders: sites ls/rm, renders ls, cancel, output URLs. */
 describe('`engine lambda` operations on the local stack', {timeout: 120_000}, () => {
@@ -155,7 +157,7 @@ describe('`engine lambda` operations on the local stack', {timeout: 120_000}, ()
   })
 
   it('renders rm deletes an ended render (output, scratch, records) and only it; a running one is refused; a bad or unknown id is named', async () => {
-    const started = await lambda(['render', PROJECT, '--chunk-size', '30', '--keyframe-interval', '1', '--json'])
+    const started = await lambda(['render', SLOW, '--chunk-size', '60', '--keyframe-interval', '0.5', '--json'])
     expect(started.code, started.stderr).toBe(0)
     const {renderId: running} = JSON.parse(started.stdout) as {renderId: string}
     const refused = await lambda(['renders', 'rm', running])

@@ -1,5 +1,6 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
+import {stopOnSignal} from '../../cli/stop-on-signal.js'
 import {AWS_ENDPOINT_ENV, BUCKET_ENV, LOCAL_TOKEN_ENV, STATE_MACHINE_ENV} from '../../lib/lambda/aws-clients.js'
 import {DEFAULT_LOCAL_BUCKET, DEFAULT_LOCAL_CONCURRENCY, startLocalStack} from '../../lib/lambda/local/local-stack.js'
 
@@ -38,15 +39,13 @@ export default class LambdaLocal extends BaseCommand {
       bundle: flags.bundle,
       token: process.env[LOCAL_TOKEN_ENV] || undefined,
     })
+    const stopped = stopOnSignal(() => stack.close())
     this.log(`${LOCAL_TOKEN_ENV}=${stack.token}`)
     this.log(`${AWS_ENDPOINT_ENV}=${stack.endpoint}`)
     this.log(`${BUCKET_ENV}=${stack.bucketName}`)
     this.log(`${STATE_MACHINE_ENV}=${stack.stateMachineArn}`)
     process.stderr.write(`local stack on ${stack.endpoint} (bucket stored in ${stack.directory}); export the lines above; Ctrl-C stops it\n`)
-    await new Promise<void>((resolve) => {
-      process.once('SIGINT', resolve)
-      process.once('SIGTERM', resolve)
-    })
-    await stack.close()
+    // Ctrl-C exits 130 as an interrupted command does; SIGTERM is an ordered stop: 0.
+    if ((await stopped) === 'SIGINT') process.exitCode = 130
   }
 }

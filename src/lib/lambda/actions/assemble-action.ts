@@ -17,6 +17,7 @@ import {chunkManifestKey, chunkName, chunkSegmentPrefix, posterScratchKey, rende
 import {elapsedMs, type ActionContext} from './action-context.js'
 import {readPlan} from './read-plan.js'
 import {makeTempDirectory} from '../../files/temp-directory.js'
+import {readStop, stoppedError} from '../runtime/render-stop.js'
 
 const DOWNLOAD_CONCURRENCY = 8
 
@@ -60,12 +61,17 @@ export async function assembleAction(event: AssembleEvent, context: ActionContex
     const ffmpeg = await resolveFfmpeg()
     const outputPath = join(workDir, 'output' + (outputExtension(format) ?? ''))
     await assembleRender(stored.plan, segments, {outputPath, audioTrack: audio?.path, ffmpeg})
-    const {bytes, outputKind} = await uploadOutput(bucket, outputPath, stored.outputKey)
+    await throwIfStopped(bucket, renderId)
+    const {bytes, outputKind, keys} = await uploadOutput(bucket, outputPath, stored.outputKey)
     if (stored.poster) {
       const posterPath = join(workDir, basename(stored.poster.key))
       await bucket.downloadFile(posterScratchKey(renderId), posterPath)
       await bucket.uploadFile(stored.poster.key, posterPath, contentType(posterPath))
+      keys.push(stored.poster.key)
     }
+    // AWS does not stop an invocation when its execution is stopped: a render cancelled while it
+    // was being assembled must not be left with an output.
+    await throwIfStopped(bucket, renderId, () => bucket.deleteKeys(keys))
     const range = renderedFrames(stored.plan)
     const totalFrames = range.end - range.start
     const durationSeconds = frameTime(totalFrames, stored.plan.fps)
@@ -122,12 +128,23 @@ async function downloadAll(bucket: BucketObjects, downloads: readonly {key: stri
   await Promise.all(Array.from({length: DOWNLOAD_CONCURRENCY}, worker))
 }
 
+async function throwIfStopped(bucket: BucketObjects, renderId: string, removeStored?: () => Promise<void>): Promise<void> {
+  const stop = await readStop(bucket, renderId)
+  if (!stop) return
+  await removeStored?.()
+  throw stoppedError(renderId, undefined, stop)
+}
+
 /** A file goes to `outputKey`; a frame directory becomes one object per frame under `outputKey/`. */
-async function uploadOutput(bucket: BucketObjects, outputPath: string, outputKey: string): Promise<{bytes: number; outputKind: 'file' | 'prefix'}> {
-  if (!(await stat(outputPath)).isDirectory()) return {bytes: await bucket.uploadFile(outputKey, outputPath, contentType(outputKey)), outputKind: 'file'}
+async function uploadOutput(bucket: BucketObjects, outputPath: string, outputKey: string): Promise<{bytes: number; outputKind: 'file' | 'prefix'; keys: string[]}> {
+  if (!(await stat(outputPath)).isDirectory()) return {bytes: await bucket.uploadFile(outputKey, outputPath, contentType(outputKey)), outputKind: 'file', keys: [outputKey]}
   let bytes = 0
   const prefix = outputKey.replace(/\/+$/, '') + '/'
-  for (const name of (await readdir(outputPath)).sort()) bytes += await bucket.uploadFile(prefix + name, join(outputPath, name), contentType(name))
-  return {bytes, outputKind: 'prefix'}
+  const keys: string[] = []
+  for (const name of (await readdir(outputPath)).sort()) {
+    bytes += await bucket.uploadFile(prefix + name, join(outputPath, name), contentType(name))
+    keys.push(prefix + name)
+  }
+  return {bytes, outputKind: 'prefix', keys}
 }
 

@@ -42,11 +42,12 @@ export function readStop(bucket: BucketObjects, renderId: string): Promise<Rende
   return bucket.getJson<RenderStopRecord>(renderStopKey(renderId))
 }
 
-/** What a chunk fails with once it finds its render stopped: never retried, and nobody waits for it. */
-export function stoppedError(renderId: string, chunk: number, stop: Pick<RenderStopRecord, 'reason'>): EngineError {
-  return new EngineError('CANCELLED', `render ${renderId} ${stop.reason === 'timed-out' ? 'timed out' : stop.reason}: chunk ${chunk} stopped and removed what it had stored`, {
+/** What a chunk (or, without a chunk, the assembly) fails with once it finds its render stopped: never retried, and nobody waits for it. */
+export function stoppedError(renderId: string, chunk: number | undefined, stop: Pick<RenderStopRecord, 'reason'>): EngineError {
+  const who = chunk === undefined ? 'the assembly' : `chunk ${chunk}`
+  return new EngineError('CANCELLED', `render ${renderId} ${stop.reason === 'timed-out' ? 'timed out' : stop.reason}: ${who} stopped and removed what it had stored`, {
     renderId,
-    chunk,
+    ...(chunk !== undefined && {chunk}),
     reason: stop.reason,
   })
 }
