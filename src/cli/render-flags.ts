@@ -8,7 +8,7 @@ import {LOG_FLAGS} from './log.js'
  * from the config file, and the built-in defaults are applied after both (RENDER_DEFAULTS).
  */
 export const renderFlags = {
-  output: Flags.string({char: 'o', description: 'output file (png-sequence: a directory; batch: a template). Default renders/<name>.<ext>'}),
+  output: Flags.string({char: 'o', description: 'output file (png-sequence: a directory; batch: a template; `-`: standard output, once the file is complete). Default renders/<name>.<ext>'}),
   format: Flags.string({char: 'f', description: 'output format (default mp4); plugins add more, see `engine plugins`'}),
   fps: Flags.string({description: 'frames per second: an integer 1-240 or a rational such as 30000/1001 (default 30)'}),
   'gif-loop': Flags.integer({description: 'GIF loop count, 0-65535; 0 loops forever (default 0)'}),
@@ -27,7 +27,7 @@ export const renderFlags = {
   'batch-fail-fast': Flags.boolean({description: 'stop launching new rows after the first failure'}),
   resume: Flags.boolean({description: 'with --batch: render only the rows the existing manifest.json does not record as completed'}),
   variables: Flags.string({description: 'variable overrides as JSON object text'}),
-  'variables-file': Flags.string({description: 'variable overrides from a JSON file'}),
+  'variables-file': Flags.string({description: 'variable overrides from a JSON file (`-`: standard input)'}),
   'strict-variables': Flags.boolean({description: 'turn variable warnings into errors'}),
   'strict-fonts': Flags.boolean({description: 'a font that falls back (missing family or glyphs) or is drawn with a stand-in is an error before any frame is captured'}),
   strict: Flags.boolean({description: 'the composition exactly as written: --strict-variables, --strict-fonts, and a root without data-duration is an error instead of taking the length of its timelines'}),

@@ -20,6 +20,9 @@ import {deliverWebhook, renderPayload, type WebhookTarget} from '../lib/notify/i
 import {renderOnServer} from '../lib/server-client/render-on-server.js'
 import {parseVariablesText, readVariablesFile} from '../lib/variables/read-overrides.js'
 import {loadProjectConfig, trustProjectConfigFlag} from '../cli/project-config.js'
+import {assertStdoutOutput, renderToStdout, STDOUT_OUTPUT} from '../cli/stdout-output.js'
+import {outputExtension} from '../lib/encode/format-plugin.js'
+import {getFormat} from '../lib/encode/format-registry.js'
 
 export default class Render extends BaseCommand {
   static override summary = 'Render a composition to a video, an animated image or an image sequence'
@@ -45,6 +48,11 @@ export default class Render extends BaseCommand {
     const fromFlags = parseRenderOptions(renderFlagsToOptions(otherFlags))
     const options = resolveRenderOptions(config.options, fromFlags)
     assertOutputExtension(options.output, options.format)
+    const toStdout = options.output === STDOUT_OUTPUT
+    const extension = outputExtension(getFormat(options.format))
+    if (toStdout) {
+      assertStdoutOutput({'--batch': Boolean(options.batch), '--json': options.json, '--poster': options.poster !== undefined, '--docker': options.docker, [`--format ${options.format} (a directory of files)`]: extension === undefined})
+    }
     if (resume && !options.batch) throw new EngineError('INVALID_FLAG', '--resume only applies to a batch: add --batch <rows.csv>')
     if (server !== undefined && options.batch) throw new EngineError('INVALID_FLAG', '--server renders one composition; drop --batch or --server')
     if (options.docker && server !== undefined) throw new EngineError('INVALID_FLAG', '--docker renders on this machine; drop --docker or --server')
@@ -68,12 +76,13 @@ export default class Render extends BaseCommand {
       else if (!options.quiet) process.stderr.write(`queued on ${server}: position ${position}\n`)
     }
     const onBuildLog = options.quiet ? undefined : (line: string) => process.stderr.write(line + '\n')
+    const renderTo = (output: string | undefined, onEvent?: RenderEventListener): Promise<RenderSummary> => {
+      const request = {composition: args.composition, options: {...options, output}, variables, signal: controller.signal, onEvent}
+      if (server !== undefined) return renderOnServer({...request, server, onQueued})
+      return options.docker ? renderInContainer({...request, onBuildLog}) : renderComposition(request)
+    }
     const run = (onEvent?: RenderEventListener): Promise<RenderSummary> =>
-      server !== undefined
-        ? renderOnServer({server, composition: args.composition, options, variables, signal: controller.signal, onEvent, onQueued})
-        : options.docker
-          ? renderInContainer({composition: args.composition, options, variables, signal: controller.signal, onEvent, onBuildLog})
-          : renderComposition({composition: args.composition, options, variables, signal: controller.signal, onEvent})
+      toStdout ? renderToStdout(extension!, (path) => renderTo(path, onEvent)) : renderTo(options.output, onEvent)
     try {
       if (options.batch) {
         const log = (line: string) => this.log(line)
@@ -118,8 +127,11 @@ export default class Render extends BaseCommand {
         if (webhook) await this.notify(webhook, {error: toEngineError(error), renderMs: Math.round(performance.now() - began)}, options.json)
         throw error
       }
-      if (!options.json) this.log(summary(result, options.quiet))
-      if (webhook) await this.notify(webhook, {output: result.output, poster: result.poster, durationSeconds: result.durationSeconds, renderMs: result.timings.totalMs}, options.json)
+      // With -o - the file is standard output: the summary goes to stderr.
+      if (toStdout) {
+        if (!options.quiet) process.stderr.write(summary({...result, output: 'standard output'}, false) + '\n')
+      } else if (!options.json) this.log(summary(result, options.quiet))
+      if (webhook) await this.notify(webhook, {output: toStdout ? STDOUT_OUTPUT : result.output, poster: result.poster, durationSeconds: result.durationSeconds, renderMs: result.timings.totalMs}, options.json)
     } finally {
       process.off('SIGINT', cancel)
       process.off('SIGTERM', cancel)

@@ -23,9 +23,11 @@ export default class Serve extends BaseCommand {
     'Bodies, events and statuses: docs/reference/http-api.md.'
   static override examples = [
     '<%= config.bin %> serve --port 9847 --max-concurrent-renders 2',
+    '<%= config.bin %> serve --port 0 --json  # the first line says which port: {"type":"listening","url":…}',
     `${TOKEN_ENV}=$(openssl rand -hex 24) <%= config.bin %> serve --host 0.0.0.0 --root ./compositions`,
   ]
   static override flags = {
+    json: Flags.boolean({description: 'log one JSON object a line: {type: listening|log|stopping, time, message, …}; the listening one carries url, root and limits'}),
     port: Flags.integer({description: `port to listen on (default ${DEFAULT_PORT}; 0 picks a free one)`}),
     host: Flags.string({description: `address to bind (default ${DEFAULT_HOST}); any non-loopback address requires --token`}),
     root: Flags.string({description: 'directory compositions are served from (default: working directory)'}),
@@ -80,13 +82,18 @@ export default class Serve extends BaseCommand {
       process.env,
     )
     for (const warning of startupWarnings()) this.warn(warning)
-    const server = await startServer(settings, {log: (line) => this.log(`${new Date().toISOString()} ${line}`)})
+    // --json: one object a line, for a supervisor that reads the port and follows the log.
+    const say = (event: 'listening' | 'log' | 'stopping', message: string, fields: Record<string, unknown> = {}) =>
+      this.log(flags.json ? JSON.stringify({type: event, time: new Date().toISOString(), message, ...fields}) : event === 'log' ? `${new Date().toISOString()} ${message}` : message)
+    const server = await startServer(settings, {log: (line) => say('log', line)})
     const stopped = stopOnSignal(async (signal) => {
-      this.log(`${signal}: cancelling renders and shutting down`)
+      say('stopping', `${signal}: cancelling renders and shutting down`, {signal})
       await server.close()
     })
-    this.log(
+    say(
+      'listening',
       `engine serve listening on ${server.url} (root ${settings.root}, ${settings.maxConcurrentRenders} concurrent render(s)${settings.network ? '' : ', no network'}${settings.token ? ', token required' : ''}, outputs in ${server.service.outputs.dir})`,
+      {url: server.url, root: settings.root, maxConcurrentRenders: settings.maxConcurrentRenders, network: settings.network, tokenRequired: Boolean(settings.token), outputDir: server.service.outputs.dir},
     )
     // Ctrl-C exits 130 as an interrupted command does; SIGTERM is the ordered shutdown of a service: 0.
     if ((await stopped) === 'SIGINT') process.exitCode = 130

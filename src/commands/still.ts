@@ -1,6 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 import {extname, relative} from 'node:path'
 import {BaseCommand} from '../cli/base-command.js'
+import {assertStdoutOutput, renderToStdout, STDOUT_OUTPUT} from '../cli/stdout-output.js'
 import {assertNoFailedRows, withBatchProgress} from '../cli/batch-progress.js'
 import {renderFlags, renderFlagsToOptions} from '../cli/render-flags.js'
 import {writeWarning} from '../cli/render-progress.js'
@@ -31,7 +32,7 @@ export default class Still extends BaseCommand {
   static override flags = {
     frame: Flags.integer({description: 'frame number, from 0 (default 0)', exclusive: ['time']}),
     time: Flags.string({description: 'time in seconds; the frame on screen then', exclusive: ['frame']}),
-    output: Flags.string({char: 'o', description: 'image file: .png, .jpg/.jpeg or .webp (batch: a template). Default renders/<name>.png'}),
+    output: Flags.string({char: 'o', description: 'image file: .png, .jpg/.jpeg or .webp (batch: a template; `-`: a PNG to standard output). Default renders/<name>.png'}),
     quality: Flags.integer({description: 'JPEG/WebP quality 0-100 (default 92)'}),
     ...pick('scale', 'fps', 'variables', 'variables-file', 'strict-variables', 'strict-fonts', 'network', 'allow-private-network', 'browser-path', 'profile', 'video-frame-format', 'batch', 'batch-format', 'batch-concurrency', 'batch-fail-fast', 'resume', 'quiet', 'json'),
     ...trustProjectConfigFlag,
@@ -55,7 +56,9 @@ export default class Still extends BaseCommand {
       ...(options.variablesFile ? await readVariablesFile(options.variablesFile) : {}),
       ...(variablesText === undefined ? {} : parseVariablesText(variablesText)),
     }
-    if (options.output) stillFormatOf(options.output, '--output')
+    const toStdout = options.output === STDOUT_OUTPUT
+    if (toStdout) assertStdoutOutput({'--batch': Boolean(options.batch), '--json': options.json})
+    else if (options.output) stillFormatOf(options.output, '--output')
     await installMissingTools({yes, browser: !options.profile, ffmpeg: true, browserPath: options.browserPath})
     const controller = new AbortController()
     const cancel = () => controller.abort(new EngineError('CANCELLED', 'the still was interrupted'))
@@ -85,23 +88,27 @@ export default class Still extends BaseCommand {
         assertNoFailedRows(batch)
         return
       }
-      const result = await renderStill({
-        composition: args.composition,
-        options,
-        still,
-        variables,
-        signal: controller.signal,
-        pool,
-        onEvent: (event) => {
-          if (event.type !== 'warning') return
-          if (options.json) this.log(JSON.stringify(event))
-          else writeWarning(event)
-        },
-      })
-      const path = relative(process.cwd(), result.output) || result.output
+      const renderTo = (output: string | undefined) =>
+        renderStill({
+          composition: args.composition,
+          options: {...options, output},
+          still,
+          variables,
+          signal: controller.signal,
+          pool,
+          onEvent: (event) => {
+            if (event.type !== 'warning') return
+            if (options.json) this.log(JSON.stringify(event))
+            else writeWarning(event)
+          },
+        })
+      // -o - writes a PNG to standard output; the summary then goes to stderr.
+      const result = toStdout ? await renderToStdout('.png', renderTo) : await renderTo(options.output)
+      const path = toStdout ? 'standard output' : relative(process.cwd(), result.output) || result.output
+      const line = `${path}: frame ${result.frame} (${result.timeSeconds.toFixed(3)} s), ${result.width}x${result.height} ${result.format}, ${(result.bytes / 1e3).toFixed(1)} kB in ${(result.renderMs / 1000).toFixed(1)} s`
       if (options.json) this.log(JSON.stringify({type: 'done', ...result}))
-      else if (options.quiet) this.log(path)
-      else this.log(`${path}: frame ${result.frame} (${result.timeSeconds.toFixed(3)} s), ${result.width}x${result.height} ${result.format}, ${(result.bytes / 1e3).toFixed(1)} kB in ${(result.renderMs / 1000).toFixed(1)} s`)
+      else if (!toStdout) this.log(options.quiet ? path : line)
+      else if (!options.quiet) process.stderr.write(line + '\n')
     } finally {
       await pool.close()
       process.off('SIGINT', cancel)

@@ -23,6 +23,7 @@ export default class DockerBuild extends BaseCommand {
     context: Flags.string({description: 'write the build context into this directory and print the build command instead of building'}),
     runtime: Flags.string({description: `container runtime to build with: ${CONTAINER_RUNTIME_NAMES.join(' or ')} (default: the first usable; env ${CONTAINER_RUNTIME_ENV})`}),
     quiet: Flags.boolean({char: 'q', description: 'print only the image tag'}),
+    json: Flags.boolean({description: 'print {tag, runtime} as JSON ({contextDir, command} with --context); build logs stay on stderr'}),
   }
 
   async run(): Promise<void> {
@@ -36,13 +37,16 @@ export default class DockerBuild extends BaseCommand {
       if (!isRuntimeName(runtime)) throw new EngineError('INVALID_FLAG', `${preferredFrom}: "${runtime}" is not a container runtime engine can use; use docker or podman`)
       const contextDir = resolve(flags.context)
       await writeBuildContext(contextDir)
-      this.log([runtime, ...imageBuildArgs({runtime, tag, version, contextDir})].map(shellQuote).join(' '))
+      const command = [runtime, ...imageBuildArgs({runtime, tag, version, contextDir})]
+      this.log(flags.json ? JSON.stringify({tag, contextDir, command}) : command.map(shellQuote).join(' '))
       return
     }
     const runtime = pickContainerRuntime(await detectContainerRuntime(), {preferred, preferredFrom, purpose: 'engine docker build builds a container image'})
-    if (!flags.quiet) process.stderr.write(`building ${tag} with ${runtime.name}\n`)
-    await buildImage({runtime, tag, version, onLog: flags.quiet ? undefined : (line) => process.stderr.write(line + '\n')})
-    this.log(flags.quiet ? tag : `${tag} is ready (${runtime.name}); \`engine render --docker\` uses it`)
+    const {quiet} = flags
+    if (!quiet) process.stderr.write(`building ${tag} with ${runtime.name}\n`)
+    await buildImage({runtime, tag, version, onLog: quiet ? undefined : (line) => process.stderr.write(line + '\n')})
+    if (flags.json) this.log(JSON.stringify({tag, runtime: runtime.name}))
+    else this.log(flags.quiet ? tag : `${tag} is ready (${runtime.name}); \`engine render --docker\` uses it`)
   }
 }
 

@@ -168,6 +168,9 @@ function assertCompatible(options: RenderOptionsInput, describe: (key: string) =
       {hdr: true, format: options.format},
     )
   }
+  if (options.variablesFile === '-' && options.batch === '-') {
+    throw new EngineError('INVALID_FLAG', `${describe('variablesFile')} - and ${describe('batch')} - both read standard input: give one of them a file`, {variablesFile: '-', batch: '-'})
+  }
   if (options.hdr && options.gpu) {
     throw new EngineError(
       'INVALID_FLAG',

@@ -1,10 +1,11 @@
 import {readFile} from 'node:fs/promises'
+import {text as streamText} from 'node:stream/consumers'
 import {EngineError} from '../errors/engine-error.js'
 
 export interface VariableOverrideInput {
   /** `--variables`: JSON object text. */
   variables?: string
-  /** `--variables-file`: path of a JSON file holding an object. */
+  /** `--variables-file`: path of a JSON file holding an object (`-`: standard input). */
   variablesFile?: string
 }
 
@@ -33,7 +34,7 @@ export function parseVariablesText(text: string, origin = '--variables'): Record
 export async function readVariablesFile(path: string, field = '--variables-file'): Promise<Record<string, unknown>> {
   let text: string
   try {
-    text = await readFile(path, 'utf8')
+    text = path === '-' ? await streamText(process.stdin) : await readFile(path, 'utf8')
   } catch (error) {
     throw new EngineError('INVALID_VARIABLES', `${field}: cannot read "${path}" (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`, {
       path,
