@@ -4,7 +4,9 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {createS3Client} from '../../src/lib/lambda/aws-clients.js'
 import {BucketObjects} from '../../src/lib/lambda/s3-objects.js'
+import {inject} from 'vitest'
 import {REPO_ROOT} from '../support/run-cli.js'
+import {WATCHDOG} from '../support/shared-stack.js'
 
 export const LAMBDA_FIXTURES = join(REPO_ROOT, 'test', 'fixtures', 'lambda')
 
@@ -21,7 +23,10 @@ export interface RunningStack {
  */
 export async function startStackCli(extraArgs: readonly string[] = [], startTimeoutMs = 180_000, directory?: string): Promise<RunningStack> {
   directory ??= await mkdtemp(join(tmpdir(), 'engine-lambda-test-'))
-  const child: ChildProcess = spawn(process.execPath, [join(REPO_ROOT, 'bin', 'run.js'), 'lambda', 'local', '--port', '0', '--directory', directory, ...extraArgs], {
+  // Behind a watchdog: a test process or run killed before its afterAll ends the stack too.
+  const watched = `${process.pid},${inject('testRunPid')}`
+  const command = [process.execPath, join(REPO_ROOT, 'bin', 'run.js'), 'lambda', 'local', '--port', '0', '--directory', directory, ...extraArgs]
+  const child: ChildProcess = spawn(process.execPath, [WATCHDOG, watched, ...command], {
     cwd: REPO_ROOT,
     stdio: ['ignore', 'pipe', 'inherit'],
   })

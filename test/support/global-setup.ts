@@ -15,5 +15,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   ensureFreshBuild(REPO_ROOT)
   const sharedStackDir = await mkdtemp(join(tmpdir(), 'engine-test-stack-'))
   project.provide('sharedStackDir', sharedStackDir)
+  // The stack outlives the test file that starts it; it must not outlive the run (see watchdog.mjs).
+  project.provide('testRunPid', process.pid)
   return () => stopSharedStack(sharedStackDir)
 }

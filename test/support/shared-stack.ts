@@ -28,6 +28,8 @@ interface StackLines {
   ENGINE_SFN_ARN: string
 }
 
+export const WATCHDOG = join(import.meta.dirname, 'watchdog.mjs')
+
 /** A stack start waits this long at most, whatever the load (a loaded machine took over 20 s). */
 const START_TIMEOUT_MS = 180_000
 
@@ -83,9 +85,10 @@ async function start(directory: string): Promise<void> {
   const err = openSync(paths.err, 'w')
   // A clean environment of its own: not whatever cache or override the first file had set.
   const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('ENGINE_')))
+  // Behind a watchdog of the run's vitest process: a run killed before its teardown ends the stack too.
   const child = spawn(
     process.execPath,
-    [join(REPO_ROOT, 'bin', 'run.js'), 'lambda', 'local', '--port', '0', '--directory', join(directory, 'data')],
+    [WATCHDOG, String(inject('testRunPid')), process.execPath, join(REPO_ROOT, 'bin', 'run.js'), 'lambda', 'local', '--port', '0', '--directory', join(directory, 'data')],
     {cwd: REPO_ROOT, detached: true, stdio: ['ignore', out, err], env: {...env, ENGINE_LOCAL_TOKEN: token, ENGINE_CACHE_DIR: join(directory, 'cache')}},
   )
   closeSync(out)
@@ -106,7 +109,7 @@ async function start(directory: string): Promise<void> {
   if (!ready || exited) {
     const reason = `${exited ? 'it exited' : `nothing within ${START_TIMEOUT_MS / 1000} s`}; it printed: ${await readFile(paths.out, 'utf8')}${await readFile(paths.err, 'utf8')}`
     await writeFile(paths.failed, reason)
-    if (!exited) process.kill(child.pid!, 'SIGTERM')
+    if (!exited) process.kill(-child.pid!, 'SIGTERM')
     return
   }
   const lines = {...(await printed()), ENGINE_LOCAL_TOKEN: token}
