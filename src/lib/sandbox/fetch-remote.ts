@@ -93,6 +93,10 @@ export async function fetchRemote(url: string, options: FetchRemoteOptions): Pro
     const meta: CacheMeta = {url, contentType: response.headers['content-type'] ?? 'application/octet-stream', private: fromPrivate}
     await rename(partial, path)
     await writeFile(`${path}.json`, JSON.stringify(meta))
+    // Stamped by this process's clock, as a reuse is (markUsed): the time the kernel gives the
+    // written file is coarser and can lag it by a tick, so a file used a moment before this
+    // download could otherwise look the more recently used one.
+    await markUsed(path)
     // A cache that cannot be trimmed (another process is at it) is no reason to fail the render.
     await afterDownload(bytes, options.env).catch(() => {})
     return {path, contentType: meta.contentType}
