@@ -4,6 +4,7 @@ import {pluginFailure} from '../../lib/errors/plugin-failure.js'
 import {debug, warn} from '../log.js'
 import {reportPluginProblem} from './plugin-problems.js'
 import type {PluginHookPolicy} from './hook-policy.js'
+import {withBlockedHookWatchdog} from './blocked-hook-watchdog.js'
 import {syntaxErrorLocation} from './syntax-location.js'
 
 interface HookResult {
@@ -38,7 +39,7 @@ export function containPluginHooks(policy: PluginHookPolicy): void {
         for (const hook of plugin.hooks[event] ?? []) {
           try {
             const value = user
-              ? await runUserHook(this, plugin, event, hook, options, policy.timeoutMs)
+              ? await withBlockedHookWatchdog(policy.timeoutMs, blockedMessage(plugin, event, hook), () => runUserHook(this, plugin, event, hook, options, policy.timeoutMs))
               : await runCoreHook(this, plugin, hook, options, timeout)
             if (value !== NO_HOOK) result.successes.push({plugin, result: value})
           } catch (error) {
@@ -115,6 +116,13 @@ function hookContext(config: Config) {
     log: (message?: string, ...args: string[]) => ux.stdout(message, ...args),
     warn: (message: string | Error) => warn(typeof message === 'string' ? message : message.message),
   }
+}
+
+function blockedMessage(plugin: Interfaces.Plugin, event: string, hook: HookDefinition): string {
+  return (
+    `error [PLUGIN_FAILED]: plugin ${plugin.name}: its ${event} hook (${hook.target}) kept engine busy without ever yielding (a synchronous loop?), so engine stopped; ` +
+    `\`engine plugins ${plugin.type === 'link' ? 'unlink' : 'uninstall'} ${plugin.name}\` removes it, ENGINE_NO_PLUGINS=1 runs engine without plugins`
+  )
 }
 
 /** Rejects after `ms` with a timer that keeps the process alive until it fires or the work settles. */
