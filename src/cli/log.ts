@@ -32,6 +32,21 @@ export function logLevelFrom(argv: readonly string[], env: NodeJS.ProcessEnv = p
   return level ?? (isLogLevel(fromEnv) ? fromEnv : 'info')
 }
 
+/**
+ * The command line without the log flags, for commands that do not declare them (oclif's plugins,
+ * help and autocomplete), which would refuse them as unknown: the level is already set by then.
+ */
+export function withoutLogFlags(argv: readonly string[]): string[] {
+  const kept: string[] = []
+  for (let index = 0; index < argv.length; index++) {
+    const arg = argv[index]
+    if (arg === '--') return [...kept, ...argv.slice(index)]
+    if (arg === '--log-level') index++
+    else if (arg !== '--verbose' && !arg.startsWith('--log-level=')) kept.push(arg)
+  }
+  return kept
+}
+
 export function setLogLevel(level: LogLevel): void {
   current = level
 }

@@ -1,10 +1,13 @@
 import {execute} from '@oclif/core'
 import {fileURLToPath} from 'node:url'
 import {toEngineError} from '../lib/errors/engine-error.js'
-import {logLevelFrom, setLogLevel} from './log.js'
+import {logLevelFrom, setLogLevel, withoutLogFlags} from './log.js'
 import {pluginInstallArgs} from './plugin-install-args.js'
 import {containPluginHooks} from './plugin-hooks/contain-plugin-hooks.js'
 import {pluginHookPolicy} from './plugin-hooks/hook-policy.js'
+
+/** Commands of oclif's own plugins: they do not extend BaseCommand, so they lack the log flags. */
+const OCLIF_TOPICS = new Set(['plugins', 'help', 'autocomplete'])
 
 /**
  * Runs the `engine` command line (bin/run.js): the log level and what plugins may do are settled
@@ -21,6 +24,7 @@ export async function startCli(binUrl: string, commandLine: string[] = process.a
     process.exit(2)
   }
   setLogLevel(logLevelFrom(argv))
+  if (OCLIF_TOPICS.has((argv[0] ?? '').split(':')[0])) argv = withoutLogFlags(argv)
   const policy = pluginHookPolicy(argv)
   containPluginHooks(policy)
   for (const stream of [process.stdout, process.stderr]) {

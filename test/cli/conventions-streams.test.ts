@@ -114,6 +114,12 @@ describe('CLI conventions: suggestions, streams, log levels, signals', {timeout:
     expect(render).toMatchObject({code: 0, stderr: ''})
     expect(render.stdout).toMatch(/warn\.mp4: 2 frames/)
     expect((await runCli(['lint', COLOR, '--log-level', 'loud'])).stderr).toMatch(/--log-level must be error, warn, info or debug, not "loud"/)
+    // oclif's own commands take them too.
+    for (const args of [['plugins', '--log-level', 'error'], ['help', 'render', '--verbose'], ['plugins', '--log-level=debug', '--core']]) {
+      const result = await runCli(args, {env})
+      expect(result.code, args.join(' ')).toBe(0)
+      expect(result.stderr).not.toMatch(/Nonexistent flag/)
+    }
   })
 
   it('engine serve and engine preview exit 130 on Ctrl-C (SIGINT)', async () => {
