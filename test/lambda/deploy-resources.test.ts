@@ -64,11 +64,18 @@ describe('what `engine lambda deploy` creates', () => {
     const bySid = Object.fromEntries(role.PolicyDocument.Statement.map((statement) => [statement.Sid, statement]))
     expect(bySid.InvokeRenderFunction).toMatchObject({Action: ['lambda:InvokeFunction'], Resource: [FUNCTION_ARN, `${FUNCTION_ARN}:*`]})
     const machine = 'arn:aws:states:eu-west-1:123456789012:stateMachine:engine-render'
-    expect(bySid.BatchRuns).toMatchObject({Action: ['states:StartExecution'], Resource: [machine, `${machine}-batch`]})
-    expect(bySid.BatchFollowsRuns.Resource).toEqual(['arn:aws:states:eu-west-1:123456789012:execution:engine-render:*', 'arn:aws:states:eu-west-1:123456789012:execution:engine-render-batch:*'])
+    // Each workflow's Distributed Map starts children of its own workflow and follows them (AWS's
+    // least privilege for Distributed Map: StartExecution on itself, Describe/StopExecution on `<machine>/*`).
+    expect(bySid.ChildRuns).toMatchObject({Action: ['states:StartExecution'], Resource: [machine, `${machine}-batch`]})
+    const executions = 'arn:aws:states:eu-west-1:123456789012:execution:engine-render'
+    expect(bySid.FollowChildRuns.Resource).toEqual([`${executions}:*`, `${executions}/*`, `${executions}-batch:*`, `${executions}-batch/*`])
+    expect(bySid.MapRuns).toMatchObject({
+      Action: ['states:DescribeMapRun', 'states:UpdateMapRun'],
+      Resource: ['arn:aws:states:eu-west-1:123456789012:mapRun:engine-render/*', 'arn:aws:states:eu-west-1:123456789012:mapRun:engine-render-batch/*'],
+    })
     expect(bySid.BatchWaitsForRenders.Resource).toBe('arn:aws:events:eu-west-1:123456789012:rule/StepFunctionsGetEventsForStepFunctionsExecutionRule')
     expect(bySid.BatchRows).toMatchObject({Action: ['s3:GetObject', 's3:PutObject'], Resource: `arn:aws:s3:::${BUCKET}/batches/*`})
-    expect(Object.keys(bySid).sort()).toEqual(['BatchFollowsRuns', 'BatchMapRuns', 'BatchRows', 'BatchRuns', 'BatchWaitsForRenders', 'InvokeRenderFunction'])
+    expect(Object.keys(bySid).sort()).toEqual(['BatchRows', 'BatchWaitsForRenders', 'ChildRuns', 'FollowChildRuns', 'InvokeRenderFunction', 'MapRuns'])
     expect(resourcesOf(role.PolicyDocument)).not.toContain('*')
   })
 

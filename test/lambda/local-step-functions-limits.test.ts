@@ -2,7 +2,7 @@ import {describe, expect, it} from 'vitest'
 import {LocalFunction} from '../../src/lib/lambda/local/local-function.js'
 import {LocalStepFunctions} from '../../src/lib/lambda/local/local-step-functions.js'
 import {renderStateMachineDefinition} from '../../src/lib/lambda/state-machine-definition.js'
-import {MAP_MAX_CONCURRENCY, MAX_HISTORY_EVENTS} from '../../src/lib/lambda/workflow-limits.js'
+import {chunkFanOut, MAP_MAX_CONCURRENCY, MAX_HISTORY_EVENTS} from '../../src/lib/lambda/workflow-limits.js'
 
 const FUNCTION_ARN = 'arn:aws:lambda:us-east-1:000000000000:function:engine-render'
 const STATE_MACHINE_ARN = 'arn:aws:states:us-east-1:000000000000:stateMachine:engine-render'
@@ -24,7 +24,8 @@ function stack(options: {chunks: number; maxParallelChunks: number; concurrency:
       const {action} = event as Event
       if (action === 'plan') {
         const chunks = Array.from({length: options.chunks}, (_, index) => ({index, start: index, end: index + 1}))
-        return {totalFrames: options.chunks, chunks, maxParallelChunks: options.maxParallelChunks, padding: 'x'.repeat(options.planPadding ?? 0)}
+        const {distributed} = chunkFanOut(options.chunks, options.maxParallelChunks)
+        return {totalFrames: options.chunks, chunks, maxParallelChunks: options.maxParallelChunks, distributed, padding: 'x'.repeat(options.planPadding ?? 0)}
       }
       if (action === 'renderChunk') {
         running++
@@ -56,11 +57,44 @@ function allEvents(sfn: LocalStepFunctions, executionArn: string) {
 
 describe('local Step Functions enforce the AWS quotas', () => {
   it('an inline Map runs at most 40 iterations at once, whatever MaxConcurrency says', {timeout: 60_000}, async () => {
-    const {sfn, run} = stack({chunks: 100, maxParallelChunks: 100, concurrency: 1000, chunkMs: 50})
-    const {execution, peak} = await run()
+    // The definition's inline Map, given a MaxConcurrency above 40 (as a plan before the Distributed Map would have).
+    const sfn = new LocalStepFunctions({
+      machines: [{arn: STATE_MACHINE_ARN, definition: renderStateMachineDefinition(FUNCTION_ARN)}],
+      function: new LocalFunction(1000, async (event) => {
+        const {action} = event as Event
+        if (action === 'plan') return {totalFrames: 100, chunks: Array.from({length: 100}, (_, index) => ({index, start: index, end: index + 1})), maxParallelChunks: 100, distributed: false}
+        if (action === 'renderChunk') {
+          running++
+          peak = Math.max(peak, running)
+          await new Promise((resolve) => setTimeout(resolve, 50))
+          running--
+        }
+        return {}
+      }),
+    })
+    let running = 0
+    let peak = 0
+    const {executionArn} = sfn.startExecution({stateMachineArn: STATE_MACHINE_ARN, input: JSON.stringify({renderId: 'r1', bucketName: 'bucket'})})
+    for (let i = 0; i < 600 && sfn.describeExecution({executionArn}).status === 'RUNNING'; i++) await new Promise((resolve) => setTimeout(resolve, 100))
+    const execution = sfn.describeExecution({executionArn})
     await sfn.close()
     expect(execution.status).toBe('SUCCEEDED')
-    expect(peak()).toBe(MAP_MAX_CONCURRENCY)
+    expect(peak).toBe(MAP_MAX_CONCURRENCY)
+  })
+
+  it('more than 40 chunks at once run through the Distributed Map: as many at once as maxParallelChunks asks', {timeout: 60_000}, async () => {
+    const {sfn, run} = stack({chunks: 100, maxParallelChunks: 64, concurrency: 1000, chunkMs: 100})
+    const {execution, history, peak} = await run()
+    const {mapRuns} = sfn.listMapRuns({executionArn: execution.executionArn})
+    const mapRun = sfn.describeMapRun({mapRunArn: mapRuns[0]?.mapRunArn})
+    await sfn.close()
+    expect(execution.status).toBe('SUCCEEDED')
+    expect(peak()).toBe(64)
+    expect(mapRuns).toHaveLength(1)
+    expect(mapRun).toMatchObject({status: 'SUCCEEDED', maxConcurrency: 64, itemCounts: {total: 100, succeeded: 100, failed: 0}})
+    expect(mapRun.mapRunArn).toMatch(/:mapRun:engine-render\/Chunks:[0-9a-f-]{36}$/)
+    // The chunks ran in the map run's children: the render's own history has only Plan and Assemble's invocations.
+    expect(history().filter((event) => event.type === 'LambdaFunctionScheduled')).toHaveLength(2)
   })
 
   it('an invocation beyond the concurrency is throttled (Lambda.TooManyRequestsException), retried, and the render still succeeds', {timeout: 120_000}, async () => {

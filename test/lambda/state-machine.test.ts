@@ -16,6 +16,7 @@ async function execute(handlers: {Plan?: Handler; RenderChunk?: Handler; Assembl
     totalFrames: chunks * 30,
     chunks: Array.from({length: chunks}, (_, index) => ({index, start: index * 30, end: index * 30 + 30})),
     maxParallelChunks,
+    distributed: false,
   })
   const run = machine.run({renderId: 'r1', bucketName: 'bucket'} as never, {
     overrides: {
@@ -43,8 +44,27 @@ function failWith(error: unknown): never {
 describe('render state machine (ASL)', () => {
   it('is Plan -> Map(RenderChunk, MaxConcurrency from the plan) -> Assemble, tasks bounded by the 15-minute cap', () => {
     expect(definition.StartAt).toBe('Plan')
-    expect(definition.States.Plan.Next).toBe('RenderChunks')
+    expect(definition.States.Plan.Next).toBe('FanOut')
+    // More chunks at once than an inline Map runs (40) go to the Distributed Map.
+    expect(definition.States.FanOut).toEqual({
+      Type: 'Choice',
+      Choices: [{Variable: '$.plan.distributed', BooleanEquals: true, Next: 'RenderChunksDistributed'}],
+      Default: 'RenderChunks',
+    })
+    const distributed = definition.States.RenderChunksDistributed
+    expect(distributed).toMatchObject({
+      Type: 'Map',
+      Label: 'Chunks',
+      ItemsPath: '$.plan.chunks',
+      MaxConcurrencyPath: '$.plan.maxParallelChunks',
+      ItemProcessor: {ProcessorConfig: {Mode: 'DISTRIBUTED', ExecutionType: 'STANDARD'}, StartAt: 'RenderChunkChild'},
+      ResultPath: null,
+      Next: 'Assemble',
+    })
     const map = definition.States.RenderChunks
+    expect(distributed.ItemSelector).toEqual(map.ItemSelector)
+    // The same task, retries and timeout in both.
+    expect((distributed.ItemProcessor as {States: Record<string, unknown>}).States.RenderChunkChild).toEqual((map.ItemProcessor as {States: Record<string, unknown>}).States.RenderChunk)
     expect(map.Type).toBe('Map')
     expect(map.ItemsPath).toBe('$.plan.chunks')
     expect(map.MaxConcurrencyPath).toBe('$.plan.maxParallelChunks')
@@ -64,7 +84,7 @@ describe('render state machine (ASL)', () => {
       }
     }
     // Every failure of the render's states is caught into NotifyFailure, which ends in a Fail state.
-    for (const state of [definition.States.Plan, map, definition.States.Assemble]) expect(state.Catch).toEqual([{ErrorEquals: ['States.ALL'], ResultPath: '$.failure', Next: 'NotifyFailure'}])
+    for (const state of [definition.States.Plan, map, distributed, definition.States.Assemble]) expect(state.Catch).toEqual([{ErrorEquals: ['States.ALL'], ResultPath: '$.failure', Next: 'NotifyFailure'}])
     expect(definition.States.NotifyFailure.Next).toBe('Failed')
     expect(definition.States.Failed).toEqual({Type: 'Fail', ErrorPath: '$.failure.Error', CausePath: '$.failure.Cause'})
     // The execution timeout is a backstop above the longest --timeout (24 h) plus one task's cap;

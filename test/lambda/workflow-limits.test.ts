@@ -1,13 +1,16 @@
 import {describe, expect, it} from 'vitest'
-import {assertWithinWorkflowBudget, clampParallelChunks, HISTORY_EVENTS_PER_CHUNK, MAX_CHUNKS, MAX_HISTORY_EVENTS} from '../../src/lib/lambda/workflow-limits.js'
+import {assertWithinWorkflowBudget, chunkFanOut, HISTORY_EVENTS_PER_CHUNK, MAX_CHUNKS, MAX_HISTORY_EVENTS} from '../../src/lib/lambda/workflow-limits.js'
 
 describe('what one workflow execution can hold', () => {
-  it('parallel chunks above 40 are clamped to 40, with a warning saying why', () => {
-    expect(clampParallelChunks(16)).toEqual({maxParallelChunks: 16})
-    expect(clampParallelChunks(40)).toEqual({maxParallelChunks: 40})
-    const clamped = clampParallelChunks(64)
-    expect(clamped.maxParallelChunks).toBe(40)
-    expect(clamped.warning).toMatchObject({code: 'parallelism-clamped', message: expect.stringMatching(/maxParallelChunks 64 is above the 40 iterations/)})
+  it('more than 40 chunks at once fan out through the Distributed Map, up to its 10,000, clamped above with a warning', () => {
+    expect(chunkFanOut(100, 16)).toEqual({maxParallelChunks: 16, distributed: false})
+    expect(chunkFanOut(100, 40)).toEqual({maxParallelChunks: 40, distributed: false})
+    expect(chunkFanOut(100, 64)).toEqual({maxParallelChunks: 64, distributed: true})
+    // 64 allowed, but only 30 chunks: they all fit in the inline Map.
+    expect(chunkFanOut(30, 64)).toEqual({maxParallelChunks: 64, distributed: false})
+    const clamped = chunkFanOut(1000, 20_000)
+    expect(clamped).toMatchObject({maxParallelChunks: 10_000, distributed: true})
+    expect(clamped.warning).toMatchObject({code: 'parallelism-clamped', message: expect.stringMatching(/maxParallelChunks 20000 is above the 10000 child workflows/)})
   })
 
   it('a render with more chunks than the history budget, or state data over 256 KiB, fails naming the flags that fix it', () => {

@@ -131,4 +131,6 @@ export interface PlanOutput {
   totalFrames: number
   chunks: ChunkItem[]
   maxParallelChunks: number
+  /** More chunks run at once than an inline Map runs (40): the workflow fans out through its Distributed Map. */
+  distributed: boolean
 }

@@ -14,6 +14,7 @@ import type {WebhookDelivery, WebhookEventType} from '../notify/index.js'
 import {parseTaskCause} from './task-errors.js'
 import {readInvocations} from './runtime/invocation-records.js'
 import {costOfInvocations, type InvocationCounts} from './runtime/render-cost.js'
+import {CHUNK_MAP_STATES} from './state-machine-definition.js'
 
 export type ExecutionStatus = 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'TIMED_OUT' | 'ABORTED' | 'PENDING_REDRIVE'
 export type RenderStage = 'planning' | 'rendering' | 'assembling' | 'done' | 'failed'
@@ -232,7 +233,9 @@ async function readHistory(sfn: SFNClient, executionArn: string): Promise<Histor
 
 const STAGE_OF_STATE: Record<string, RenderStage> = {
   Plan: 'planning',
-  RenderChunks: 'rendering',
+  FanOut: 'rendering',
+  [CHUNK_MAP_STATES.inline]: 'rendering',
+  [CHUNK_MAP_STATES.distributed]: 'rendering',
   RenderChunk: 'rendering',
   Assemble: 'assembling',
   NotifyFailure: 'failed',

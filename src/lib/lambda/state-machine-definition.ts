@@ -12,6 +12,12 @@ export const TASK_STATES = ['Plan', 'RenderChunk', 'Assemble', 'NotifyFailure'] 
 export type TaskStateName = (typeof TASK_STATES)[number]
 /** The task inside the chunks' Map. */
 export const MAP_TASK_STATE: TaskStateName = 'RenderChunk'
+/** The same task inside the Distributed Map's child workflows. */
+export const DISTRIBUTED_CHUNK_TASK_STATE = 'RenderChunkChild'
+/** The chunks' two Maps: inline up to 40 at once, distributed (child workflows) beyond. */
+export const CHUNK_MAP_STATES = {inline: 'RenderChunks', distributed: 'RenderChunksDistributed'} as const
+/** The Distributed Map's label: its child executions are `<machine>/Chunks:<id>`, its map runs `mapRun:<machine>/Chunks:<id>`. */
+export const CHUNK_MAP_LABEL = 'Chunks'
 
 /**
  * Lambda refusing or failing to start an invocation: throttling (more chunks than the reserved or
@@ -60,9 +66,13 @@ export function worstCaseRetryWaitSeconds(retrier: {IntervalSeconds: number; Max
 
 
 /**
- * The render workflow, a standard workflow: `Plan` compiles once and chooses the chunks, the
- * `RenderChunks` Map renders them in parallel (at most `maxParallelChunks`, read from the plan's
- * output), and `Assemble` joins them without re-encoding. States carry only ids and keys: the
+ * The render workflow, a standard workflow: `Plan` compiles once and chooses the chunks, a Map
+ * renders them in parallel (at most `maxParallelChunks`, read from the plan's output), and
+ * `Assemble` joins them without re-encoding. An inline Map runs at most 40 iterations at once, so
+ * a plan that runs more at once (`$.plan.distributed`) goes to a Distributed Map instead, whose
+ * child workflows (standard: a chunk may outlive an express workflow's 5 minutes) run the same
+ * task with the same retries, up to 10,000 at once; the inline Map stays the path of smaller
+ * renders because its history shows every invocation (progress and the cost report read it). States carry only ids and keys: the
  * compiled composition, the plan and every chunk live in S3, so no state payload grows with the
  * composition or with the chunk count beyond a few bytes per chunk. A failure anywhere is caught:
  * `NotifyFailure` writes the render's failure record, calls its webhook and deletes its scratch,
@@ -84,26 +94,43 @@ export function renderStateMachineDefinition(functionArn: string): StateMachineD
   // A failure anywhere (after the retries) is recorded and the render's webhook called, then the
   // execution fails with the original error and cause, so progress reports it as before.
   const onFailure = {Catch: [{ErrorEquals: ['States.ALL'], ResultPath: '$.failure', Next: 'NotifyFailure'}]}
+  const chunkItem = {action: 'renderChunk', 'renderId.$': '$.renderId', 'bucketName.$': '$.bucketName', 'chunk.$': '$$.Map.Item.Value'}
   return {
     Comment: 'engine distributed render: plan once, render chunks in parallel, assemble by stream copy',
     StartAt: 'Plan',
     TimeoutSeconds: EXECUTION_TIMEOUT_SECONDS,
     States: {
-      Plan: {...task({action: 'plan', 'render.$': '$', 'executionStartedAt.$': '$$.Execution.StartTime'}), ResultPath: '$.plan', Next: 'RenderChunks', ...onFailure},
-      RenderChunks: {
+      Plan: {...task({action: 'plan', 'render.$': '$', 'executionStartedAt.$': '$$.Execution.StartTime'}), ResultPath: '$.plan', Next: 'FanOut', ...onFailure},
+      FanOut: {
+        Type: 'Choice',
+        Choices: [{Variable: '$.plan.distributed', BooleanEquals: true, Next: CHUNK_MAP_STATES.distributed}],
+        Default: CHUNK_MAP_STATES.inline,
+      },
+      [CHUNK_MAP_STATES.inline]: {
         Type: 'Map',
         ItemsPath: '$.plan.chunks',
         MaxConcurrencyPath: '$.plan.maxParallelChunks',
-        ItemSelector: {
-          action: 'renderChunk',
-          'renderId.$': '$.renderId',
-          'bucketName.$': '$.bucketName',
-          'chunk.$': '$$.Map.Item.Value',
-        },
+        ItemSelector: chunkItem,
         ItemProcessor: {
           ProcessorConfig: {Mode: 'INLINE'},
           StartAt: 'RenderChunk',
           States: {RenderChunk: {...task(), End: true}},
+        },
+        ResultPath: null,
+        Next: 'Assemble',
+        ...onFailure,
+      },
+      [CHUNK_MAP_STATES.distributed]: {
+        Type: 'Map',
+        Label: CHUNK_MAP_LABEL,
+        ItemsPath: '$.plan.chunks',
+        MaxConcurrencyPath: '$.plan.maxParallelChunks',
+        ItemSelector: chunkItem,
+        ItemProcessor: {
+          ProcessorConfig: {Mode: 'DISTRIBUTED', ExecutionType: 'STANDARD'},
+          // State names are unique across a whole definition, nested ones included.
+          StartAt: DISTRIBUTED_CHUNK_TASK_STATE,
+          States: {[DISTRIBUTED_CHUNK_TASK_STATE]: {...task(), End: true}},
         },
         ResultPath: null,
         Next: 'Assemble',

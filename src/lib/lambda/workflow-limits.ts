@@ -20,14 +20,25 @@ export interface Warning {
   message: string
 }
 
-/** More than 40 parallel chunks cannot run at once on AWS: clamp, and say so. */
-export function clampParallelChunks(maxParallelChunks: number): {maxParallelChunks: number; warning?: Warning} {
-  if (maxParallelChunks <= MAP_MAX_CONCURRENCY) return {maxParallelChunks}
+/** A Distributed Map runs at most this many child workflows at once (its MaxConcurrency's ceiling). */
+export const DISTRIBUTED_MAP_MAX_CONCURRENCY = 10_000
+
+/**
+ * How a render's chunks fan out: up to 40 at once an inline Map runs them; more at once need the
+ * Distributed Map (see renderStateMachineDefinition), which runs up to 10,000; beyond that they
+ * are clamped, and the render says so. The account's Lambda concurrency is the real bound below
+ * that: a chunk over it waits for a slot (throttled and retried), and the plan warns about it.
+ */
+export function chunkFanOut(chunkCount: number, maxParallelChunks: number): {maxParallelChunks: number; distributed: boolean; warning?: Warning} {
+  const clamped = Math.min(maxParallelChunks, DISTRIBUTED_MAP_MAX_CONCURRENCY)
+  const distributed = Math.min(chunkCount, clamped) > MAP_MAX_CONCURRENCY
+  if (clamped === maxParallelChunks) return {maxParallelChunks, distributed}
   return {
-    maxParallelChunks: MAP_MAX_CONCURRENCY,
+    maxParallelChunks: clamped,
+    distributed,
     warning: {
       code: 'parallelism-clamped',
-      message: `maxParallelChunks ${maxParallelChunks} is above the ${MAP_MAX_CONCURRENCY} iterations a Step Functions inline Map runs at once: ${MAP_MAX_CONCURRENCY} chunks run at a time`,
+      message: `maxParallelChunks ${maxParallelChunks} is above the ${DISTRIBUTED_MAP_MAX_CONCURRENCY} child workflows a Step Functions Distributed Map runs at once: ${DISTRIBUTED_MAP_MAX_CONCURRENCY} chunks run at a time`,
     },
   }
 }

@@ -21,7 +21,7 @@ import {BucketObjects} from '../s3-objects.js'
 import {readStackRecord} from '../stack-record.js'
 import {audioTrackKey, planKey, renderRecordKey} from '../storage-keys.js'
 import {checkConfig} from '../validate-config.js'
-import {assertWithinWorkflowBudget, clampParallelChunks} from '../workflow-limits.js'
+import {assertWithinWorkflowBudget, chunkFanOut} from '../workflow-limits.js'
 import {elapsedMs, type ActionContext} from './action-context.js'
 import {siteFontPackages} from '../site-fonts.js'
 import {planPageRequests} from '../../capture/plan-page-requests.js'
@@ -61,7 +61,7 @@ export async function planAction({render, executionStartedAt}: PlanEvent, contex
   const chosenSize = config.chunkSize !== undefined || config.targetChunkFrames !== undefined
   const chunkPlan = planChunks(range, planned.segmentFrames, chunkTuningFor(config, planned.segmentFrames, workersPerChunk))
   const chunks = chunkPlan.chunks.map((chunk, index) => ({index, ...chunk}))
-  const parallel = clampParallelChunks(chunkPlan.maxParallelChunks)
+  const parallel = chunkFanOut(chunks.length, chunkPlan.maxParallelChunks)
   const idle =
     chosenSize && config.concurrencyPerChunk === undefined && chunks.length > 1
       ? idleCpuWarning(Math.ceil((chunks[0]!.end - chunks[0]!.start) / planned.segmentFrames), vcpus, planned.segmentFrames)
@@ -69,7 +69,7 @@ export async function planAction({render, executionStartedAt}: PlanEvent, contex
   const timeoutSeconds = config.timeoutSeconds ?? defaultTimeoutSeconds(chunks.length, parallel.maxParallelChunks)
   const deadline = renderDeadline(executionStartedAt, timeoutSeconds)
   const totalFrames = range.end - range.start
-  const output: PlanOutput = {totalFrames, chunks, maxParallelChunks: parallel.maxParallelChunks}
+  const output: PlanOutput = {totalFrames, chunks, maxParallelChunks: parallel.maxParallelChunks, distributed: parallel.distributed}
   // The state after this step is the execution input with the plan's output at $.plan.
   assertWithinWorkflowBudget(chunks.length, Buffer.byteLength(JSON.stringify({...render, plan: output}), 'utf8'))
 

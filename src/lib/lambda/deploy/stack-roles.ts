@@ -60,13 +60,16 @@ export function functionRole(scope: RoleScope): RoleDefinition {
 }
 
 /**
- * The workflows may only invoke the function (its published versions), run renders and batches
- * of this stack, and read and write batch rows. No log delivery: the workflows log nothing to
+ * The workflows may only invoke the function (its published versions), run renders, batches and
+ * their Distributed Maps' children of this stack, and read and write batch rows. No log delivery: the workflows log nothing to
  * CloudWatch Logs (their history is what progress reads).
  */
 export function stateMachineRole(scope: RoleScope): RoleDefinition {
   const {region, accountId, functionArn, stateMachineArn, batchStateMachineArn} = scope
   const executionsOf = (machine: string) => `${machine.replace(':stateMachine:', ':execution:')}:*`
+  // A Distributed Map's child executions are `execution:<machine>/<label>:<id>`, its runs `mapRun:<machine>/<label>:<id>`.
+  const childExecutionsOf = (machine: string) => `${machine.replace(':stateMachine:', ':execution:')}/*`
+  const mapRunsOf = (machine: string) => `${machine.replace(':stateMachine:', ':mapRun:')}/*`
   return {
     RoleName: stateMachineRoleName(scope.name),
     AssumeRolePolicyDocument: trustPolicy('states.amazonaws.com'),
@@ -75,11 +78,17 @@ export function stateMachineRole(scope: RoleScope): RoleDefinition {
       Version: '2012-10-17',
       Statement: [
         {Sid: 'InvokeRenderFunction', Effect: 'Allow', Action: ['lambda:InvokeFunction'], Resource: [functionArn, `${functionArn}:*`]},
-        // The batch workflow: its Distributed Map runs each row as a child of itself, which starts a
-        // render and waits for it (startExecution.sync: the managed rule reports the render's end).
-        {Sid: 'BatchRuns', Effect: 'Allow', Action: ['states:StartExecution'], Resource: [stateMachineArn, batchStateMachineArn]},
-        {Sid: 'BatchFollowsRuns', Effect: 'Allow', Action: ['states:DescribeExecution', 'states:StopExecution'], Resource: [executionsOf(stateMachineArn), executionsOf(batchStateMachineArn)]},
-        {Sid: 'BatchMapRuns', Effect: 'Allow', Action: ['states:DescribeMapRun', 'states:UpdateMapRun'], Resource: `arn:aws:states:${region}:${accountId}:mapRun:${scope.name}-batch/*`},
+        // Both workflows have a Distributed Map, which runs each item as a child execution of its own
+        // workflow: the render's for more than 40 chunks at once, the batch's for each row, which
+        // starts a render and waits for it (startExecution.sync: the managed rule reports its end).
+        {Sid: 'ChildRuns', Effect: 'Allow', Action: ['states:StartExecution'], Resource: [stateMachineArn, batchStateMachineArn]},
+        {
+          Sid: 'FollowChildRuns',
+          Effect: 'Allow',
+          Action: ['states:DescribeExecution', 'states:StopExecution'],
+          Resource: [executionsOf(stateMachineArn), childExecutionsOf(stateMachineArn), executionsOf(batchStateMachineArn), childExecutionsOf(batchStateMachineArn)],
+        },
+        {Sid: 'MapRuns', Effect: 'Allow', Action: ['states:DescribeMapRun', 'states:UpdateMapRun'], Resource: [mapRunsOf(stateMachineArn), mapRunsOf(batchStateMachineArn)]},
         {
           Sid: 'BatchWaitsForRenders',
           Effect: 'Allow',

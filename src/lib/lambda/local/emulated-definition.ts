@@ -1,11 +1,15 @@
 import type {StateMachineDefinition} from '../state-machine-definition.js'
 
+/** Longer than any execution runs (the render workflow's backstop is 24 h 15 min), and within a Node timer's 24.8 days. */
+const MAP_AS_TASK_TIMEOUT_SECONDS = 7 * 24 * 3600
+
 /** A Distributed Map of a definition, as the local stack runs it (aws-local-stepfunctions has no ItemReader). */
 export interface DistributedMapState {
   name: string
-  /** Its ItemReader's S3 location, as paths on the state's input (`$.bucketName`). */
-  bucketPath: string
-  keyPath: string
+  /** What its map runs and child executions are named by (`Label`, else the state's name). */
+  label: string
+  /** Where its items are: an ItemReader's S3 location, as paths on the state's input (`$.bucketName`), or an array in the input (ItemsPath). */
+  items: {bucketPath: string; keyPath: string} | {itemsPath: string}
   itemSelector: Record<string, unknown>
   processor: StateMachineDefinition
   maxConcurrencyPath?: string
@@ -13,8 +17,8 @@ export interface DistributedMapState {
 }
 
 /**
- * The definition the emulator runs: each Distributed Map with an S3 ItemReader becomes a Task
- * state that the local stack handles (reading the items, running the child workflow per item,
+ * The definition the emulator runs: each Distributed Map becomes a Task state that the local
+ * stack handles (reading the items from S3 or the state's input, running the child workflow per item,
  * counting a map run), keeping its ResultPath, Catch and transitions; the maps are returned too.
  */
 export function emulatedDefinition(definition: StateMachineDefinition, taskResource: string): {definition: StateMachineDefinition; maps: DistributedMapState[]} {
@@ -26,19 +30,20 @@ export function emulatedDefinition(definition: StateMachineDefinition, taskResou
       states[name] = state
       continue
     }
-    const reader = state.ItemReader as {Parameters: Record<string, string>}
+    const reader = state.ItemReader as {Parameters: Record<string, string>} | undefined
     const {ProcessorConfig: _config, ...childDefinition} = processor
     maps.push({
       name,
-      bucketPath: reader.Parameters['Bucket.$'],
-      keyPath: reader.Parameters['Key.$'],
+      label: (state.Label as string | undefined) ?? name,
+      items: reader ? {bucketPath: reader.Parameters['Bucket.$'], keyPath: reader.Parameters['Key.$']} : {itemsPath: (state.ItemsPath as string | undefined) ?? '$'},
       itemSelector: (state.ItemSelector as Record<string, unknown>) ?? {'value.$': '$$.Map.Item.Value'},
       processor: childDefinition,
       maxConcurrencyPath: state.MaxConcurrencyPath as string | undefined,
       toleratedFailurePercentagePath: state.ToleratedFailurePercentagePath as string | undefined,
     })
-    const {Type: _type, ItemReader: _reader, ItemSelector: _selector, ItemProcessor: _processor, MaxConcurrencyPath: _max, ToleratedFailurePercentagePath: _tolerated, Label: _label, ...kept} = state
-    states[name] = {...kept, Type: 'Task', Resource: taskResource, Parameters: {'input.$': '$'}}
+    const {Type: _type, ItemReader: _reader, ItemsPath: _items, ItemSelector: _selector, ItemProcessor: _processor, MaxConcurrencyPath: _max, ToleratedFailurePercentagePath: _tolerated, Label: _label, ...kept} = state
+    // A Map state has no timeout of its own, where a Task's is 60 s unless it says otherwise.
+    states[name] = {...kept, Type: 'Task', Resource: taskResource, Parameters: {'input.$': '$'}, TimeoutSeconds: MAP_AS_TASK_TIMEOUT_SECONDS}
   }
   return {definition: {...definition, States: states}, maps}
 }

@@ -318,11 +318,8 @@ export class LocalStepFunctions {
     const {state, processor} = machine.maps.get(name)!
     const input = (taskInput as {input: unknown}).input
     const number = (path: string | undefined, fallback: number) => (path === undefined ? fallback : Number(resolvePath(path, input)))
-    const bucket = new BucketObjects(this.options.s3!(), String(resolvePath(state.bucketPath, input)))
-    const key = String(resolvePath(state.keyPath, input))
-    const items: unknown[] = []
-    for await (const line of (await bucket.lines(key)) ?? []) if (line.trim() !== '') items.push(JSON.parse(line))
-    const run = new LocalMapRun(execution.executionArn, execution.stateMachineArn, name, number(state.maxConcurrencyPath, 0), number(state.toleratedFailurePercentagePath, 0))
+    const items = await this.mapItems(state, input)
+    const run = new LocalMapRun(execution.executionArn, execution.stateMachineArn, state.label, number(state.maxConcurrencyPath, 0), number(state.toleratedFailurePercentagePath, 0))
     this.mapRuns.set(run.mapRunArn, run)
     execution.mapRuns.push(run)
     if (execution.status !== 'RUNNING') run.abort()
@@ -339,6 +336,19 @@ export class LocalStepFunctions {
       await child.result
     })
     return null
+  }
+
+  /** A Distributed Map's items: JSON Lines from S3 (an ItemReader), or an array in its input (ItemsPath). */
+  private async mapItems(state: DistributedMapState, input: unknown): Promise<unknown[]> {
+    if ('itemsPath' in state.items) {
+      const items = resolvePath(state.items.itemsPath, input)
+      if (!Array.isArray(items)) throw Object.assign(new Error(`ItemsPath ${state.items.itemsPath} is not an array`), {name: 'States.Runtime'})
+      return items
+    }
+    const bucket = new BucketObjects(this.options.s3!(), String(resolvePath(state.items.bucketPath, input)))
+    const items: unknown[] = []
+    for await (const line of (await bucket.lines(String(resolvePath(state.items.keyPath, input)))) ?? []) if (line.trim() !== '') items.push(JSON.parse(line))
+    return items
   }
 
   /** A task of a map's child workflow: a nested render (waited for), an S3 PutObject, or the function. */

@@ -1,0 +1,53 @@
+import {mkdtemp, rm} from 'node:fs/promises'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {DescribeMapRunCommand, ListMapRunsCommand} from '@aws-sdk/client-sfn'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {createSfnClient} from '../../src/lib/lambda/aws-clients.js'
+import {waitForRender} from '../../src/lib/lambda/index.js'
+import type {RenderRecord} from '../../src/lib/lambda/render-records.js'
+import {renderRecordKey} from '../../src/lib/lambda/storage-keys.js'
+import {probeVideoStream} from '../support/media.js'
+import {runCli, type CliResult} from '../support/run-cli.js'
+import {sharedStack} from '../support/shared-stack.js'
+import {LAMBDA_FIXTURES, type RunningStack} from './support.js'
+
+const PROJECT = join(LAMBDA_FIXTURES, 'project')
+
+describe('a render of more than 40 chunks at once on the local stack', () => {
+  let stack: RunningStack
+  let scratch: string
+  const lambda = (args: string[]): Promise<CliResult> => runCli(['lambda', ...args], {env: stack.env})
+
+  beforeAll(async () => {
+    // The shared stack runs 8 invocations at once: the other chunks wait for a slot (throttled and retried, as on AWS).
+    ;[stack, scratch] = await Promise.all([sharedStack(), mkdtemp(join(tmpdir(), 'engine-lambda-many-'))])
+  }, 60_000)
+  afterAll(async () => {
+    await stack?.stop()
+    if (scratch) await rm(scratch, {recursive: true, force: true})
+  })
+
+  it('fans out through the Distributed Map with the MaxConcurrency asked for (42), and the output has every frame', async () => {
+    // 3 s at 14 fps with a keyframe every 0.1 s (one frame): 42 one-frame chunks.
+    const started = await lambda(['render', PROJECT, '--fps', '14', '--keyframe-interval', '0.1', '--chunk-size', '1', '--max-parallel-chunks', '42', '--output-key', 'out/many.mp4', '--json'])
+    expect(started.code, started.stderr).toBe(0)
+    const {renderId, executionArn} = JSON.parse(started.stdout) as {renderId: string; executionArn: string}
+    const done = await waitForRender({render: renderId, endpoint: stack.env.ENGINE_AWS_ENDPOINT, stateMachineArn: stack.env.ENGINE_SFN_ARN, pollMs: 500, signal: AbortSignal.timeout(300_000)})
+    expect(done.error).toBeUndefined()
+    expect(done).toMatchObject({status: 'SUCCEEDED', chunks: {done: 42, total: 42}})
+
+    const record = await stack.bucket.getJson<RenderRecord>(renderRecordKey(renderId))
+    expect(record).toMatchObject({maxParallelChunks: 42})
+    expect(record!.warnings.map((warning) => warning.code)).not.toContain('parallelism-clamped')
+    const sfn = createSfnClient({endpoint: stack.env.ENGINE_AWS_ENDPOINT})
+    const {mapRuns} = await sfn.send(new ListMapRunsCommand({executionArn}))
+    expect(mapRuns).toHaveLength(1)
+    const mapRun = await sfn.send(new DescribeMapRunCommand({mapRunArn: mapRuns![0]!.mapRunArn}))
+    expect(mapRun).toMatchObject({status: 'SUCCEEDED', maxConcurrency: 42, itemCounts: {total: 42, succeeded: 42, failed: 0}})
+
+    const output = join(scratch, 'many.mp4')
+    await stack.bucket.downloadFile('out/many.mp4', output)
+    expect(await probeVideoStream(output)).toMatchObject({width: 320, height: 180, nb_read_frames: '42'})
+  }, 360_000)
+})
