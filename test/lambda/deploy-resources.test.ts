@@ -86,11 +86,11 @@ describe('what `engine lambda deploy` creates', () => {
     expect(text).toContain(`"Resource":"${FUNCTION_ARN}"`)
   })
 
-  // Plan, RenderChunk, Assemble and the failure path's NotifyFailure, all the same function.
+  // Plan, RenderChunk (in the inline Map and in the Distributed Map's children), Assemble and the failure path's NotifyFailure, all the same function.
   it('a standard workflow running the render definition against the function', () => {
     expect(resources.stateMachine.type).toBe('STANDARD')
     expect(resources.stateMachine.arn).toBe('arn:aws:states:eu-west-1:123456789012:stateMachine:engine-render')
-    expect(JSON.stringify(resources.stateMachine.definition).match(/"Resource":"([^"]+)"/g)).toEqual(Array(4).fill(`"Resource":"${FUNCTION_ARN}"`))
+    expect(JSON.stringify(resources.stateMachine.definition).match(/"Resource":"([^"]+)"/g)).toEqual(Array(5).fill(`"Resource":"${FUNCTION_ARN}"`))
   })
 
   it('alarms: runaway invocations, function faults apart from composition errors, failed and timed-out executions; an SNS topic told when given', () => {

@@ -83,7 +83,7 @@ describe('a serverless batch: rows, limits and the workflow', () => {
 
     const {definition: emulated, maps} = emulatedDefinition(definition, 'arn:aws:states:::engine-local:distributedMap')
     expect(emulated.States.Rows).toMatchObject({Type: 'Task', Next: 'Finish', Catch: rows.Catch, ResultPath: null})
-    expect(maps[0]).toMatchObject({name: 'Rows', bucketPath: '$.bucketName', keyPath: '$.itemsKey', maxConcurrencyPath: '$.maxConcurrent'})
+    expect(maps[0]).toMatchObject({name: 'Rows', label: 'Rows', items: {bucketPath: '$.bucketName', keyPath: '$.itemsKey'}, maxConcurrencyPath: '$.maxConcurrent'})
     expect(applyTemplate(rows.ItemSelector, {batchId: 'b', run: 2}, {value: {index: 7}, index: 7})).toEqual({item: {index: 7}, batch: {batchId: 'b', run: 2}})
   })
 })
