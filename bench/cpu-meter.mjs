@@ -137,17 +137,73 @@ export async function measure(fn) {
   }
 }
 
+/** What a process of a render is, by its command name. */
+export const KINDS = ['browser', 'encoder', 'node']
+function kindOf(pid, root) {
+  if (pid === root) return 'node'
+  try {
+    const comm = readFileSync(`/proc/${pid}/comm`, 'utf8').trim()
+    return comm === 'ffmpeg' ? 'encoder' : comm.startsWith('chrom') || comm.startsWith('headless') ? 'browser' : comm === 'node' ? 'node' : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * Every thread of the tree under `root`: its kind and, from /proc's schedstat, the nanoseconds it
+ * has run and has waited runnable on a run queue for a core another thread held.
+ */
+function readThreads(root) {
+  const threads = new Map()
+  for (const pid of descendants(processStats(), root)) {
+    const kind = kindOf(pid, root)
+    if (!kind) continue
+    let tids
+    try {
+      tids = readdirSync(`/proc/${pid}/task`)
+    } catch {
+      continue
+    }
+    for (const tid of tids) {
+      try {
+        const [run, wait] = readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ').map(Number)
+        threads.set(tid, {kind, run, wait})
+      } catch {
+        // Exited meanwhile.
+      }
+    }
+  }
+  return threads
+}
+
+/**
+ * Cores' worth each kind of process ran, and waited for, between two readThreads: running plus
+ * waiting is how many cores the render wanted. On a machine of its own a render wanting at least
+ * all its cores keeps them busy; wanting fewer, it waits on itself (latency), not on the machine.
+ */
+function demandBetween(before, after, seconds) {
+  const demand = Object.fromEntries(KINDS.map((kind) => [kind, {run: 0, wait: 0}]))
+  for (const [tid, now] of after) {
+    const then = before.get(tid) ?? {run: 0, wait: 0}
+    demand[now.kind].run += Math.max(0, now.run - then.run) / 1e9 / seconds
+    demand[now.kind].wait += Math.max(0, now.wait - then.wait) / 1e9 / seconds
+  }
+  return demand
+}
+
 /**
  * Samples, every `intervalMs`, how busy the machine is and how much CPU this process tree used
  * since the previous sample. `stop()` returns the samples: {at (performance.now() ms), machine
- * (0-1 of all cores), tree (cores' worth used by this render's processes)}.
+ * (0-1 of all cores), tree (cores' worth used by this render's processes), demand (per kind of
+ * process, cores' worth run and waited for: see demandBetween)}.
  */
 export function sampleCpu(intervalMs = 250) {
   const cores = availableParallelism()
+  const root = process.pid
   const samples = []
-  let last = {at: performance.now(), machine: readCpu(), tree: treeCpuSeconds()}
+  let last = {at: performance.now(), machine: readCpu(), tree: treeCpuSeconds(), threads: readThreads(root)}
   const timer = setInterval(() => {
-    const now = {at: performance.now(), machine: readCpu(), tree: treeCpuSeconds()}
+    const now = {at: performance.now(), machine: readCpu(), tree: treeCpuSeconds(), threads: readThreads(root)}
     const seconds = (now.at - last.at) / 1000
     samples.push({
       at: now.at,
@@ -155,6 +211,7 @@ export function sampleCpu(intervalMs = 250) {
       machine: (now.machine.busy - last.machine.busy) / Math.max(1, now.machine.total - last.machine.total),
       // A process whose parent exited before it takes its CPU time out of the tree: never below 0.
       tree: Math.min(cores, Math.max(0, (now.tree - last.tree) / seconds)),
+      demand: demandBetween(last.threads, now.threads, seconds),
     })
     last = now
   }, intervalMs)

@@ -1,7 +1,9 @@
 // What the JPEG quality of captured frames costs and buys: for each quality (the presets' draft 80,
 // standard 92 and high 95, and a few around them), the browser's CPU per captured frame, the bytes
 // of a frame, and the PSNR of the JPEG frames against a lossless PNG capture of the same frames of
-// the reference composition (ffmpeg's psnr filter), as RGB and as the 4:2:0 video they become. `node bench/jpeg-quality.mjs [frames]`
+// the reference composition (ffmpeg's psnr filter), as RGB and as the 4:2:0 video they become; the
+// segment encoder's CPU to decode them, and the PSNR once encoded at `--quality standard` (against
+// the lossless capture encoded the same way as the ceiling). `node bench/jpeg-quality.mjs [frames]`
 // after `npm run build`; `npm run bench` runs it.
 import {spawnSync} from 'node:child_process'
 import {mkdtempSync, rmSync, writeFileSync} from 'node:fs'
@@ -33,6 +35,35 @@ function psnr(jpegs, pngs) {
   return {rgb: rgb.average, videoLuma: video.luma, video: video.average}
 }
 
+const TO_VIDEO = 'colorspace=ispace=bt470bg:iprimaries=bt709:itrc=bt709:irange=pc:all=bt709:range=tv:format=yuv420p'
+const PNG_TO_VIDEO = 'scale=out_color_matrix=bt709:out_range=tv,format=yuv420p'
+
+/** CPU seconds of one ffmpeg run to the end (its CPU lands in this process's reaped children). */
+function ffmpegCpu(args) {
+  const before = treeCpuSeconds()
+  const run = spawnSync('ffmpeg', ['-v', 'error', ...args], {encoding: 'utf8'})
+  if (run.status !== 0) throw new Error(`ffmpeg ${args.join(' ')}: ${run.stderr}`)
+  return treeCpuSeconds() - before
+}
+
+/**
+ * What the segment encoder spends on a stream of images before x264 (decoding them and converting
+ * to BT.709 4:2:0), in ms of CPU a frame, best of three; and the stream encoded as `--quality
+ * standard` encodes it (x264 medium, crf 18, as the colour path of the mp4 format) into `output`.
+ */
+function encoderSide(stream, codec, frames, output) {
+  const input = ['-f', 'image2pipe', '-c:v', codec, '-framerate', '30', '-i', stream, '-vf', codec === 'png' ? PNG_TO_VIDEO : TO_VIDEO]
+  const decodeMs = (Math.min(...[0, 1, 2].map(() => ffmpegCpu([...input, '-f', 'null', '-']))) * 1000) / frames
+  ffmpegCpu([...input, '-c:v', 'libx264', '-preset', 'medium', '-crf', '18', '-threads', '2', '-y', output])
+  return {decodeMs}
+}
+
+/** PSNR (dB, average of the planes) of an encoded video against the lossless PNG stream as 4:2:0 BT.709. */
+function videoPsnr(video, pngs) {
+  const args = ['-hide_banner', '-i', video, '-f', 'image2pipe', '-c:v', 'png', '-i', pngs, '-lavfi', `[1:v]${PNG_TO_VIDEO}[b];[0:v][b]psnr`, '-f', 'null', '-']
+  return Number(spawnSync('ffmpeg', args, {encoding: 'utf8'}).stderr.match(/average:([0-9.]+)/)?.[1])
+}
+
 export async function benchJpegQuality({frames = 48, log = console.log, composition = REFERENCE} = {}) {
   const {JPEG_QUALITY} = await engineModule('plan/plan-render.js')
   const {openCaptureWorker} = await engineModule('capture/capture-worker.js')
@@ -62,18 +93,22 @@ export async function benchJpegQuality({frames = 48, log = console.log, composit
     const pngs = join(work, 'lossless.png-stream')
     writeFileSync(pngs, Buffer.concat(lossless.images))
     log(`JPEG quality of captured frames (${frames} frames of ${plan.width}x${plan.height} across the reference; PSNR against a lossless PNG capture of the same frames):`)
-    log(`  lossless PNG: ${(lossless.bytes / 1024).toFixed(0)} KiB a frame, ${lossless.cpuMs.toFixed(1)} ms of CPU a frame`)
+    const losslessVideo = join(work, 'lossless.mp4')
+    encoderSide(pngs, 'png', frames, losslessVideo)
+    log(`  lossless PNG: ${(lossless.bytes / 1024).toFixed(0)} KiB a frame, ${lossless.cpuMs.toFixed(1)} ms of CPU a frame; encoded at standard (x264 medium crf 18): ${videoPsnr(losslessVideo, pngs).toFixed(1)} dB`)
     const presets = Object.fromEntries(Object.entries(JPEG_QUALITY).map(([name, quality]) => [quality, name]))
     const rows = []
     for (const quality of QUALITIES) {
       const jpeg = await captureWith({imageFormat: 'jpeg', jpegQuality: quality})
       const jpegs = join(work, `q${quality}.jpeg-stream`)
       writeFileSync(jpegs, Buffer.concat(jpeg.images))
-      const row = {quality, preset: presets[quality], cpuMs: jpeg.cpuMs, kib: jpeg.bytes / 1024, psnr: psnr(jpegs, pngs)}
+      const encoded = join(work, `q${quality}.mp4`)
+      const {decodeMs} = encoderSide(jpegs, 'mjpeg', frames, encoded)
+      const row = {quality, preset: presets[quality], cpuMs: jpeg.cpuMs, decodeMs, kib: jpeg.bytes / 1024, psnr: psnr(jpegs, pngs), encodedPsnr: videoPsnr(encoded, pngs)}
       rows.push(row)
       const {rgb, video, videoLuma} = row.psnr
       log(
-        `  q${String(quality).padEnd(3)} ${(row.preset ?? '').padEnd(8)} ${row.kib.toFixed(0).padStart(4)} KiB a frame, ${row.cpuMs.toFixed(1).padStart(5)} ms of CPU a frame (capture); PSNR ${rgb.toFixed(1)} dB as RGB, ${video.toFixed(1)} dB as 4:2:0 video (luma ${videoLuma.toFixed(1)} dB)`,
+        `  q${String(quality).padEnd(3)} ${(row.preset ?? '').padEnd(8)} ${row.kib.toFixed(0).padStart(4)} KiB a frame, ${row.cpuMs.toFixed(1).padStart(5)} ms of CPU a frame (capture) + ${decodeMs.toFixed(1)} ms (encoder's decode); PSNR ${rgb.toFixed(1)} dB as RGB, ${video.toFixed(1)} dB as 4:2:0 video (luma ${videoLuma.toFixed(1)} dB), ${row.encodedPsnr.toFixed(1)} dB encoded at standard`,
       )
     }
     return {lossless, rows}

@@ -10,7 +10,7 @@ import {availableParallelism, tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {fileURLToPath, pathToFileURL} from 'node:url'
 import {parseArgs} from 'node:util'
-import {loadAverage, sampleCpu, trackCpu} from './cpu-meter.mjs'
+import {KINDS, loadAverage, sampleCpu, trackCpu} from './cpu-meter.mjs'
 import {engineModule} from './engine-dist.mjs'
 
 export const REFERENCE = fileURLToPath(new URL('./compositions/chart.html', import.meta.url))
@@ -101,8 +101,10 @@ export function analyse({result, spans, stages, started, ended, samples, cpuSeco
 
   const cpuIn = (from, to) => {
     const inside = samples.filter((sample) => sample.at > from && sample.at - sample.seconds * 1000 < to)
-    const seconds = sum(inside.map((s) => s.seconds))
-    return {tree: sum(inside.map((s) => s.tree * s.seconds)) / Math.max(seconds, 1e-9), machine: sum(inside.map((s) => s.machine * s.seconds)) / Math.max(seconds, 1e-9)}
+    const seconds = Math.max(sum(inside.map((s) => s.seconds)), 1e-9)
+    const average = (value) => sum(inside.map((s) => value(s) * s.seconds)) / seconds
+    const demand = Object.fromEntries(KINDS.map((kind) => [kind, {run: average((s) => s.demand[kind].run), wait: average((s) => s.demand[kind].wait)}]))
+    return {tree: average((s) => s.tree), machine: average((s) => s.machine), demand}
   }
   return {
     frames,
@@ -132,6 +134,9 @@ export function analyse({result, spans, stages, started, ended, samples, cpuSeco
       encoderGapMs: encoderGapMs / frames,
       seeksPerFrame: seeks.length / frames,
       seekMs: mean(seeks.map((span) => span.end - span.start)),
+      segments: of('encoder-start').length,
+      encoderStartMs: mean(of('encoder-start').map((span) => span.end - span.start)),
+      segmentWaitMs: sum(of('segment-wait').map((span) => span.end - span.start)),
       cpu: cpuIn(firstFrame, lastFrame),
     },
     tail: {
@@ -153,6 +158,16 @@ function sparkline(samples, cores) {
   return samples.map((sample) => BARS[Math.round((sample.tree / cores) * (BARS.length - 1))]).join('')
 }
 
+/**
+ * Cores' worth the render's processes wanted (ran, plus waited runnable for a core) in a phase, by
+ * kind: on a machine of its own, a phase wanting all the cores keeps them busy.
+ */
+export function wanted(cpu) {
+  const total = sum(KINDS.map((kind) => cpu.demand[kind].run + cpu.demand[kind].wait))
+  const parts = KINDS.map((kind) => `${kind} ${(cpu.demand[kind].run + cpu.demand[kind].wait).toFixed(2)} (ran ${cpu.demand[kind].run.toFixed(2)})`)
+  return {total, text: `wanted ${total.toFixed(2)} cores: ${parts.join(', ')}`}
+}
+
 export function printTimeline(figures, {log = console.log, label = ''} = {}) {
   const cores = availableParallelism()
   const pct = (share) => `${(share * 100).toFixed(0)} %`
@@ -164,7 +179,10 @@ export function printTimeline(figures, {log = console.log, label = ''} = {}) {
   log(`    browser drawing (begin-frame to image in Node) ${ms(capture.drawingMs)} a frame, ${pct(capture.drawingShare)} of the time: ${capture.beginFramesPerFrame.toFixed(2)} begin-frames a frame, ${capture.screenshotMs.toFixed(1)} ms with a screenshot, ${capture.probeMs.toFixed(1)} ms without (${capture.reusedFrames} frames reused)`)
   log(`    browser idle between begin-frames      ${ms(capture.gapMs)} a frame: waiting for a seek ${capture.seekWaitMs.toFixed(1)} ms, for an encoder ${capture.encoderGapMs.toFixed(1)} ms (queue full, or the previous segment still finishing), Node and round trips the rest`)
   log(`    seeks (page scripts, in the page)      ${ms(capture.seekMs)} each, ${capture.seeksPerFrame.toFixed(1)} a frame (every page seeks every frame)`)
+  log(`    segments ${capture.segments}: starting an encoder ${capture.encoderStartMs.toFixed(1)} ms each, waiting for the previous segment's encoder ${capture.segmentWaitMs.toFixed(0)} ms in all`)
+  log(`    ${wanted(capture.cpu).text}`)
   log(`  tail     ${tail.seconds.toFixed(2)} s: last segment's drain ${tail.drain.toFixed(2)} s, assembly ${tail.assembly.toFixed(2)} s; this render's CPU ${pct(tail.cpu.tree / cores)}`)
+  log(`    ${wanted(tail.cpu).text}`)
   log(`  CPU: ${figures.cpuMsPerFrame.toFixed(1)} ms per frame (user+sys of Node, browser and ffmpeg), ${pct(figures.busy)} of ${cores} cores over the whole render`)
   log(`  this render's CPU over time (one character per 0.25 s, full block = all ${cores} cores busy):`)
   log(`    |${sparkline(figures.samples, cores)}|`)

@@ -98,6 +98,8 @@ export async function captureSegments(options: CaptureSegmentsOptions): Promise<
         finishing = finish()
         finishing.catch(() => {})
       }
+      // Nothing left to capture: the browser closes (or goes back to the pool) while the last encoder drains.
+      await worker.close()
       await finishing
     } catch (error) {
       stop.abort(error)
