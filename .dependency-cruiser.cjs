@@ -6,15 +6,18 @@
 // In-page code (`*/page/**`, `preview/client/**`) is bundled into the browser, not run by Node:
 // it is held to the no-cycle rule but not to the layers.
 
+/** The serverless companion (packages/lambda, its own npm package): the same layout, its own folders. */
+const COMPANION = 'packages/lambda/src'
+
 /** Top to bottom. Paths are relative to the repository root. */
 const LAYERS = [
-  {name: 'entry', folders: ['src/commands', 'src/hooks']},
-  {name: 'cli', folders: ['src/cli']},
+  {name: 'entry', folders: ['src/commands', 'src/hooks', `${COMPANION}/commands`]},
+  {name: 'cli', folders: ['src/cli', `${COMPANION}/cli`]},
   // The package's entry modules: they alone wire the built-in plugins in.
   {name: 'package', files: ['src/lib/index.ts', 'src/lib/builtin-plugins.ts']},
   {name: 'plugins', folders: ['plugins']},
   {name: 'plugin-api', folders: ['src/plugin']},
-  {name: 'doors', folders: ['src/lib/server', 'src/lib/server-client', 'src/lib/lambda', 'src/lib/container', 'src/lib/preview', 'src/lib/batch', 'src/lib/benchmark', 'src/lib/doctor', 'src/lib/config', 'src/lib/setup', 'src/lib/plugin-scaffold', 'src/lib/init']},
+  {name: 'doors', folders: ['src/lib/server', 'src/lib/server-client', `${COMPANION}/lib/lambda`, 'src/lib/container', 'src/lib/preview', 'src/lib/batch', 'src/lib/benchmark', 'src/lib/doctor', 'src/lib/config', 'src/lib/setup', 'src/lib/plugin-scaffold', 'src/lib/init']},
   // A still is a render of one frame; a render writes its poster frame as a still.
   {name: 'render', folders: ['src/lib/render', 'src/lib/still']},
   {name: 'stages', folders: ['src/lib/capture', 'src/lib/encode', 'src/lib/media', 'src/lib/lint', 'src/lib/profile', 'src/lib/notify']},
@@ -40,7 +43,7 @@ const layerRules = LAYERS.slice(1).map((layer, index) => ({
  * reach above their layer: the handler registers the built-in plugins, the bundle's entry hands
  * the plugin API to the user's bundled plugins.
  */
-const ENTRY_EXCEPTION = {from: '^src/lib/lambda/(handler|lambda-entry)\\.ts$', to: '^src/(lib/builtin-plugins|plugin/api)\\.ts$'}
+const ENTRY_EXCEPTION = {from: `^${escape(COMPANION)}/lib/lambda/(handler|lambda-entry)\\.ts$`, to: '^src/(lib/builtin-plugins|plugin/api)\\.ts$'}
 
 const withEntryException = (rule) => [
   {...rule, from: {...rule.from, pathNot: [...rule.from.pathNot, ENTRY_EXCEPTION.from]}},
@@ -57,10 +60,24 @@ module.exports = {
       to: {circular: true},
     },
     {
+      name: 'core-does-not-import-the-companion',
+      comment: 'the core package installs and runs without the serverless companion (packages/lambda)',
+      severity: 'error',
+      from: {path: '^(src|plugins)/'},
+      to: {path: ['^packages/', 'html-video-engine-lambda']},
+    },
+    {
+      name: 'companion-imports-the-core-by-its-exports',
+      comment: "the companion is installed apart from the core: it reaches the core by the package's exports (html-video-engine/internal/…), never by a path into this checkout",
+      severity: 'error',
+      from: {path: `^${escape(COMPANION)}/`},
+      to: {path: '^(src|plugins)/', dependencyTypesNot: ['aliased-tsconfig-paths']},
+    },
+    {
       name: 'folder-has-a-layer',
       comment: 'a new folder under src/ must be given a layer in .dependency-cruiser.cjs, or the layer rules would not see it',
       severity: 'error',
-      from: {path: '^src/', pathNot: [...LAYERS.flatMap(pathsOf), '^src/lib/[^/]+\\.ts$']},
+      from: {path: ['^src/', `^${escape(COMPANION)}/`], pathNot: [...LAYERS.flatMap(pathsOf), '^src/lib/[^/]+\\.ts$']},
       to: {},
     },
     {
@@ -83,6 +100,8 @@ module.exports = {
     doNotFollow: {path: 'node_modules'},
     exclude: {path: ['node_modules', '^dist/']},
     tsPreCompilationDeps: true,
+    // tsconfig.json maps the companion's html-video-engine/internal/* imports to the core's
+    // sources, so that the layer rules see through the package boundary.
     tsConfig: {fileName: 'tsconfig.json'},
     enhancedResolveOptions: {exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types']},
   },

@@ -5,6 +5,11 @@ import {defineConfig} from 'vitest/config'
 process.env.TZ = 'UTC'
 
 export default defineConfig({
+  resolve: {
+    // The companion (packages/lambda) imports the core through its package exports; tests run both
+    // from source, so those imports load the same core modules the tests do (one EngineError class).
+    alias: [{find: /^html-video-engine\/internal\/(.*)$/, replacement: `${import.meta.dirname}/src/$1`}],
+  },
   test: {
     include: ['test/**/*.test.ts'],
     globalSetup: ['test/support/global-setup.ts'],

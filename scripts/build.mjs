@@ -1,5 +1,7 @@
 // Compiles the TypeScript sources, bundles the in-page runtime into one classic script, and
-// regenerates the oclif manifest, so that `bin/run.js` works straight after `npm run build`.
+// regenerates the oclif manifest, so that `bin/run.js` works straight after `npm run build`; then
+// the same for the serverless companion (packages/lambda), which compiles against the core's
+// declarations and so comes second.
 import {execFileSync} from 'node:child_process'
 import {rmSync, existsSync} from 'node:fs'
 import {dirname, join} from 'node:path'
@@ -26,3 +28,8 @@ if (existsSync(runtimeEntry)) {
 }
 
 execFileSync(process.execPath, [join(root, 'scripts/generate-manifest.mjs')], {stdio: 'inherit'})
+
+const companion = join(root, 'packages/lambda')
+rmSync(join(companion, 'dist'), {recursive: true, force: true})
+execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(companion, 'tsconfig.json')], {stdio: 'inherit'})
+execFileSync(process.execPath, [join(root, 'scripts/generate-manifest.mjs'), companion], {stdio: 'inherit'})

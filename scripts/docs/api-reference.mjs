@@ -8,13 +8,23 @@ import {code, generatedHeader} from './markdown.mjs'
 
 const FORMAT = ts.TypeFormatFlags.UseAliasDefinedOutsideCurrentScope | ts.TypeFormatFlags.WriteArrayAsGenericType
 
-/** Entry points of package.json "exports", mapped back to their TypeScript source. */
+/** The packages documented: the core and the serverless companion (a workspace package). */
+const PACKAGES = ['.', 'packages/lambda']
+
+/**
+ * Entry points of each package.json "exports", mapped back to their TypeScript source. The core's
+ * `internal/*` export, which only the companion uses, is not an API.
+ */
 function entryPoints(root) {
-  const exportsField = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).exports
-  return Object.entries(exportsField).map(([subpath, target]) => {
-    const types = typeof target === 'string' ? target : target.types
-    const source = types.replace(/^\.\/dist\//, '').replace(/\.d\.ts$/, '.ts')
-    return {name: subpath === '.' ? 'html-video-engine' : `html-video-engine/${subpath.slice(2)}`, file: join(root, source)}
+  return PACKAGES.flatMap((dir) => {
+    const {name, exports: exportsField} = JSON.parse(readFileSync(join(root, dir, 'package.json'), 'utf8'))
+    return Object.entries(exportsField)
+      .filter(([subpath]) => !subpath.includes('*'))
+      .map(([subpath, target]) => {
+        const types = typeof target === 'string' ? target : target.types
+        const source = types.replace(/^\.\/dist\//, '').replace(/\.d\.ts$/, '.ts')
+        return {name: subpath === '.' ? name : `${name}/${subpath.slice(2)}`, file: join(root, dir, source)}
+      })
   })
 }
 

@@ -52,7 +52,7 @@ const DESCRIBING_COMMANDS = ['render', 'still', 'serve']
 function flagIndex(root) {
   const byName = new Map()
   const rank = (id) => (DESCRIBING_COMMANDS.includes(id) ? DESCRIBING_COMMANDS.indexOf(id) : DESCRIBING_COMMANDS.length)
-  const commands = loadCommands(root).filter((command) => command.source === 'engine')
+  const commands = loadCommands(root).filter((command) => !command.source.startsWith('@oclif/'))
   for (const command of commands.sort((a, b) => rank(a.id) - rank(b.id) || a.id.localeCompare(b.id))) {
     for (const flag of Object.values(command.flags ?? {})) {
       if (!byName.has(flag.name)) byName.set(flag.name, {flag, commands: []})

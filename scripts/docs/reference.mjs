@@ -17,7 +17,7 @@ Generated from the code and checked by \`npm test\`: a page that no longer match
 - [Configuration](configuration.md): config file keys, where config files are found, environment variables (from the render options schema).
 - [Error codes](errors.md): every code with its cause, its fix and its HTTP status (from \`ERROR_DOCS\`).
 - [HTTP API of \`engine serve\`](http-api.md): routes, request bodies, events, statuses (from the request schemas).
-- [TypeScript API](api.md): what \`html-video-engine\`, \`html-video-engine/lambda\` and \`html-video-engine/plugin\` export.
+- [TypeScript API](api.md): what \`html-video-engine\`, \`html-video-engine/plugin\` and the serverless companion \`html-video-engine-lambda\` export.
 
 Task-first guides are in [../guides](../guides/), explanations in [../explanation](../explanation/).
 `

@@ -1,6 +1,7 @@
 import {execute} from '@oclif/core'
 import {fileURLToPath} from 'node:url'
 import {toEngineError} from '../lib/errors/engine-error.js'
+import {registerHostPackage} from '../lib/sandbox/host-package.js'
 import {logLevelFrom, setLogLevel, withoutLogFlags} from './log.js'
 import {pluginInstallArgs} from './plugin-install-args.js'
 import {containPluginHooks} from './plugin-hooks/contain-plugin-hooks.js'
@@ -25,6 +26,7 @@ export async function startCli(binUrl: string, commandLine: string[] = process.a
   }
   setLogLevel(logLevelFrom(argv))
   if (OCLIF_TOPICS.has((argv[0] ?? '').split(':')[0])) argv = withoutLogFlags(argv)
+  registerHostPackage()
   const policy = pluginHookPolicy(argv)
   containPluginHooks(policy)
   for (const stream of [process.stdout, process.stderr]) {

@@ -44,7 +44,7 @@ describe('npm pack + npm install -g of the tarball', {timeout: 600_000}, () => {
   })
 
   it('ships the CLI, the SDK entries and the manifest, no tests, and no source map pointing outside the package', async () => {
-    expect(files).toEqual(expect.arrayContaining(['bin/run.js', 'oclif.manifest.json', 'dist/src/lib/index.js', 'dist/src/lib/lambda/index.js', 'dist/src/plugin/index.js', 'dist/src/plugin/index.d.ts']))
+    expect(files).toEqual(expect.arrayContaining(['bin/run.js', 'oclif.manifest.json', 'dist/src/lib/index.js', 'dist/src/plugin/index.js', 'dist/src/plugin/index.d.ts']))
     // The projects `engine init` copies, which the help examples are written for.
     expect(files).toEqual(expect.arrayContaining(['examples/hello/index.html', 'examples/hello/rows.csv', 'examples/hello/engine.config.json', 'examples/lower-third/index.html']))
     expect(files.filter((file) => file.startsWith('test/') || file.startsWith('node_modules/'))).toEqual([])

@@ -1,5 +1,5 @@
 import {describe, expect, it} from 'vitest'
-import {DEFAULT_CHUNK_SIZE, DEFAULT_MAX_PARALLEL_CHUNKS, chunksAtOnce, planChunks, throttledChunksWarning} from '../../src/lib/lambda/chunk-plan.js'
+import {DEFAULT_CHUNK_SIZE, DEFAULT_MAX_PARALLEL_CHUNKS, chunksAtOnce, planChunks, throttledChunksWarning} from '../../packages/lambda/src/lib/lambda/chunk-plan.js'
 import type {FrameRange} from '../../src/lib/plan/render-plan.js'
 import {gridSegments} from '../../src/lib/plan/segment-grid.js'
 

@@ -1,5 +1,5 @@
 import {describe, expect, it} from 'vitest'
-import {CHUNK_PROGRESS_INTERVAL_MS, ChunkProgressReporter, type ChunkProgressRecord} from '../../src/lib/lambda/actions/chunk-progress.js'
+import {CHUNK_PROGRESS_INTERVAL_MS, ChunkProgressReporter, type ChunkProgressRecord} from '../../packages/lambda/src/lib/lambda/actions/chunk-progress.js'
 
 describe('a running chunk reports its frames', () => {
   const recorder = () => {

@@ -4,7 +4,7 @@ import {join} from 'node:path'
 import type {Pluggable} from '@smithy/types'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {overrideEnv} from '../support/override-env.js'
-import {deployStack} from '../../src/lib/lambda/deploy/deploy-stack.js'
+import {deployStack} from '../../packages/lambda/src/lib/lambda/deploy/deploy-stack.js'
 import {isEngineError} from '../../src/lib/errors/engine-error.js'
 import {awsError, StandInCloud, writeBundle, type AccountShape} from './stand-in-cloud.js'
 

@@ -1,5 +1,5 @@
 import {describe, expect, it} from 'vitest'
-import {HANDLER, stackResources, type PolicyDocument} from '../../src/lib/lambda/deploy/stack-resources.js'
+import {HANDLER, stackResources, type PolicyDocument} from '../../packages/lambda/src/lib/lambda/deploy/stack-resources.js'
 import {runCli} from '../support/run-cli.js'
 
 const resources = stackResources({region: 'eu-west-1', accountId: '123456789012', reservedConcurrency: 64})

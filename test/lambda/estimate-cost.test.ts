@@ -1,5 +1,5 @@
 import {describe, expect, it} from 'vitest'
-import {estimateCost} from '../../src/lib/lambda/estimate-cost.js'
+import {estimateCost} from '../../packages/lambda/src/lib/lambda/estimate-cost.js'
 
 describe('serverless cost estimate', () => {
   it('adds compute, requests, ephemeral storage above 512 MB and state transitions', () => {

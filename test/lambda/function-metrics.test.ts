@@ -1,6 +1,6 @@
 import {afterEach, describe, expect, it, vi} from 'vitest'
-import {handler} from '../../src/lib/lambda/handler.js'
-import {failureMetricLine} from '../../src/lib/lambda/function-metrics.js'
+import {handler} from '../../packages/lambda/src/lib/lambda/handler.js'
+import {failureMetricLine} from '../../packages/lambda/src/lib/lambda/function-metrics.js'
 import {overrideEnv} from '../support/override-env.js'
 
 describe('the function counts composition errors apart from faults (the function-faults alarm leaves them out)', () => {

@@ -1,5 +1,5 @@
 import {describe, expect, it} from 'vitest'
-import type {ScopedPolicyDocument} from '../../src/lib/lambda/deploy/iam-policies.js'
+import type {ScopedPolicyDocument} from '../../packages/lambda/src/lib/lambda/deploy/iam-policies.js'
 import {runCli} from '../support/run-cli.js'
 
 const ACCOUNT = '123456789012'

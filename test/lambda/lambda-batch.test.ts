@@ -1,11 +1,11 @@
 import {Readable} from 'node:stream'
 import {describe, expect, it} from 'vitest'
 import {openRowSource, readRows} from '../../src/lib/batch/rows/read-rows.js'
-import {batchConcurrencyWarning} from '../../src/lib/lambda/batch/batch-concurrency-warning.js'
-import {batchItem} from '../../src/lib/lambda/batch/batch-items.js'
-import {batchStateMachineDefinition} from '../../src/lib/lambda/batch/batch-state-machine.js'
-import {applyTemplate, emulatedDefinition} from '../../src/lib/lambda/local/emulated-definition.js'
-import {LocalMapRun} from '../../src/lib/lambda/local/local-map-run.js'
+import {batchConcurrencyWarning} from '../../packages/lambda/src/lib/lambda/batch/batch-concurrency-warning.js'
+import {batchItem} from '../../packages/lambda/src/lib/lambda/batch/batch-items.js'
+import {batchStateMachineDefinition} from '../../packages/lambda/src/lib/lambda/batch/batch-state-machine.js'
+import {applyTemplate, emulatedDefinition} from '../../packages/lambda/src/lib/lambda/local/emulated-definition.js'
+import {LocalMapRun} from '../../packages/lambda/src/lib/lambda/local/local-map-run.js'
 import type {VariableDeclaration} from '../../src/lib/variables/variable-declaration.js'
 
 const DECLARATIONS: VariableDeclaration[] = [{id: 'fill', type: 'color', label: 'Fill', default: '#808080'}]

@@ -1,7 +1,7 @@
 import {setTimeout as sleep} from 'node:timers/promises'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {getRenderProgress} from '../../src/lib/lambda/index.js'
+import {getRenderProgress} from '../../packages/lambda/src/lib/lambda/index.js'
 import {startReceiver} from '../notify/receiver.js'
 import {runCli} from '../support/run-cli.js'
 import {LAMBDA_FIXTURES, type RunningStack} from './support.js'

@@ -2,9 +2,9 @@ import {mkdtemp, rm} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {createS3Client} from '../../src/lib/lambda/aws-clients.js'
-import {startLocalStack, type LocalStack} from '../../src/lib/lambda/local/local-stack.js'
-import {BucketObjects} from '../../src/lib/lambda/s3-objects.js'
+import {createS3Client} from '../../packages/lambda/src/lib/lambda/aws-clients.js'
+import {startLocalStack, type LocalStack} from '../../packages/lambda/src/lib/lambda/local/local-stack.js'
+import {BucketObjects} from '../../packages/lambda/src/lib/lambda/s3-objects.js'
 
 describe('the local stack S3 API', () => {
   let directory: string

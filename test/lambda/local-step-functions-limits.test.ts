@@ -1,8 +1,8 @@
 import {describe, expect, it} from 'vitest'
-import {LocalFunction} from '../../src/lib/lambda/local/local-function.js'
-import {LocalStepFunctions} from '../../src/lib/lambda/local/local-step-functions.js'
-import {renderStateMachineDefinition} from '../../src/lib/lambda/state-machine-definition.js'
-import {chunkFanOut, MAP_MAX_CONCURRENCY, MAX_HISTORY_EVENTS} from '../../src/lib/lambda/workflow-limits.js'
+import {LocalFunction} from '../../packages/lambda/src/lib/lambda/local/local-function.js'
+import {LocalStepFunctions} from '../../packages/lambda/src/lib/lambda/local/local-step-functions.js'
+import {renderStateMachineDefinition} from '../../packages/lambda/src/lib/lambda/state-machine-definition.js'
+import {chunkFanOut, MAP_MAX_CONCURRENCY, MAX_HISTORY_EVENTS} from '../../packages/lambda/src/lib/lambda/workflow-limits.js'
 
 const FUNCTION_ARN = 'arn:aws:lambda:us-east-1:000000000000:function:engine-render'
 const STATE_MACHINE_ARN = 'arn:aws:states:us-east-1:000000000000:stateMachine:engine-render'

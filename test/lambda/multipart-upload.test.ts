@@ -3,10 +3,10 @@ import {mkdtemp, readFile, rm, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, beforeEach, describe, expect, it} from 'vitest'
-import {createS3Client} from '../../src/lib/lambda/aws-clients.js'
-import {startLocalStack, type LocalStack} from '../../src/lib/lambda/local/local-stack.js'
-import {MULTIPART_THRESHOLD_BYTES, uploadInParts} from '../../src/lib/lambda/multipart-upload.js'
-import {BucketObjects} from '../../src/lib/lambda/s3-objects.js'
+import {createS3Client} from '../../packages/lambda/src/lib/lambda/aws-clients.js'
+import {startLocalStack, type LocalStack} from '../../packages/lambda/src/lib/lambda/local/local-stack.js'
+import {MULTIPART_THRESHOLD_BYTES, uploadInParts} from '../../packages/lambda/src/lib/lambda/multipart-upload.js'
+import {BucketObjects} from '../../packages/lambda/src/lib/lambda/s3-objects.js'
 
 const MIB = 1024 * 1024
 

@@ -3,10 +3,10 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {S3Client} from '@aws-sdk/client-s3'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {createS3Client} from '../../src/lib/lambda/aws-clients.js'
-import {startLocalStack, type LocalStack} from '../../src/lib/lambda/local/local-stack.js'
-import {encodeKeyPath, outputUrl} from '../../src/lib/lambda/output-url.js'
-import {BucketObjects} from '../../src/lib/lambda/s3-objects.js'
+import {createS3Client} from '../../packages/lambda/src/lib/lambda/aws-clients.js'
+import {startLocalStack, type LocalStack} from '../../packages/lambda/src/lib/lambda/local/local-stack.js'
+import {encodeKeyPath, outputUrl} from '../../packages/lambda/src/lib/lambda/output-url.js'
+import {BucketObjects} from '../../packages/lambda/src/lib/lambda/s3-objects.js'
 
 // Presigned by the SDK's presigner against a real S3 API on loopback: a URL is only right if S3 serves it.
 describe('output URLs', () => {

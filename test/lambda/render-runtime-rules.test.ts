@@ -1,9 +1,9 @@
 import {describe, expect, it} from 'vitest'
 import {isEngineError} from '../../src/lib/errors/engine-error.js'
-import {planChunks} from '../../src/lib/lambda/chunk-plan.js'
-import {chunkWorkers, defaultChunkFrames, functionVcpus, idleCpuWarning, invocationVcpus} from '../../src/lib/lambda/runtime/chunk-sizing.js'
-import {invocationKey, parseInvocationKey} from '../../src/lib/lambda/runtime/invocation-records.js'
-import {defaultTimeoutSeconds, MAX_RENDER_TIMEOUT_SECONDS, parseTimeout, renderDeadline} from '../../src/lib/lambda/runtime/render-timeout.js'
+import {planChunks} from '../../packages/lambda/src/lib/lambda/chunk-plan.js'
+import {chunkWorkers, defaultChunkFrames, functionVcpus, idleCpuWarning, invocationVcpus} from '../../packages/lambda/src/lib/lambda/runtime/chunk-sizing.js'
+import {invocationKey, parseInvocationKey} from '../../packages/lambda/src/lib/lambda/runtime/invocation-records.js'
+import {defaultTimeoutSeconds, MAX_RENDER_TIMEOUT_SECONDS, parseTimeout, renderDeadline} from '../../packages/lambda/src/lib/lambda/runtime/render-timeout.js'
 
 describe('chunks sized to the function', () => {
   it('a function gets one vCPU per 1,769 MB, six at most', () => {

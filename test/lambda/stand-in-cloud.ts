@@ -1,6 +1,6 @@
 import type {Pluggable} from '@smithy/types'
-import {writeZip} from '../../src/lib/lambda/bundle/write-zip.js'
-import {hashFile} from '../../src/lib/lambda/site-files.js'
+import {writeZip} from '../../packages/lambda/src/lib/lambda/bundle/write-zip.js'
+import {hashFile} from '../../packages/lambda/src/lib/lambda/site-files.js'
 
 /** A function bundle as `engine lambda bundle` lays it out (manifest and handler), small; its hash is registered as Lambda would report it. */
 export async function writeBundle(path: string, handler: string, codeHashes: Map<string, string>, arch?: string): Promise<string> {

@@ -1,8 +1,8 @@
 import {StateMachine, type StateMachineDefinition} from 'aws-local-stepfunctions'
 import {describe, expect, it} from 'vitest'
 import {EngineError} from '../../src/lib/errors/engine-error.js'
-import {FLAKY_RETRY, renderStateMachineDefinition, THROTTLE_ERRORS, THROTTLE_RETRY, worstCaseRetryWaitSeconds} from '../../src/lib/lambda/state-machine-definition.js'
-import {parseTaskCause, RETRYABLE_TASK_ERROR, toTaskError} from '../../src/lib/lambda/task-errors.js'
+import {FLAKY_RETRY, renderStateMachineDefinition, THROTTLE_ERRORS, THROTTLE_RETRY, worstCaseRetryWaitSeconds} from '../../packages/lambda/src/lib/lambda/state-machine-definition.js'
+import {parseTaskCause, RETRYABLE_TASK_ERROR, toTaskError} from '../../packages/lambda/src/lib/lambda/task-errors.js'
 
 const FUNCTION_ARN = 'arn:aws:lambda:us-east-1:000000000000:function:engine-render'
 const definition = renderStateMachineDefinition(FUNCTION_ARN)

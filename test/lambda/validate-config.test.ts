@@ -1,8 +1,8 @@
 import {createServer, type Server} from 'node:http'
 import type {AddressInfo} from 'node:net'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {deploySite, renderToLambda} from '../../src/lib/lambda/index.js'
-import {MAX_EXECUTION_INPUT_BYTES, validateConfig} from '../../src/lib/lambda/validate-config.js'
+import {deploySite, renderToLambda} from '../../packages/lambda/src/lib/lambda/index.js'
+import {MAX_EXECUTION_INPUT_BYTES, validateConfig} from '../../packages/lambda/src/lib/lambda/validate-config.js'
 
 const STATE_MACHINE_ARN = 'arn:aws:states:us-east-1:000000000000:stateMachine:engine-render'
 

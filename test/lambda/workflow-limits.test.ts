@@ -1,5 +1,5 @@
 import {describe, expect, it} from 'vitest'
-import {assertWithinWorkflowBudget, chunkFanOut, HISTORY_EVENTS_PER_CHUNK, MAX_CHUNKS, MAX_HISTORY_EVENTS} from '../../src/lib/lambda/workflow-limits.js'
+import {assertWithinWorkflowBudget, chunkFanOut, HISTORY_EVENTS_PER_CHUNK, MAX_CHUNKS, MAX_HISTORY_EVENTS} from '../../packages/lambda/src/lib/lambda/workflow-limits.js'
 
 describe('what one workflow execution can hold', () => {
   it('more than 40 chunks at once fan out through the Distributed Map, up to its 10,000, clamped above with a warning', () => {

@@ -1,0 +1,150 @@
+import {readdir, rm, stat} from 'node:fs/promises'
+import {basename, join} from 'node:path'
+import {contentType} from 'html-video-engine/internal/lib/sandbox/content-type.js'
+import {outputExtension, type SegmentRef} from 'html-video-engine/internal/lib/encode/format-plugin.js'
+import {getFormat} from 'html-video-engine/internal/lib/encode/format-registry.js'
+import {resolveFfmpeg} from 'html-video-engine/internal/lib/encode/resolve-ffmpeg.js'
+import {EngineError} from 'html-video-engine/internal/lib/errors/engine-error.js'
+import {frameTime} from 'html-video-engine/internal/lib/plan/fps.js'
+import {renderedFrames} from 'html-video-engine/internal/lib/plan/frame-range.js'
+import {assembleRender} from 'html-video-engine/internal/lib/render/assemble-render.js'
+import type {AssembleEvent} from '../render-input.js'
+import {renderPayload} from 'html-video-engine/internal/lib/notify/index.js'
+import type {ChunkManifest, RenderRecord, RenderResultRecord} from '../render-records.js'
+import {notifyRenderWebhook} from '../render-webhook.js'
+import {BucketObjects} from '../s3-objects.js'
+import {chunkManifestKey, chunkName, chunkSegmentPrefix, posterScratchKey, renderRecordKey, renderResultKey, scratchPrefix} from '../storage-keys.js'
+import {elapsedMs, type ActionContext} from './action-context.js'
+import {readPlan} from './read-plan.js'
+import {makeTempDirectory} from 'html-video-engine/internal/lib/files/temp-directory.js'
+import {readStop, stoppedError} from '../runtime/render-stop.js'
+
+const DOWNLOAD_CONCURRENCY = 8
+
+/**
+ * Downloads every chunk's segments and the audio track and joins them with assembleRender, exactly
+ * as a local render joins its workers' (stream copy for video, one encode for GIF, a move for frame
+ * files, the track muxed in the same pass), uploads the output at
+ * `outputKey`, records the result and deletes the render's scratch objects.
+ */
+export async function assembleAction(event: AssembleEvent, context: ActionContext): Promise<{outputKey: string; bytes: number; totalFrames: number}> {
+  const {renderId} = event
+  const bucket = new BucketObjects(context.s3, event.bucketName)
+  const stored = await readPlan(bucket, renderId)
+  const manifests = await Promise.all(stored.chunks.map((chunk) => readChunkManifest(bucket, renderId, chunk.index)))
+  for (const manifest of manifests) {
+    if (manifest.planHash !== stored.planHash) {
+      throw new EngineError('INTERNAL', `render "${renderId}": chunk ${manifest.index} rendered plan ${manifest.planHash}, not the render's ${stored.planHash}; start the render again`, {
+        renderId,
+        index: manifest.index,
+      })
+    }
+  }
+  const format = getFormat(stored.plan.format)
+  const workDir = await makeTempDirectory('assemble')
+  try {
+    const downloads: {key: string; path: string}[] = []
+    const segments: SegmentRef[] = []
+    for (const manifest of manifests) {
+      const prefix = chunkSegmentPrefix(renderId, manifest.index)
+      for (const segment of manifest.segments) {
+        const path = join(workDir, chunkName(manifest.index), segment.name)
+        const files = segment.files ?? [undefined]
+        for (const file of files) downloads.push(file === undefined ? {key: prefix + segment.name, path} : {key: `${prefix}${segment.name}/${file}`, path: join(path, file)})
+        segments.push({path, range: {start: segment.start, end: segment.end}})
+      }
+    }
+    const audio = stored.audioKey ? {key: stored.audioKey, path: join(workDir, 'audio.wav')} : undefined
+    if (audio) downloads.push(audio)
+    await downloadAll(bucket, downloads)
+
+    const ffmpeg = await resolveFfmpeg()
+    const outputPath = join(workDir, 'output' + (outputExtension(format) ?? ''))
+    await assembleRender(stored.plan, segments, {outputPath, audioTrack: audio?.path, ffmpeg})
+    await throwIfStopped(bucket, renderId)
+    const {bytes, outputKind, keys} = await uploadOutput(bucket, outputPath, stored.outputKey)
+    if (stored.poster) {
+      const posterPath = join(workDir, basename(stored.poster.key))
+      await bucket.downloadFile(posterScratchKey(renderId), posterPath)
+      await bucket.uploadFile(stored.poster.key, posterPath, contentType(posterPath))
+      keys.push(stored.poster.key)
+    }
+    // AWS does not stop an invocation when its execution is stopped: a render cancelled while it
+    // was being assembled must not be left with an output.
+    await throwIfStopped(bucket, renderId, () => bucket.deleteKeys(keys))
+    const range = renderedFrames(stored.plan)
+    const totalFrames = range.end - range.start
+    const durationSeconds = frameTime(totalFrames, stored.plan.fps)
+    const record = await bucket.getJson<RenderRecord>(renderRecordKey(renderId))
+    await notifyRenderWebhook(
+      bucket,
+      renderId,
+      renderPayload({
+        id: renderId,
+        output: `s3://${event.bucketName}/${stored.outputKey}`,
+        poster: stored.poster && `s3://${event.bucketName}/${stored.poster.key}`,
+        durationSeconds,
+        renderMs: record ? Date.now() - Date.parse(record.plannedAt) + record.plan.durationMs : null,
+      }),
+    )
+
+    const result: RenderResultRecord = {
+      renderId,
+      outputKey: stored.outputKey,
+      outputKind,
+      bytes,
+      totalFrames,
+      ...(stored.poster && {posterKey: stored.poster.key}),
+      finishedAt: new Date().toISOString(),
+      assemble: {durationMs: elapsedMs(context), memoryMb: context.memoryMb},
+      chunks: manifests.map((manifest) => ({...manifest.invocation, browser: manifest.browser})),
+      warnings: manifests.flatMap((manifest) => manifest.warnings),
+    }
+    await bucket.putJson(renderResultKey(renderId), result)
+    // The lifecycle rule would expire the scratch anyway; deleting now keeps the bucket small.
+    await bucket.deleteKeys(await bucket.listKeys(scratchPrefix(renderId))).catch(() => {})
+    return {outputKey: stored.outputKey, bytes, totalFrames}
+  } finally {
+    await rm(workDir, {recursive: true, force: true})
+  }
+}
+
+async function readChunkManifest(bucket: BucketObjects, renderId: string, index: number): Promise<ChunkManifest> {
+  const manifest = await bucket.getJson<ChunkManifest>(chunkManifestKey(renderId, index))
+  if (!manifest) {
+    throw new EngineError('INTERNAL', `render "${renderId}": chunk ${index} finished without its manifest (${chunkManifestKey(renderId, index)})`, {renderId, index})
+  }
+  return manifest
+}
+
+async function downloadAll(bucket: BucketObjects, downloads: readonly {key: string; path: string}[]): Promise<void> {
+  let next = 0
+  const worker = async () => {
+    while (next < downloads.length) {
+      const {key, path} = downloads[next++]
+      await bucket.downloadFile(key, path)
+    }
+  }
+  await Promise.all(Array.from({length: DOWNLOAD_CONCURRENCY}, worker))
+}
+
+async function throwIfStopped(bucket: BucketObjects, renderId: string, removeStored?: () => Promise<void>): Promise<void> {
+  const stop = await readStop(bucket, renderId)
+  if (!stop) return
+  await removeStored?.()
+  throw stoppedError(renderId, undefined, stop)
+}
+
+/** A file goes to `outputKey`; a frame directory becomes one object per frame under `outputKey/`. */
+async function uploadOutput(bucket: BucketObjects, outputPath: string, outputKey: string): Promise<{bytes: number; outputKind: 'file' | 'prefix'; keys: string[]}> {
+  if (!(await stat(outputPath)).isDirectory()) return {bytes: await bucket.uploadFile(outputKey, outputPath, contentType(outputKey)), outputKind: 'file', keys: [outputKey]}
+  let bytes = 0
+  const prefix = outputKey.replace(/\/+$/, '') + '/'
+  const keys: string[] = []
+  for (const name of (await readdir(outputPath)).sort()) {
+    bytes += await bucket.uploadFile(prefix + name, join(outputPath, name), contentType(name))
+    keys.push(prefix + name)
+  }
+  return {bytes, outputKind: 'prefix', keys}
+}
+

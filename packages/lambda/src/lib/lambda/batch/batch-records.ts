@@ -1,0 +1,89 @@
+import {z} from 'zod'
+import type {ErrorJson} from 'html-video-engine/internal/lib/errors/engine-error.js'
+import {renderConfigSchema} from '../render-input.js'
+
+/**
+ * A serverless batch in the bucket, under `batches/<batchId>/`:
+ *
+ * - `batch.json`: what the batch is (site, shared settings, row count, the frames and chunks of one
+ *   render) and each run of it (the first, and one per `--resume`), written by the client;
+ * - `runs/<run>/items.jsonl`: the rows that run renders, one line each, read by the workflow's
+ *   Distributed Map (the rows never pass through a state's input);
+ * - `rows/<index>.json`: each finished row (render id, status, output, error), written by the
+ *   workflow as the row ends: the batch's journal;
+ * - `manifest.json`: every row in one file, written by the workflow when a run ends.
+ */
+export const BATCHES_PREFIX = 'batches/'
+export const batchPrefix = (batchId: string) => `${BATCHES_PREFIX}${batchId}/`
+export const batchRecordKey = (batchId: string) => `${batchPrefix(batchId)}batch.json`
+export const batchItemsKey = (batchId: string, run: number) => `${batchPrefix(batchId)}runs/${run}/items.jsonl`
+export const batchRowsPrefix = (batchId: string) => `${batchPrefix(batchId)}rows/`
+export const batchRowKey = (batchId: string, index: number) => `${batchRowsPrefix(batchId)}${index}.json`
+export const batchManifestKey = (batchId: string) => `${batchPrefix(batchId)}manifest.json`
+
+/** One row of one run: what the workflow turns into a render (the rest comes from the run's input). */
+export const batchItemSchema = z.object({
+  index: z.number().int().nonnegative(),
+  /** The line of the batch file the row came from. */
+  line: z.number().int().positive().optional(),
+  renderId: z.string(),
+  outputKey: z.string(),
+  config: renderConfigSchema,
+})
+export type BatchItem = z.infer<typeof batchItemSchema>
+
+export interface BatchRun {
+  run: number
+  executionArn: string
+  startedAt: string
+  /** Rows this run renders. */
+  rows: number
+}
+
+export interface BatchRecord {
+  batchId: string
+  createdAt: string
+  bucketName: string
+  siteId: string
+  entry: string
+  /** The render workflow each row runs as. */
+  stateMachineArn: string
+  /** Rows the batch file holds. */
+  total: number
+  /** Lines that never became a row (not an object, an unusable outputKey, a config over the input limit). */
+  rejected: number
+  /** Frames and parallel chunks of one row's render, planned from the composition when the batch was started. */
+  framesPerRow?: number
+  chunksPerRender?: number
+  maxConcurrent: number
+  toleratedFailurePercentage: number
+  runs: BatchRun[]
+}
+
+/** `rows/<index>.json`, written by the workflow when a row's render ends. */
+export interface BatchRowRecord {
+  index: number
+  run: number
+  renderId: string
+  outputKey: string
+  status: 'succeeded' | 'failed'
+  bytes?: number
+  totalFrames?: number
+  /** What the workflow caught: for a failed render, `States.TaskFailed` and its execution as JSON. */
+  error?: string
+  cause?: string
+}
+
+/** A row of the batch manifest: its record, with a failure told as the render's own error. */
+export type BatchManifestRow = Omit<BatchRowRecord, 'error' | 'cause'> & {error?: ErrorJson}
+
+/** `manifest.json`: what the batch workflow writes when a run ends. */
+export interface BatchManifestFile {
+  batchId: string
+  /** The run whose end wrote this manifest. */
+  run: number
+  writtenAt: string
+  counts: {total: number; succeeded: number; failed: number; rejected: number; missing: number}
+  /** Every row that has ended, in row order: the latest run's record of it. */
+  rows: BatchManifestRow[]
+}
