@@ -11,8 +11,10 @@ import {until} from '../support/until.js'
 import {LAMBDA_FIXTURES, startStackCli, type RunningStack} from './support.js'
 
 const ROWS = join(LAMBDA_FIXTURES, 'rows')
-const COUNT = 60
-const FAILING = [10, 40]
+// Enough rows that the queue is full for most of the batch (15 turns of 2 functions), few enough
+// that a loaded machine runs them in its bounds: the cancel comes once a quarter has succeeded.
+const COUNT = 30
+const FAILING = [10, 25]
 
 const color = (index: number) => `#${(index * 4).toString(16).padStart(2, '0')}c040`
 
@@ -52,7 +54,7 @@ describe('render-batch on the local stack: a queue run by the cloud', () => {
     })()
     const progress = (): Promise<BatchProgress> => getBatchProgress({batchId, bucketName: stack.env.ENGINE_BUCKET, endpoint: stack.env.ENGINE_AWS_ENDPOINT})
     try {
-      expect(await until(async () => (await progress()).rows.succeeded >= 15, 240_000, 500)).toBe(true)
+      expect(await until(async () => (await progress()).rows.succeeded >= COUNT / 4, 240_000, 500)).toBe(true)
       const cancelled = await lambda(['batch', 'cancel', batchId])
       expect(cancelled.code, cancelled.stderr).toBe(0)
       expect(cancelled.stdout).toMatch(new RegExp(`Cancelled batch ${batchId} \\(run 1\\): no further row starts`))
@@ -89,7 +91,7 @@ describe('render-batch on the local stack: a queue run by the cloud', () => {
     expect(failed.map((row) => [row.index, row.error?.code])).toEqual(FAILING.map((index) => [index, 'PAGE_ERROR']))
     // Nothing failed for want of a free function: throttled chunks waited for one.
     expect(manifest.rows.some((row) => /TooManyRequests|Throttl/.test(JSON.stringify(row.error ?? '')))).toBe(false)
-    for (const index of [0, 33, COUNT - 1]) {
+    for (const index of [0, 17, COUNT - 1]) {
       const row = manifest.rows[index]
       expect(row.status).toBe('succeeded')
       const file = join(scratch, `${index}.mp4`)
