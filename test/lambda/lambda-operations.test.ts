@@ -26,6 +26,8 @@ describe('`engine lambda` operations on the local stack', {timeout: 120_000}, ()
     expect(result.code, result.stderr + result.stdout).toBe(0)
     return JSON.parse(result.stdout)
   }
+  /** When a presigned URL was signed: its X-Amz-Date (20250102T030405Z), in ms. */
+  const signedAt = (url: string) => Date.parse(new URL(url).searchParams.get('X-Amz-Date')!.replace(/^(\d{4})(\d\d)(\d\d)T(\d\d)(\d\d)(\d\d)Z$/, '$1-$2-$3T$4:$5:$6Z'))
   const siteIdOf = (result: CliResult) => /^Site ID: ([0-9a-f]{24})$/m.exec(result.stdout)![1]
 
   // A bucket of its own for every test: none depends on what another left, or on running first.
@@ -77,7 +79,7 @@ describe('`engine lambda` operations on the local stack', {timeout: 120_000}, ()
   })
 
   it('render --wait gives a presigned HTTPS URL that serves the output until it expires; --privacy private gives none; renders ls shows the render succeeded', async () => {
-    // Long enough to fetch the output once on a loaded machine (6 s was not, at load 35), short enough to see it expire.
+    // Long enough to fetch the output once on a loaded machine (6 s was not, at load 35).
     const rendered = await lambda(['render', TINY, '--wait', '--output-key', 'out/tiny.mp4', '--url-expires', '20'])
     expect(rendered.code, rendered.stderr).toBe(0)
     const url = /^URL: (\S+)$/m.exec(rendered.stdout)![1]
@@ -91,12 +93,20 @@ describe('`engine lambda` operations on the local stack', {timeout: 120_000}, ()
     const response = await fetch(url)
     expect(response.status).toBe(200)
     expect(Buffer.from(await response.arrayBuffer())).toEqual(Buffer.from(await stored.Body!.transformToByteArray()))
-    // Refused once it expires, and not before: poll (bounded) instead of guessing how long to sleep.
-    expect(await until(async () => (await fetch(url)).status === 403, 60_000, 500)).toBe(true)
-    // X-Amz-Date counts whole seconds: the signature may lapse up to a second before the printed time.
-    expect(Date.now()).toBeGreaterThanOrEqual(expires - 1000)
+    // The printed expiry is the signed one: X-Amz-Date (whole seconds) plus the 20 s.
+    expect(expires - signedAt(url)).toBeGreaterThanOrEqual(20_000)
+    expect(expires - signedAt(url)).toBeLessThan(21_000)
 
+    // Refused once it expires, and not before: a URL of the same output that lives 5 s (the first
+    // one's 20 s would be waited out), polled (bounded) instead of guessing how long to sleep.
     const renderId = /^renderId: (\S+)$/m.exec(rendered.stderr)![1]
+    const short = (await json(['progress', renderId, '--url-expires', '5'])).output.https as {url: string; privacy: string; expiresAt: string}
+    expect(short.privacy).toBe('presigned')
+    expect(new URL(short.url).searchParams.get('X-Amz-Expires')).toBe('5')
+    expect(await until(async () => (await fetch(short.url)).status === 403, 60_000, 250)).toBe(true)
+    // X-Amz-Date counts whole seconds: the signature may lapse up to a second before the printed time.
+    expect(Date.now()).toBeGreaterThanOrEqual(Date.parse(short.expiresAt) - 1000)
+
     const progress = await json(['progress', renderId, '--privacy', 'private'])
     expect(progress.output).toEqual({bucketName: stack.env.ENGINE_BUCKET, outputKey: 'out/tiny.mp4', url: `s3://${stack.env.ENGINE_BUCKET}/out/tiny.mp4`, bytes: expect.any(Number)})
     const publicUrl = (await json(['progress', renderId, '--privacy', 'public'])).output.https
