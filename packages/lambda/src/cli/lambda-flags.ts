@@ -5,6 +5,8 @@ import type {RenderConfig} from '../lib/lambda/render-input.js'
 import {checkOutputUrlOptions, DEFAULT_URL_EXPIRES_SECONDS, MAX_URL_EXPIRES_SECONDS, OUTPUT_PRIVACY, type OutputUrlOptions} from '../lib/lambda/output-url.js'
 import {QUALITIES} from 'html-video-engine/internal/lib/plan/render-plan.js'
 import {parseTimeout} from '../lib/lambda/runtime/render-timeout.js'
+import {assertBucketName, assertDeleteAfter, assertDownloadName, DELETE_AFTER, type OutputSettings} from '../lib/lambda/output-settings.js'
+import type {StackRecord} from '../lib/lambda/stack-record.js'
 
 /** Chunk-planning flags shared by the serverless render commands. */
 export const chunkTuningFlags = {
@@ -124,4 +126,34 @@ export const renderLookupFlags = {
   endpoint: stackFlags.endpoint,
   region: stackFlags.region,
   ...stateMachineFlag,
+}
+
+/** Where the output goes besides its key, and how it is served and kept (render and still). */
+export const lambdaOutputFlags = {
+  'download-name': Flags.string({description: 'file name a browser saves the output under (Content-Disposition: attachment), also on presigned URLs; a name, not a path'}),
+  'output-bucket': Flags.string({description: 'write the output to this bucket instead of the render bucket (the stack must be deployed with --output-bucket for it)'}),
+  'delete-after': Flags.string({description: `delete the output this long after it is written (${DELETE_AFTER.join(', ')}): a tag the bucket's lifecycle rules expire`, options: [...DELETE_AFTER]}),
+}
+
+/** The output settings the flags ask for, each checked and named by its flag before anything is uploaded. */
+export function outputSettingsFromFlags(flags: {'download-name'?: string; 'output-bucket'?: string; 'delete-after'?: string}): OutputSettings {
+  return {
+    ...(flags['download-name'] !== undefined && {downloadName: assertDownloadName(flags['download-name'], '--download-name')}),
+    ...(flags['output-bucket'] !== undefined && {outputBucket: assertBucketName(flags['output-bucket'], '--output-bucket')}),
+    ...(flags['delete-after'] !== undefined && {deleteAfter: assertDeleteAfter(flags['delete-after'], '--delete-after')}),
+  }
+}
+
+/**
+ * A deployed stack's function may write only to the buckets deploy granted it: refused here, not
+ * with AccessDenied after the render ran. The local stack has no IAM; an unrecorded stack is not checked.
+ */
+export function assertOutputBucketGranted(settings: OutputSettings, stack: StackRecord | undefined): void {
+  const bucket = settings.outputBucket
+  if (bucket === undefined || stack === undefined || stack.kind === 'local' || stack.outputBuckets?.includes(bucket)) return
+  const granted = stack.outputBuckets?.length ? `it may write to ${stack.outputBuckets.join(', ')}` : 'it was deployed without --output-bucket'
+  throw new EngineError('INVALID_FLAG', `--output-bucket: the function of stack ${stack.functionName} may not write to "${bucket}" (${granted}); run \`engine lambda deploy --output-bucket ${bucket}\` first`, {
+    field: 'output-bucket',
+    value: bucket,
+  })
 }

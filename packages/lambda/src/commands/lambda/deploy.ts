@@ -46,6 +46,10 @@ export default class LambdaDeploy extends BaseCommand {
     code: Flags.string({description: 'function bundle zip from `engine lambda bundle` (default: build one now)'}),
     name: Flags.string({description: 'name of the function, state machine and prefix of the other resources', default: DEFAULT_STACK_NAME}),
     'bucket-name': Flags.string({description: 'render bucket name (default <name>-<account>-<region>)'}),
+    'output-bucket': Flags.string({
+      description: 'another bucket renders may write their output to (`lambda render --output-bucket`): the function may write and delete objects there; repeat for more',
+      multiple: true,
+    }),
     endpoint: Flags.string({description: 'AWS endpoint URL', env: 'ENGINE_AWS_ENDPOINT'}),
     'dry-run': Flags.boolean({description: 'print the resources as JSON and create nothing'}),
     'smoke-test': Flags.boolean({description: 'end with a 1 s 320x180 render through the deployed stack (fails the command if it fails)'}),
@@ -61,6 +65,7 @@ export default class LambdaDeploy extends BaseCommand {
       arch: flags.arch as Architecture | undefined,
       logRetentionDays: flags['log-retention'],
       alarmTopicArn: flags['alarm-topic'],
+      outputBuckets: flags['output-bucket'],
     }
     if (flags['dry-run']) {
       const region = flags.region ?? process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION ?? 'us-east-1'

@@ -22,6 +22,7 @@ export default class LambdaPolicies extends BaseCommand {
     region: Flags.string({description: 'region of the stack (default: AWS_REGION, else us-east-1)'}),
     name: Flags.string({description: 'the stack name given to deploy --name', default: DEFAULT_STACK_NAME}),
     'bucket-name': Flags.string({description: 'the bucket given to deploy --bucket-name (default <name>-<account>-<region>)'}),
+    'output-bucket': Flags.string({description: 'a bucket given to deploy --output-bucket: reading and removing the outputs there; repeat for more', multiple: true}),
   }
 
   async run(): Promise<void> {
@@ -36,6 +37,7 @@ export default class LambdaPolicies extends BaseCommand {
       region: flags.region ?? process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION ?? 'us-east-1',
       name: flags.name,
       bucketName: flags['bucket-name'],
+      outputBuckets: flags['output-bucket'],
     }
     this.log(JSON.stringify(args.kind === 'user' ? deployerPolicy(scope) : renderCallerPolicy(scope), null, 2))
   }

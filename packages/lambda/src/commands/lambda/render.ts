@@ -1,6 +1,19 @@
 import {Args, Flags, type Interfaces} from '@oclif/core'
 import {BaseCommand} from 'html-video-engine/internal/cli/base-command.js'
-import {chunkTuningFlags, configFromFlags, lambdaEncodeFlags, lambdaSizeFlags, outputUrlFlags, outputUrlFromFlags, required, stackFlags, stateMachineFlag} from '../../cli/lambda-flags.js'
+import {
+  assertOutputBucketGranted,
+  chunkTuningFlags,
+  configFromFlags,
+  lambdaEncodeFlags,
+  lambdaOutputFlags,
+  lambdaSizeFlags,
+  outputSettingsFromFlags,
+  outputUrlFlags,
+  outputUrlFromFlags,
+  required,
+  stackFlags,
+  stateMachineFlag,
+} from '../../cli/lambda-flags.js'
 import {progressLines, progressTick} from '../../cli/lambda-progress-text.js'
 import {lambdaWebhookFlags, webhookFromFlags} from 'html-video-engine/internal/cli/webhook-flags.js'
 import {EngineError} from 'html-video-engine/internal/lib/errors/engine-error.js'
@@ -36,6 +49,7 @@ export default class LambdaRender extends BaseCommand {
     ...stateMachineFlag,
     ...lambdaWebhookFlags,
     ...outputUrlFlags,
+    ...lambdaOutputFlags,
   }
 
   async run(): Promise<void> {
@@ -43,13 +57,15 @@ export default class LambdaRender extends BaseCommand {
     if (flags.estimate) return this.estimate(args.projectDir, flags)
     // Checked before the site is uploaded, so a bad key costs nothing.
     const outputKey = flags['output-key'] === undefined ? undefined : assertStorageKey(flags['output-key'], '--output-key')
+    const output = outputSettingsFromFlags(flags)
     const bucketName = required(flags.bucket, 'bucket', BUCKET_ENV)
     const stateMachineArn = required(flags['state-machine-arn'], 'state-machine-arn', STATE_MACHINE_ENV)
     const aws = {endpoint: flags.endpoint, region: flags.region}
     const webhook = webhookFromFlags(flags, process.env)
     const urlOptions = outputUrlFromFlags(flags)
-    const config = {...configFromFlags(flags), ...(flags.variables === undefined ? {} : {variables: parseVariablesText(flags.variables)})}
+    const config = {...configFromFlags(flags), ...output, ...(flags.variables === undefined ? {} : {variables: parseVariablesText(flags.variables)})}
     await assertDeployedFormat({bucketName, format: config.format ?? 'mp4', ...aws})
+    assertOutputBucketGranted(output, await readStackRecord(new BucketObjects(createS3Client(aws), bucketName)))
     const siteHandle = flags['site-id']
       ? siteHandleFromId(flags['site-id'], bucketName)
       : await deploySite({projectDir: args.projectDir, bucketName, ...aws})

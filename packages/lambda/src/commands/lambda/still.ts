@@ -1,7 +1,8 @@
 import {Args, Flags} from '@oclif/core'
 import {resolve} from 'node:path'
 import {BaseCommand} from 'html-video-engine/internal/cli/base-command.js'
-import {outputUrlFlags, outputUrlFromFlags, required, stackFlags} from '../../cli/lambda-flags.js'
+import {assertOutputBucketGranted, lambdaOutputFlags, outputSettingsFromFlags, outputUrlFlags, outputUrlFromFlags, required, stackFlags} from '../../cli/lambda-flags.js'
+import {readStackRecord} from '../../lib/lambda/stack-record.js'
 import {parseTimeFlag} from 'html-video-engine/internal/cli/time-flag.js'
 import {EngineError} from 'html-video-engine/internal/lib/errors/engine-error.js'
 import {BUCKET_ENV, createS3Client} from '../../lib/lambda/aws-clients.js'
@@ -40,12 +41,14 @@ export default class LambdaStill extends BaseCommand {
     json: Flags.boolean({description: 'machine-readable output'}),
     ...stackFlags,
     ...outputUrlFlags,
+    ...lambdaOutputFlags,
   }
 
   async run(): Promise<void> {
     const {args, flags} = await this.parse(LambdaStill)
     // Everything is checked before the site is uploaded, so a bad value costs nothing.
     const outputKey = flags['output-key'] === undefined ? undefined : assertStorageKey(flags['output-key'], '--output-key')
+    const output = outputSettingsFromFlags(flags)
     const named = flags.format ?? formatOfPath(outputKey, '--output-key') ?? formatOfPath(flags.output, '--output')
     const settings = parseStillSettings({frame: flags.frame, time: flags.time === undefined ? undefined : parseTimeFlag(flags.time), quality: flags.quality, format: named}, (key) => `--${key}`)
     const format = settings.format ?? 'png'
@@ -67,10 +70,13 @@ export default class LambdaStill extends BaseCommand {
       ...(scale !== undefined && {scale}),
       ...(flags['strict-fonts'] && {strictFonts: true}),
       ...(flags.variables !== undefined && {variables: parseVariablesText(flags.variables)}),
+      ...output,
     }
+    const s3 = createS3Client(aws)
+    assertOutputBucketGranted(output, await readStackRecord(new BucketObjects(s3, bucketName)))
     const siteHandle = flags['site-id'] ? siteHandleFromId(flags['site-id'], bucketName) : await deploySite({projectDir: args.projectDir, bucketName, ...aws})
     const still = await stillOnLambda({siteHandle, config, outputKey, functionName: flags['function-name'], ...aws, ...urlOptions})
-    if (flags.output) await new BucketObjects(createS3Client(aws), bucketName).downloadFile(still.outputKey, resolve(flags.output))
+    if (flags.output) await new BucketObjects(s3, output.outputBucket ?? bucketName).downloadFile(still.outputKey, resolve(flags.output))
     for (const warning of still.warnings) {
       if (flags.json) this.log(JSON.stringify({type: 'warning', ...warning}))
       else process.stderr.write(`warning [${warning.code}]: ${warning.message}\n`)

@@ -10,6 +10,7 @@ export {getRenderProgress, executionArnFor, type RenderProgress, type ProgressOp
 export {waitForRender, type WaitOptions} from './wait-for-render.js'
 export {estimatePrice, ASSUMED_PROFILE, type EstimatePriceOptions, type PriceEstimate} from './estimate-price.js'
 export {removeRender, type RemoveRenderOptions, type RemovedRender} from './remove-render.js'
+export {contentDisposition, DELETE_AFTER, DELETE_AFTER_TAG, type DeleteAfter, type OutputSettings} from './output-settings.js'
 export {
   renderBatchOnLambda,
   resumeBatchOnLambda,

@@ -19,11 +19,18 @@ const MAX_PARTS = 10_000
 /** Parts in flight at once: each holds a file stream and a connection, not the part in memory. */
 const PART_CONCURRENCY = 4
 
+/** What an object is written with besides its type: a download name, tags (`key=value&...`). */
+export interface ObjectHeaders {
+  ContentDisposition?: string
+  Tagging?: string
+}
+
 export interface UploadInPartsOptions {
   bucketName: string
   key: string
   path: string
   contentType?: string
+  headers?: ObjectHeaders
   /** Size of each part but the last (default 16 MiB, raised when the file would need more than 10,000). */
   partBytes?: number
 }
@@ -37,7 +44,7 @@ export async function uploadInParts(s3: S3Client, options: UploadInPartsOptions)
   const {size} = await stat(options.path)
   const partBytes = Math.max(options.partBytes ?? DEFAULT_PART_BYTES, MIN_PART_BYTES, Math.ceil(size / MAX_PARTS))
   const target = {Bucket: options.bucketName, Key: options.key}
-  const {UploadId} = await s3.send(new CreateMultipartUploadCommand({...target, ContentType: options.contentType}))
+  const {UploadId} = await s3.send(new CreateMultipartUploadCommand({...target, ContentType: options.contentType, ...options.headers}))
   try {
     const ranges = Array.from({length: Math.max(1, Math.ceil(size / partBytes))}, (_, index) => ({
       PartNumber: index + 1,

@@ -2,6 +2,7 @@ import {GetObjectCommand, type S3Client} from '@aws-sdk/client-s3'
 import {getSignedUrl} from '@aws-sdk/s3-request-presigner'
 import {EngineError} from 'html-video-engine/internal/lib/errors/engine-error.js'
 import {encodeRfc3986} from './sigv4.js'
+import {contentDisposition} from './output-settings.js'
 
 /**
  * What HTTPS URL a finished render's output gets: `presigned` (default) signs one that anyone
@@ -19,6 +20,8 @@ export interface OutputUrlOptions {
   privacy?: OutputPrivacy
   /** Lifetime of a presigned URL in seconds (default 3600, at most 604800). */
   urlExpiresInSeconds?: number
+  /** The output's download name: a presigned URL asks S3 to answer with it as Content-Disposition. */
+  downloadName?: string
 }
 
 export interface OutputUrl {
@@ -29,7 +32,7 @@ export interface OutputUrl {
 }
 
 /** Refuses a privacy or lifetime no URL can have, naming the flag and the accepted values. */
-export function checkOutputUrlOptions(options: OutputUrlOptions): Required<OutputUrlOptions> {
+export function checkOutputUrlOptions(options: OutputUrlOptions): Required<Omit<OutputUrlOptions, 'downloadName'>> {
   const privacy = options.privacy ?? 'presigned'
   if (!OUTPUT_PRIVACY.includes(privacy)) {
     throw new EngineError('INVALID_FLAG', `--privacy: "${privacy}" is not a privacy; pass one of ${OUTPUT_PRIVACY.join(', ')}`, {
@@ -60,7 +63,8 @@ export async function outputUrl(s3: S3Client, bucketName: string, key: string, o
   }
   const now = new Date()
   // The client's own presigner: its endpoint rules, path style and credentials (session tokens included).
-  const url = await getSignedUrl(s3, new GetObjectCommand({Bucket: bucketName, Key: key}), {expiresIn: urlExpiresInSeconds, signingDate: now})
+  const disposition = options.downloadName === undefined ? {} : {ResponseContentDisposition: contentDisposition(options.downloadName)}
+  const url = await getSignedUrl(s3, new GetObjectCommand({Bucket: bucketName, Key: key, ...disposition}), {expiresIn: urlExpiresInSeconds, signingDate: now})
   return {url, privacy, expiresAt: new Date(now.getTime() + urlExpiresInSeconds * 1000).toISOString()}
 }
 

@@ -27,6 +27,8 @@ export interface RemovedRender {
   bucketName: string
   /** The output removed (absent when kept, or when the render produced none). */
   outputKey?: string
+  /** Its bucket, when not the render's (`outputBucket`). */
+  outputBucket?: string
   objectsDeleted: number
 }
 
@@ -40,7 +42,8 @@ export async function removeRender(options: RemoveRenderOptions): Promise<Remove
   if (!RENDER_ID.test(renderId)) {
     throw new EngineError('INVALID_FLAG', `renderId: "${renderId}" is not a render id (like mwxileqx-3b73d95040); \`engine lambda renders ls\` lists them`, {field: 'renderId', value: renderId})
   }
-  const bucket = new BucketObjects(options.s3 ?? createS3Client(options), bucketName)
+  const s3 = options.s3 ?? createS3Client(options)
+  const bucket = new BucketObjects(s3, bucketName)
   try {
     const records = await bucket.listKeys(`${RENDERS_PREFIX}${renderId}/`)
     const ended = [renderResultKey, renderFailureKey, renderCancelKey].some((key) => records.includes(key(renderId)))
@@ -55,21 +58,32 @@ export async function removeRender(options: RemoveRenderOptions): Promise<Remove
 
     const doomed: string[] = []
     let outputKey: string | undefined
+    let outputBucket: string | undefined
+    let removedElsewhere = 0
     if (!options.keepOutput) {
       const result = await bucket.getJson<RenderResultRecord>(renderResultKey(renderId))
       const planned = await bucket.getJson<RenderRecord>(renderRecordKey(renderId))
       outputKey = result?.outputKey ?? planned?.outputKey
-      if (result?.outputKind === 'prefix') doomed.push(...(await bucket.listKeys(outputKey!.endsWith('/') ? outputKey! : `${outputKey}/`)))
-      else if (outputKey && (await bucket.exists(outputKey))) doomed.push(outputKey)
+      // An output written to another bucket (`outputBucket`) is removed there, before the records.
+      outputBucket = result?.outputBucket
+      const outputs = outputBucket ? new BucketObjects(s3, outputBucket) : bucket
+      const outputKeys: string[] = []
+      if (result?.outputKind === 'prefix') outputKeys.push(...(await outputs.listKeys(outputKey!.endsWith('/') ? outputKey! : `${outputKey}/`)))
+      else if (outputKey && (await outputs.exists(outputKey))) outputKeys.push(outputKey)
       else outputKey = undefined
-      if (result?.posterKey) doomed.push(result.posterKey)
+      if (result?.posterKey) outputKeys.push(result.posterKey)
+      if (outputs === bucket) doomed.push(...outputKeys)
+      else {
+        await outputs.deleteKeys(outputKeys)
+        removedElsewhere = outputKeys.length
+      }
     }
     doomed.push(...(await bucket.listKeys(scratchPrefix(renderId))))
     // What progress and renders ls read goes last: the render stays listed until everything else is gone.
     const last = [renderRecordKey(renderId), renderResultKey(renderId)]
     doomed.push(...records.filter((key) => !last.includes(key)), ...records.filter((key) => last.includes(key)))
     await bucket.deleteKeys(doomed)
-    return {renderId, bucketName, ...(outputKey && {outputKey}), objectsDeleted: doomed.length}
+    return {renderId, bucketName, ...(outputKey && {outputKey}), ...(outputKey && outputBucket && {outputBucket}), objectsDeleted: doomed.length + removedElsewhere}
   } catch (error) {
     throw awsFailure(error, `removing render ${renderId}`, {bucketName, endpoint: options.endpoint})
   }

@@ -7,6 +7,7 @@ import {storageKeySchema} from 'html-video-engine/internal/lib/render/storage-ke
 import {batchIdSchema} from './batch/batch-ids.js'
 import {executionEndedEventSchema} from './runtime/execution-end-rule.js'
 import {MAX_RENDER_TIMEOUT_SECONDS, MIN_RENDER_TIMEOUT_SECONDS} from './runtime/render-timeout.js'
+import {bucketNameSchema, deleteAfterSchema, downloadNameSchema} from './output-settings.js'
 
 const positiveInt = z.number().int().min(1)
 
@@ -45,6 +46,12 @@ export const renderConfigSchema = z
     targetChunkFrames: positiveInt.optional(),
     /** Capture workers in each chunk (default: the function's vCPUs, at most one per segment of the chunk). */
     concurrencyPerChunk: z.number().int().min(1).max(16).optional(),
+    /** Another bucket for the output (the function's role must be granted it: `lambda deploy --output-bucket`). */
+    outputBucket: bucketNameSchema.optional(),
+    /** The file name a browser saves the output under: its Content-Disposition, also on presigned URLs. */
+    downloadName: downloadNameSchema.optional(),
+    /** The output is tagged so that the bucket's lifecycle rules delete it this long after it was written. */
+    deleteAfter: deleteAfterSchema.optional(),
     /** Seconds from the execution's start after which the render fails with TIMED_OUT (default: from its chunk plan). */
     timeoutSeconds: z.number().int().min(MIN_RENDER_TIMEOUT_SECONDS).max(MAX_RENDER_TIMEOUT_SECONDS).optional(),
   })
@@ -90,7 +97,7 @@ export const stillInputSchema = z
     siteId: siteIdSchema,
     entry: siteEntrySchema,
     outputKey: storageKeySchema,
-    config: renderConfigSchema.pick({fps: true, variables: true, scale: true, strictFonts: true}).extend(stillSettingsSchema.shape).strict(),
+    config: renderConfigSchema.pick({fps: true, variables: true, scale: true, strictFonts: true, outputBucket: true, downloadName: true, deleteAfter: true}).extend(stillSettingsSchema.shape).strict(),
   })
   .strict()
 

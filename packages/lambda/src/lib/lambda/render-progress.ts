@@ -115,7 +115,9 @@ export async function getRenderProgress(options: ProgressOptions): Promise<Rende
   const finishedFrames = frameCount((record?.chunks ?? []).filter((chunk) => finishedChunks.has(chunk.index)))
   const framesDone = succeeded ? (record?.totalFrames ?? 0) : finishedFrames + runningFrames
   // A prefix of frame files has no one URL to give.
-  const https = succeeded && result?.outputKind === 'file' ? await outputUrl(s3, input.bucketName, input.outputKey, options) : undefined
+  const outputBucket = input.config?.outputBucket ?? input.bucketName
+  const https =
+    succeeded && result?.outputKind === 'file' ? await outputUrl(s3, outputBucket, input.outputKey, {...options, downloadName: input.config?.downloadName}) : undefined
   const startedAt = execution.startDate ?? new Date()
   const stoppedAt = execution.stopDate
   const memoryMb = record?.plan.memoryMb ?? DEFAULT_MEMORY_MB
@@ -129,9 +131,9 @@ export async function getRenderProgress(options: ProgressOptions): Promise<Rende
     chunks: {done: succeeded ? (record?.chunks.length ?? 0) : finishedChunks.size, total: record?.chunks.length},
     frames: {done: framesDone, total: record?.totalFrames},
     output: {
-      bucketName: input.bucketName,
+      bucketName: outputBucket,
       outputKey: input.outputKey,
-      url: `s3://${input.bucketName}/${input.outputKey}`,
+      url: `s3://${outputBucket}/${input.outputKey}`,
       bytes: result?.bytes,
       ...(https && {https}),
       ...(result?.posterKey && {posterKey: result.posterKey}),

@@ -2,6 +2,7 @@ import type {StillFormat} from 'html-video-engine/internal/lib/still/still-setti
 import type {BrowserSource} from 'html-video-engine/internal/lib/browser/browser-choice.js'
 import type {RenderPlan} from 'html-video-engine/internal/lib/plan/render-plan.js'
 import type {ChunkItem} from './render-input.js'
+import type {OutputSettings} from './output-settings.js'
 
 /** `scratch/<renderId>/plan.json`: everything a chunk needs, written once by `plan`. */
 export interface StoredPlan {
@@ -27,6 +28,8 @@ export interface StoredPlan {
   deadline?: string
   /** Capture workers each chunk runs (see chunkWorkers). */
   workersPerChunk?: number
+  /** The config's outputBucket, downloadName and deleteAfter: where assemble writes the output and with what headers. */
+  output?: OutputSettings
 }
 
 /** One handler invocation, for the cost estimate. */
@@ -96,6 +99,8 @@ export interface ChunkManifest {
 /** `renders/<renderId>/result.json`: what `assemble` produced. */
 export interface RenderResultRecord {
   renderId: string
+  /** Where the output is when it is not in the render's bucket (`config.outputBucket`). */
+  outputBucket?: string
   outputKey: string
   /** For frame-file formats the output is a prefix holding one object per frame. */
   outputKind: 'file' | 'prefix'

@@ -12,7 +12,7 @@ import {
   type S3Client,
 } from '@aws-sdk/client-s3'
 import {readLines} from 'html-video-engine/internal/lib/batch/rows/read-lines.js'
-import {MULTIPART_THRESHOLD_BYTES, uploadInParts} from './multipart-upload.js'
+import {MULTIPART_THRESHOLD_BYTES, uploadInParts, type ObjectHeaders} from './multipart-upload.js'
 import {makeDirectory} from 'html-video-engine/internal/lib/files/make-directory.js'
 
 /** One bucket, seen through the handful of operations the stack needs. */
@@ -48,11 +48,12 @@ export class BucketObjects {
   }
 
   /** Large files (outputs, the function bundle) go up in parts; see multipart-upload.ts. */
-  async uploadFile(key: string, path: string, contentType?: string): Promise<number> {
+  /** `headers`: a render output's Content-Disposition and tags (see outputObjectHeaders). */
+  async uploadFile(key: string, path: string, contentType?: string, headers: ObjectHeaders = {}): Promise<number> {
     const {size} = await stat(path)
-    if (size >= MULTIPART_THRESHOLD_BYTES) return uploadInParts(this.s3, {bucketName: this.bucketName, key, path, contentType})
+    if (size >= MULTIPART_THRESHOLD_BYTES) return uploadInParts(this.s3, {bucketName: this.bucketName, key, path, contentType, headers})
     await this.s3.send(
-      new PutObjectCommand({Bucket: this.bucketName, Key: key, Body: createReadStream(path), ContentLength: size, ContentType: contentType}),
+      new PutObjectCommand({Bucket: this.bucketName, Key: key, Body: createReadStream(path), ContentLength: size, ContentType: contentType, ...headers}),
     )
     return size
   }

@@ -21,6 +21,8 @@ export interface StackRecord {
   deployedAt: string
   /** `local` for `engine lambda local`. */
   kind: 'aws' | 'local'
+  /** Buckets besides the render bucket the function may write outputs to (`deploy --output-bucket`). */
+  outputBuckets?: string[]
   /** Formats the function renders (built-in and bundled plugins'); absent when unknown (deployed with --code). */
   formats?: string[]
 }

@@ -69,7 +69,7 @@ export async function stillOnLambda(options: StillOnLambdaOptions): Promise<Lamb
     throw new EngineError(failure?.code ?? 'INTERNAL', `still on ${functionName}: ${failure?.message ?? payload}`, failure?.details)
   }
   const result = JSON.parse(payload) as StillOutput
-  const url = await outputUrl(s3, siteHandle.bucketName, result.outputKey, options)
+  const url = await outputUrl(s3, input.config.outputBucket ?? siteHandle.bucketName, result.outputKey, {...options, downloadName: input.config.downloadName})
   return {...result, functionName, ...(url && {outputUrl: url})}
 }
 

@@ -18,6 +18,7 @@ import {elapsedMs, type ActionContext} from './action-context.js'
 import {readPlan} from './read-plan.js'
 import {makeTempDirectory} from 'html-video-engine/internal/lib/files/temp-directory.js'
 import {readStop, stoppedError} from '../runtime/render-stop.js'
+import {outputObjectHeaders, type OutputSettings} from '../output-settings.js'
 
 const DOWNLOAD_CONCURRENCY = 8
 
@@ -62,16 +63,19 @@ export async function assembleAction(event: AssembleEvent, context: ActionContex
     const outputPath = join(workDir, 'output' + (outputExtension(format) ?? ''))
     await assembleRender(stored.plan, segments, {outputPath, audioTrack: audio?.path, ffmpeg})
     await throwIfStopped(bucket, renderId)
-    const {bytes, outputKind, keys} = await uploadOutput(bucket, outputPath, stored.outputKey)
+    // The output (and its poster) may go to another bucket; the records stay in the render's.
+    const settings = stored.output ?? {}
+    const outputs = settings.outputBucket ? new BucketObjects(context.s3, settings.outputBucket) : bucket
+    const {bytes, outputKind, keys} = await uploadOutput(outputs, outputPath, stored.outputKey, settings)
     if (stored.poster) {
       const posterPath = join(workDir, basename(stored.poster.key))
       await bucket.downloadFile(posterScratchKey(renderId), posterPath)
-      await bucket.uploadFile(stored.poster.key, posterPath, contentType(posterPath))
+      await outputs.uploadFile(stored.poster.key, posterPath, contentType(posterPath), outputObjectHeaders({deleteAfter: settings.deleteAfter}))
       keys.push(stored.poster.key)
     }
     // AWS does not stop an invocation when its execution is stopped: a render cancelled while it
     // was being assembled must not be left with an output.
-    await throwIfStopped(bucket, renderId, () => bucket.deleteKeys(keys))
+    await throwIfStopped(bucket, renderId, () => outputs.deleteKeys(keys))
     const range = renderedFrames(stored.plan)
     const totalFrames = range.end - range.start
     const durationSeconds = frameTime(totalFrames, stored.plan.fps)
@@ -81,8 +85,8 @@ export async function assembleAction(event: AssembleEvent, context: ActionContex
       renderId,
       renderPayload({
         id: renderId,
-        output: `s3://${event.bucketName}/${stored.outputKey}`,
-        poster: stored.poster && `s3://${event.bucketName}/${stored.poster.key}`,
+        output: `s3://${outputs.bucketName}/${stored.outputKey}`,
+        poster: stored.poster && `s3://${outputs.bucketName}/${stored.poster.key}`,
         durationSeconds,
         renderMs: record ? Date.now() - Date.parse(record.plannedAt) + record.plan.durationMs : null,
       }),
@@ -90,6 +94,7 @@ export async function assembleAction(event: AssembleEvent, context: ActionContex
 
     const result: RenderResultRecord = {
       renderId,
+      ...(settings.outputBucket && {outputBucket: settings.outputBucket}),
       outputKey: stored.outputKey,
       outputKind,
       bytes,
@@ -136,13 +141,14 @@ async function throwIfStopped(bucket: BucketObjects, renderId: string, removeSto
 }
 
 /** A file goes to `outputKey`; a frame directory becomes one object per frame under `outputKey/`. */
-async function uploadOutput(bucket: BucketObjects, outputPath: string, outputKey: string): Promise<{bytes: number; outputKind: 'file' | 'prefix'; keys: string[]}> {
-  if (!(await stat(outputPath)).isDirectory()) return {bytes: await bucket.uploadFile(outputKey, outputPath, contentType(outputKey)), outputKind: 'file', keys: [outputKey]}
+/** Frame files are tagged like a file output, but get no download name: one name would fit none of them. */
+async function uploadOutput(bucket: BucketObjects, outputPath: string, outputKey: string, settings: OutputSettings): Promise<{bytes: number; outputKind: 'file' | 'prefix'; keys: string[]}> {
+  if (!(await stat(outputPath)).isDirectory()) return {bytes: await bucket.uploadFile(outputKey, outputPath, contentType(outputKey), outputObjectHeaders(settings)), outputKind: 'file', keys: [outputKey]}
   let bytes = 0
   const prefix = outputKey.replace(/\/+$/, '') + '/'
   const keys: string[] = []
   for (const name of (await readdir(outputPath)).sort()) {
-    bytes += await bucket.uploadFile(prefix + name, join(outputPath, name), contentType(name))
+    bytes += await bucket.uploadFile(prefix + name, join(outputPath, name), contentType(name), outputObjectHeaders({deleteAfter: settings.deleteAfter}))
     keys.push(prefix + name)
   }
   return {bytes, outputKind: 'prefix', keys}

@@ -22,6 +22,7 @@ import {readStackRecord} from '../stack-record.js'
 import {audioTrackKey, planKey, renderRecordKey} from '../storage-keys.js'
 import {checkConfig} from '../validate-config.js'
 import {assertWithinWorkflowBudget, chunkFanOut} from '../workflow-limits.js'
+import {outputSettingsOf} from '../output-settings.js'
 import {elapsedMs, type ActionContext} from './action-context.js'
 import {siteFontPackages} from '../site-fonts.js'
 import {planPageRequests} from 'html-video-engine/internal/lib/capture/plan-page-requests.js'
@@ -90,6 +91,7 @@ export async function planAction({render, executionStartedAt}: PlanEvent, contex
     ...(config.strictFonts && {strictFonts: true}),
     deadline,
     workersPerChunk,
+    ...(outputSettingsOf(config) && {output: outputSettingsOf(config)}),
   }
   await bucket.putJson(planKey(render.renderId), stored)
   const record: RenderRecord = {

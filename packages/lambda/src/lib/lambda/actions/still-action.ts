@@ -7,6 +7,7 @@ import {stillExtension, stillFormatOf} from 'html-video-engine/internal/lib/stil
 import {fetchSite, siteEntryPath} from '../fetch-site.js'
 import type {StillEvent} from '../render-input.js'
 import {BucketObjects} from '../s3-objects.js'
+import {outputObjectHeaders} from '../output-settings.js'
 import {siteFontPackages} from '../site-fonts.js'
 import type {ActionContext} from './action-context.js'
 import {makeTempDirectory} from 'html-video-engine/internal/lib/files/temp-directory.js'
@@ -27,7 +28,7 @@ export async function stillAction(event: StillEvent, context: ActionContext): Pr
   const {bucketName, siteId, entry, outputKey, config} = event.still
   const bucket = new BucketObjects(context.s3, bucketName)
   const siteDir = await fetchSite(bucket, siteId)
-  const {variables, fps, scale, strictFonts, ...settings} = config
+  const {variables, fps, scale, strictFonts, outputBucket, downloadName, deleteAfter, ...settings} = config
   const format = settings.format ?? stillFormatOf(outputKey, 'outputKey', 'INVALID_REQUEST')
   const workDir = await makeTempDirectory('still')
   try {
@@ -46,7 +47,8 @@ export async function stillAction(event: StillEvent, context: ActionContext): Pr
         if (renderEvent.type === 'warning') warnings.push({code: renderEvent.code, message: renderEvent.message})
       },
     })
-    await bucket.uploadFile(outputKey, image, contentType(outputKey))
+    const outputs = outputBucket ? new BucketObjects(context.s3, outputBucket) : bucket
+    await outputs.uploadFile(outputKey, image, contentType(outputKey), outputObjectHeaders({downloadName, deleteAfter}))
     return {outputKey, ...result, warnings}
   } finally {
     await rm(workDir, {recursive: true, force: true})

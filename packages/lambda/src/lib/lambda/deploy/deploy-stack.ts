@@ -21,6 +21,8 @@ import {DEFAULT_STACK_NAME, stackResources, type Architecture, type RoleDefiniti
 export interface DeployStackOptions extends AwsClientOptions {
   name?: string
   bucketName?: string
+  /** Other buckets renders may write their output to (`--output-bucket`, repeatable). */
+  outputBuckets?: string[]
   /** Default: 10,240 MB, or the account's cap when it allows less (a new account: 3,008 MB). */
   memoryMb?: number
   reservedConcurrency?: number
@@ -86,7 +88,7 @@ export async function deployStack(options: DeployStackOptions): Promise<Deployed
       },
     )
     const reservation = planReservation(options.reservedConcurrency, account, existing?.reserved)
-    const settings = {region, accountId: identity.Account!, name, bucketName: options.bucketName, memoryMb: options.memoryMb, arch, logRetentionDays: options.logRetentionDays, alarmTopicArn: options.alarmTopicArn}
+    const settings = {region, accountId: identity.Account!, name, bucketName: options.bucketName, memoryMb: options.memoryMb, arch, logRetentionDays: options.logRetentionDays, alarmTopicArn: options.alarmTopicArn, outputBuckets: options.outputBuckets}
     // Every setting is checked here, before anything is created.
     let resources = stackResources({...settings, reservedConcurrency: reservation.reserve})
     if (reservation.notice) notice(reservation.notice)
@@ -191,6 +193,7 @@ export async function deployStack(options: DeployStackOptions): Promise<Deployed
       deployedAt: new Date().toISOString(),
       kind: 'aws',
       formats: code.formats,
+      ...(options.outputBuckets?.length && {outputBuckets: [...new Set(options.outputBuckets)]}),
     }
     await bucket.putJson(STACK_RECORD_KEY, record)
     return {resources, version: deployed.version, previousVersion: deployed.previousVersion, memoryMb: deployed.memoryMb, reservedConcurrency: deployed.reservedConcurrency}

@@ -1,4 +1,5 @@
 import {denyDeployedObjects} from './stack-roles.js'
+import {assertBucketName} from '../output-settings.js'
 import {DEFAULT_STACK_NAME, functionRoleName, type PolicyDocument} from './stack-resources.js'
 
 export interface PolicyScope {
@@ -8,6 +9,8 @@ export interface PolicyScope {
   name?: string
   /** The bucket (`deploy --bucket-name`; default `<name>-<accountId>-<region>`). */
   bucketName?: string
+  /** Other buckets outputs go to (`deploy --output-bucket`). */
+  outputBuckets?: string[]
 }
 
 type Statement = Omit<PolicyDocument['Statement'][number], 'Effect'> & {Effect: 'Allow' | 'Deny'; Condition?: Record<string, Record<string, string | string[]>>}
@@ -70,6 +73,7 @@ function callerStatements(scope: PolicyScope): Statement[] {
     {Sid: 'BatchCounts', Effect: 'Allow', Action: ['states:DescribeMapRun'], Resource: arn.mapRuns},
     // engine lambda still: one direct invocation of the render function.
     {Sid: 'RenderStills', Effect: 'Allow', Action: ['lambda:InvokeFunction'], Resource: [arn.function, `${arn.function}:*`]},
+    ...outputBucketCallerStatements(scope.outputBuckets ?? []),
   ]
 }
 
@@ -126,4 +130,17 @@ export function deployerPolicy(scope: PolicyScope): ScopedPolicyDocument {
       ...callerStatements(scope),
     ],
   }
+}
+
+/**
+ * Outputs in other buckets: presigned URLs are signed with the caller's credentials, so the caller
+ * reads them; `renders rm` lists a frame-file output and deletes it.
+ */
+function outputBucketCallerStatements(buckets: readonly string[]): Statement[] {
+  const names = [...new Set(buckets)].map((bucket) => assertBucketName(bucket, '--output-bucket'))
+  if (names.length === 0) return []
+  return [
+    {Sid: 'ListOutputBuckets', Effect: 'Allow', Action: ['s3:ListBucket'], Resource: names.map((bucket) => `arn:aws:s3:::${bucket}`)},
+    {Sid: 'Outputs', Effect: 'Allow', Action: ['s3:GetObject', 's3:DeleteObject'], Resource: names.map((bucket) => `arn:aws:s3:::${bucket}/*`)},
+  ]
 }

@@ -4,6 +4,7 @@ import {SCRATCH_PREFIX} from '../storage-keys.js'
 import {BUNDLE_HANDLER} from '../bundle/bundle-layout.js'
 import {batchStateMachineArnOf, batchStateMachineDefinition} from '../batch/batch-state-machine.js'
 import {stackAlarms, type AlarmDefinition} from './stack-alarms.js'
+import {assertBucketName, deleteAfterRules} from '../output-settings.js'
 import {functionRole, stateMachineRole, type RoleDefinition} from './stack-roles.js'
 
 export {functionRoleName, trustPolicy, type PolicyDocument, type RoleDefinition} from './stack-roles.js'
@@ -47,6 +48,8 @@ export interface StackSettings {
   alarmTopicArn?: string
   /** Alarm when the function is invoked more often than this in an hour (runaway batches). */
   invocationsPerHourAlarm?: number
+  /** Buckets besides the render bucket that renders may write their output to (`--output-bucket`): the function's role is granted them. */
+  outputBuckets?: string[]
   /**
    * The published version the workflows invoke. Executions keep the definition they started with,
    * so a render started before a deploy runs every chunk on its version.
@@ -67,7 +70,7 @@ export interface StackResources {
     Bucket: string
     PublicAccessBlockConfiguration: {BlockPublicAcls: true; IgnorePublicAcls: true; BlockPublicPolicy: true; RestrictPublicBuckets: true}
     LifecycleConfiguration: {
-      Rules: {ID: string; Status: 'Enabled'; Filter: {Prefix: string}; Expiration?: {Days: number}; AbortIncompleteMultipartUpload?: {DaysAfterInitiation: number}}[]
+      Rules: {ID: string; Status: 'Enabled'; Filter: {Prefix: string} | {Tag: {Key: string; Value: string}}; Expiration?: {Days: number}; AbortIncompleteMultipartUpload?: {DaysAfterInitiation: number}}[]
     }
   }
   functionRole: RoleDefinition
@@ -123,7 +126,8 @@ export function stackResources(settings: StackSettings): StackResources {
   const stateMachineArn = `arn:aws:states:${region}:${accountId}:stateMachine:${name}`
   const batchStateMachineArn = batchStateMachineArnOf(stateMachineArn)
   const logGroupName = `/aws/lambda/${name}`
-  const scope = {name, region, accountId, bucketName, functionArn, stateMachineArn, batchStateMachineArn, logGroupName}
+  const outputBuckets = [...new Set(settings.outputBuckets ?? [])].map((bucket) => assertBucketName(bucket, '--output-bucket'))
+  const scope = {name, region, accountId, bucketName, functionArn, stateMachineArn, batchStateMachineArn, logGroupName, outputBuckets}
 
   return {
     bucket: {
@@ -135,6 +139,8 @@ export function stackResources(settings: StackSettings): StackResources {
           // Outputs, sites and bundles go up in parts too; a function killed mid-upload leaves
           // parts that are billed but never listed, wherever in the bucket they were headed.
           {ID: 'abort-incomplete-uploads', Status: 'Enabled', Filter: {Prefix: ''}, AbortIncompleteMultipartUpload: {DaysAfterInitiation: 1}},
+          // Outputs rendered with --delete-after carry its tag; each value's rule expires them.
+          ...deleteAfterRules(),
         ],
       },
     },

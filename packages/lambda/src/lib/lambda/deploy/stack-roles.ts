@@ -34,6 +34,8 @@ export interface RoleScope {
   stateMachineArn: string
   batchStateMachineArn: string
   logGroupName: string
+  /** Other buckets renders write outputs to (`deploy --output-bucket`). */
+  outputBuckets?: string[]
 }
 
 /**
@@ -51,7 +53,9 @@ export function functionRole(scope: RoleScope): RoleDefinition {
       Version: '2012-10-17',
       Statement: [
         {Sid: 'ListRenderBucket', Effect: 'Allow', Action: ['s3:ListBucket'], Resource: `arn:aws:s3:::${scope.bucketName}`},
-        {Sid: 'RenderObjects', Effect: 'Allow', Action: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject', 's3:AbortMultipartUpload'], Resource: `arn:aws:s3:::${scope.bucketName}/*`},
+        // PutObjectTagging: an output written with --delete-after carries its tag.
+        {Sid: 'RenderObjects', Effect: 'Allow', Action: ['s3:GetObject', 's3:PutObject', 's3:PutObjectTagging', 's3:DeleteObject', 's3:AbortMultipartUpload'], Resource: `arn:aws:s3:::${scope.bucketName}/*`},
+        ...outputBucketStatements(scope.outputBuckets ?? []),
         {Sid: 'OwnLogs', Effect: 'Allow', Action: ['logs:CreateLogStream', 'logs:PutLogEvents'], Resource: `${logGroupArn}:*`},
         denyDeployedObjects(scope.bucketName),
       ],
@@ -110,4 +114,21 @@ export function denyDeployedObjects(bucketName: string): PolicyDocument['Stateme
     Action: ['s3:PutObject', 's3:DeleteObject'],
     Resource: [`arn:aws:s3:::${bucketName}/${DEPLOY_PREFIX}*`, `arn:aws:s3:::${bucketName}/${STACK_RECORD_KEY}`],
   }
+}
+
+/**
+ * Outputs to other buckets (`--output-bucket`): the function writes the output and its poster
+ * (tagged for --delete-after) and deletes them again when the render was stopped meanwhile; it
+ * reads nothing there.
+ */
+export function outputBucketStatements(buckets: readonly string[]): PolicyDocument['Statement'] {
+  if (buckets.length === 0) return []
+  return [
+    {
+      Sid: 'OutputBuckets',
+      Effect: 'Allow',
+      Action: ['s3:PutObject', 's3:PutObjectTagging', 's3:DeleteObject', 's3:AbortMultipartUpload'],
+      Resource: buckets.map((bucket) => `arn:aws:s3:::${bucket}/*`),
+    },
+  ]
 }

@@ -19,6 +19,7 @@ import {renderStateMachineDefinition} from '../state-machine-definition.js'
 import {batchStateMachineArnOf, batchStateMachineDefinition} from '../batch/batch-state-machine.js'
 import {BundleFunction} from './bundle-function.js'
 import {confineStoreKeys} from './confine-store-keys.js'
+import {keepTagsOfPuts} from './tags-on-put.js'
 import {WarmChildren} from './warm-children.js'
 import {LocalFunction} from './local-function.js'
 import {isLambdaRequest, LocalLambdaApi} from './lambda-invoke-api.js'
@@ -88,6 +89,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   makeListingsTolerateWrites(s3rver.store)
   keepContinuationTokensWorking()
   confineStoreKeys(s3rver.store)
+  const noteTags = keepTagsOfPuts(s3rver.store)
   await s3rver.configureBuckets()
   const s3Handler = s3rver.callback()
 
@@ -139,6 +141,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       sendInvalidKey(request, response, problem)
       return
     }
+    noteTags(request)
     s3Handler(request, response)
   }
   await listen(server, options.port ?? 0, host)

@@ -27,6 +27,7 @@ declare module 's3rver' {
     putPart(bucket: string, uploadId: string, partNumber: number, content: NodeJS.ReadableStream): Promise<{size: number; md5: string}>
     putObjectMultipart(bucket: string, uploadId: string, parts: {number: number; etag: string}[]): Promise<{size: number; md5: string}>
     listObjects(bucket: string, options: Record<string, unknown>): Promise<unknown>
+    putSubresource(bucket: string, key: string, resource: {type: string; toXML(): string}): Promise<void>
   }
 
   export default class S3rver {

@@ -1,0 +1,137 @@
+import {mkdtemp, rm, writeFile} from 'node:fs/promises'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {CreateBucketCommand, GetObjectTaggingCommand, HeadObjectCommand} from '@aws-sdk/client-s3'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {assertOutputBucketGranted} from '../../packages/lambda/src/cli/lambda-flags.js'
+import {createS3Client} from '../../packages/lambda/src/lib/lambda/aws-clients.js'
+import {renderCallerPolicy} from '../../packages/lambda/src/lib/lambda/deploy/iam-policies.js'
+import {stackResources} from '../../packages/lambda/src/lib/lambda/deploy/stack-resources.js'
+import {removeRender, waitForRender} from '../../packages/lambda/src/lib/lambda/index.js'
+import {bucketNameProblem, contentDisposition, downloadNameProblem} from '../../packages/lambda/src/lib/lambda/output-settings.js'
+import {probeVideoStream} from '../support/media.js'
+import {runCli, type CliResult} from '../support/run-cli.js'
+import {sharedStack} from '../support/shared-stack.js'
+import {LAMBDA_FIXTURES, type RunningStack} from './support.js'
+
+const PROJECT = join(LAMBDA_FIXTURES, 'project')
+
+describe('output settings, checked alike for the CLI, the SDK and the handler', () => {
+  it('a download name becomes Content-Disposition per RFC 6266: an ASCII filename and, for anything else, an RFC 5987 filename*', () => {
+    expect(contentDisposition('launch.mp4')).toBe('attachment; filename="launch.mp4"')
+    expect(contentDisposition('say "hi".mp4')).toBe('attachment; filename="say \\"hi\\".mp4"')
+    expect(contentDisposition("Café ☕ l'été (1).mp4")).toBe(`attachment; filename="Caf_ _ l'_t_ (1).mp4"; filename*=UTF-8''Caf%C3%A9%20%E2%98%95%20l%27%C3%A9t%C3%A9%20%281%29.mp4`)
+    expect(downloadNameProblem('a/b.mp4')).toMatch(/path separator/)
+    expect(downloadNameProblem('..\\b.mp4')).toMatch(/path separator/)
+    expect(downloadNameProblem('a\r\nSet-Cookie: x=1')).toMatch(/control character/)
+    expect(downloadNameProblem('')).toMatch(/empty/)
+    expect(downloadNameProblem('x'.repeat(256))).toMatch(/at most 255/)
+    expect(bucketNameProblem('Other_Bucket')).toMatch(/lowercase letters, digits, dots and hyphens/)
+    expect(bucketNameProblem('192.168.0.1')).toMatch(/IP address/)
+    expect(bucketNameProblem('my-outputs')).toBeUndefined()
+  })
+
+  it('deploy writes a lifecycle rule per --delete-after value, grants --output-bucket buckets to the function, and the caller policy covers them', () => {
+    const resources = stackResources({region: 'eu-west-1', accountId: '123456789012', outputBuckets: ['client-videos']})
+    expect(resources.bucket.LifecycleConfiguration.Rules.filter((rule) => 'Tag' in rule.Filter)).toEqual([
+      {ID: 'engine-delete-after-1d', Status: 'Enabled', Filter: {Tag: {Key: 'engine-delete-after', Value: '1d'}}, Expiration: {Days: 1}},
+      {ID: 'engine-delete-after-7d', Status: 'Enabled', Filter: {Tag: {Key: 'engine-delete-after', Value: '7d'}}, Expiration: {Days: 7}},
+      {ID: 'engine-delete-after-30d', Status: 'Enabled', Filter: {Tag: {Key: 'engine-delete-after', Value: '30d'}}, Expiration: {Days: 30}},
+    ])
+    const statements = Object.fromEntries(resources.functionRole.PolicyDocument.Statement.map((statement) => [statement.Sid, statement]))
+    // A PutObject with tags needs s3:PutObjectTagging too.
+    expect(statements.RenderObjects.Action).toContain('s3:PutObjectTagging')
+    expect(statements.OutputBuckets).toEqual({
+      Sid: 'OutputBuckets',
+      Effect: 'Allow',
+      Action: ['s3:PutObject', 's3:PutObjectTagging', 's3:DeleteObject', 's3:AbortMultipartUpload'],
+      Resource: ['arn:aws:s3:::client-videos/*'],
+    })
+    expect(stackResources({region: 'eu-west-1', accountId: '123456789012'}).functionRole.PolicyDocument.Statement.map((statement) => statement.Sid)).not.toContain('OutputBuckets')
+    expect(() => stackResources({region: 'eu-west-1', accountId: '123456789012', outputBuckets: ['Bad_Bucket']})).toThrow(/--output-bucket: "Bad_Bucket" is not a bucket name/)
+    const caller = renderCallerPolicy({region: 'eu-west-1', accountId: '123456789012', outputBuckets: ['client-videos']})
+    expect(caller.Statement.find((statement) => statement.Sid === 'Outputs')).toMatchObject({Action: ['s3:GetObject', 's3:DeleteObject'], Resource: ['arn:aws:s3:::client-videos/*']})
+    // A deployed stack refuses a bucket it was not granted before anything starts; the local stack has no IAM.
+    const stack = {functionName: 'engine-render', stateMachineArn: 'arn', region: 'eu-west-1', memoryMb: 3008, deployedAt: '', kind: 'aws' as const, outputBuckets: ['client-videos']}
+    expect(() => assertOutputBucketGranted({outputBucket: 'client-videos'}, stack)).not.toThrow()
+    expect(() => assertOutputBucketGranted({outputBucket: 'elsewhere'}, stack)).toThrow(/--output-bucket: .*may not write to "elsewhere" \(it may write to client-videos\); run `engine lambda deploy --output-bucket elsewhere` first/)
+    expect(() => assertOutputBucketGranted({outputBucket: 'elsewhere'}, {...stack, kind: 'local'})).not.toThrow()
+  })
+})
+
+describe('--download-name, --output-bucket and --delete-after on the local stack', () => {
+  let stack: RunningStack
+  let scratch: string
+  let siteId: string
+  const outputBucket = `engine-out-${Date.now().toString(36)}`
+  const lambda = (args: string[]): Promise<CliResult> => runCli(['lambda', ...args], {env: stack.env})
+  const s3 = () => createS3Client({endpoint: stack.env.ENGINE_AWS_ENDPOINT})
+
+  beforeAll(async () => {
+    ;[stack, scratch] = await Promise.all([sharedStack(), mkdtemp(join(tmpdir(), 'engine-lambda-outputs-'))])
+    await s3().send(new CreateBucketCommand({Bucket: outputBucket}))
+    const site = await lambda(['sites', 'create', PROJECT])
+    siteId = /^Site ID: (\w+)$/m.exec(site.stdout)![1]!
+  }, 60_000)
+  afterAll(async () => {
+    await stack?.stop()
+    if (scratch) await rm(scratch, {recursive: true, force: true})
+  })
+
+  it('bad values are refused before anything is uploaded or started, naming the flag', async () => {
+    for (const [flag, value, message] of [
+      ['--download-name', 'clips/launch.mp4', /--download-name: "clips\/launch.mp4" contains a path separator/],
+      ['--download-name', 'launch\u0007.mp4', /--download-name: .* contains a control character/],
+      ['--output-bucket', 'Not_A_Bucket', /--output-bucket: "Not_A_Bucket" is not a bucket name/],
+      ['--delete-after', '2d', /--delete-after.*2d/],
+    ] as const) {
+      const result = await lambda(['render', PROJECT, '--site-id', siteId, flag, value])
+      expect(result.code, `${flag} ${value}`).not.toBe(0)
+      expect(result.stderr, `${flag} ${value}`).toMatch(message)
+      expect(result.stdout).not.toMatch(/renderId/)
+    }
+  }, 120_000)
+
+  it('a render to another bucket: the output there with its Content-Disposition and deletion tag, a presigned URL that carries the name, and renders rm removes it there', async () => {
+    const name = 'Café résumé.mp4'
+    const started = await lambda(['render', PROJECT, '--site-id', siteId, '--frames', '0-14', '--keyframe-interval', '0.5', '--chunk-size', '15', '--output-key', 'out/named.mp4', '--download-name', name, '--output-bucket', outputBucket, '--delete-after', '7d', '--json'])
+    expect(started.code, started.stderr).toBe(0)
+    const {renderId} = JSON.parse(started.stdout) as {renderId: string}
+    const done = await waitForRender({render: renderId, endpoint: stack.env.ENGINE_AWS_ENDPOINT, stateMachineArn: stack.env.ENGINE_SFN_ARN, pollMs: 300, signal: AbortSignal.timeout(180_000)})
+    expect(done.error).toBeUndefined()
+    expect(done.output).toMatchObject({bucketName: outputBucket, outputKey: 'out/named.mp4', url: `s3://${outputBucket}/out/named.mp4`})
+    // Not in the render bucket: only its records are.
+    expect(await stack.bucket.exists('out/named.mp4')).toBe(false)
+
+    const expected = `attachment; filename="Caf_ r_sum_.mp4"; filename*=UTF-8''Caf%C3%A9%20r%C3%A9sum%C3%A9.mp4`
+    const head = await s3().send(new HeadObjectCommand({Bucket: outputBucket, Key: 'out/named.mp4'}))
+    expect(head.ContentDisposition).toBe(expected)
+    const {TagSet} = await s3().send(new GetObjectTaggingCommand({Bucket: outputBucket, Key: 'out/named.mp4'}))
+    expect(TagSet).toEqual([{Key: 'engine-delete-after', Value: '7d'}])
+
+    const url = done.output.https!.url
+    expect(new URL(url).searchParams.get('response-content-disposition')).toBe(expected)
+    const response = await fetch(url, {signal: AbortSignal.timeout(30_000)})
+    expect(response.status).toBe(200)
+    expect(response.headers.get('content-disposition')).toBe(expected)
+    const file = join(scratch, 'named.mp4')
+    await writeFile(file, Buffer.from(await response.arrayBuffer()))
+    expect(await probeVideoStream(file)).toMatchObject({width: 320, height: 180, nb_read_frames: '15'})
+
+    const removed = await removeRender({renderId, bucketName: stack.env.ENGINE_BUCKET, endpoint: stack.env.ENGINE_AWS_ENDPOINT, stateMachineArn: stack.env.ENGINE_SFN_ARN})
+    expect(removed).toMatchObject({outputKey: 'out/named.mp4', outputBucket})
+    await expect(s3().send(new HeadObjectCommand({Bucket: outputBucket, Key: 'out/named.mp4'}))).rejects.toThrow()
+  }, 240_000)
+
+  it('a still gets the same: its download name and tag, in the render bucket by default', async () => {
+    const result = await lambda(['still', PROJECT, '--site-id', siteId, '--frame', '5', '--output-key', 'stills/named.png', '--download-name', 'frame five.png', '--delete-after', '1d', '--json'])
+    expect(result.code, result.stderr).toBe(0)
+    const done = JSON.parse(result.stdout.trim().split('\n').at(-1)!) as {outputUrl: {url: string}}
+    const head = await s3().send(new HeadObjectCommand({Bucket: stack.env.ENGINE_BUCKET, Key: 'stills/named.png'}))
+    expect(head.ContentDisposition).toBe('attachment; filename="frame five.png"')
+    const {TagSet} = await s3().send(new GetObjectTaggingCommand({Bucket: stack.env.ENGINE_BUCKET, Key: 'stills/named.png'}))
+    expect(TagSet).toEqual([{Key: 'engine-delete-after', Value: '1d'}])
+    const response = await fetch(done.outputUrl.url, {signal: AbortSignal.timeout(30_000)})
+    expect(response.headers.get('content-disposition')).toBe('attachment; filename="frame five.png"')
+  }, 120_000)
+})
