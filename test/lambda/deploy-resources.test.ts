@@ -10,11 +10,12 @@ const actions = (policy: PolicyDocument) => policy.Statement.flatMap((statement)
 const resourcesOf = (policy: PolicyDocument) => policy.Statement.flatMap((statement) => [statement.Resource ?? []].flat())
 
 describe('what `engine lambda deploy` creates', () => {
-  it('a private bucket whose render scratch expires and whose unfinished uploads are aborted, and nothing else', () => {
+  it('a private bucket whose render scratch expires, whose unfinished uploads are aborted and whose --delete-after outputs expire, and nothing else', () => {
     expect(resources.bucket.Bucket).toBe(BUCKET)
     expect(resources.bucket.PublicAccessBlockConfiguration).toEqual({BlockPublicAcls: true, IgnorePublicAcls: true, BlockPublicPolicy: true, RestrictPublicBuckets: true})
     const rules = resources.bucket.LifecycleConfiguration.Rules
-    expect(rules).toHaveLength(2)
+    // Then one rule per --delete-after value (test/lambda/lambda-output-settings.test.ts).
+    expect(rules.map((rule) => rule.ID)).toEqual(['expire-render-scratch', 'abort-incomplete-uploads', 'engine-delete-after-1d', 'engine-delete-after-7d', 'engine-delete-after-30d'])
     expect(rules[0]).toMatchObject({Status: 'Enabled', Filter: {Prefix: 'scratch/'}, Expiration: {Days: 3}})
     // Bucket-wide: outputs and sites are uploaded in parts as well as scratch.
     expect(rules[1]).toEqual({ID: 'abort-incomplete-uploads', Status: 'Enabled', Filter: {Prefix: ''}, AbortIncompleteMultipartUpload: {DaysAfterInitiation: 1}})
@@ -43,7 +44,7 @@ describe('what `engine lambda deploy` creates', () => {
     expect(role.AssumeRolePolicyDocument.Statement).toEqual([{Effect: 'Allow', Principal: {Service: 'lambda.amazonaws.com'}, Action: ['sts:AssumeRole']}])
     const allowed = role.PolicyDocument.Statement.filter((statement) => statement.Effect === 'Allow')
     expect(allowed.flatMap((statement) => statement.Action).sort()).toEqual(
-      ['logs:CreateLogStream', 'logs:PutLogEvents', 's3:AbortMultipartUpload', 's3:DeleteObject', 's3:GetObject', 's3:ListBucket', 's3:PutObject'].sort(),
+      ['logs:CreateLogStream', 'logs:PutLogEvents', 's3:AbortMultipartUpload', 's3:DeleteObject', 's3:GetObject', 's3:ListBucket', 's3:PutObject', 's3:PutObjectTagging'].sort(),
     )
     for (const resource of resourcesOf(role.PolicyDocument)) {
       expect(resource === `arn:aws:s3:::${BUCKET}` || resource.startsWith(`arn:aws:s3:::${BUCKET}/`) || resource === 'arn:aws:logs:eu-west-1:123456789012:log-group:/aws/lambda/engine-render:*').toBe(true)
