@@ -4,7 +4,7 @@ import {SCRATCH_PREFIX} from '../storage-keys.js'
 import {BUNDLE_HANDLER} from '../bundle/bundle-layout.js'
 import {batchStateMachineArnOf, batchStateMachineDefinition} from '../batch/batch-state-machine.js'
 import {stackAlarms, type AlarmDefinition} from './stack-alarms.js'
-import {assertBucketName, deleteAfterRules} from '../output-settings.js'
+import {assertBucketName, bucketNameProblem, deleteAfterRules} from '../output-settings.js'
 import {functionRole, stateMachineRole, type RoleDefinition} from './stack-roles.js'
 
 export {functionRoleName, trustPolicy, type PolicyDocument, type RoleDefinition} from './stack-roles.js'
@@ -98,7 +98,6 @@ export interface StackResources {
 
 /** Lambda's function-name rule; the name prefixes every other resource too. */
 const NAME = /^[A-Za-z0-9_-]{1,56}$/
-const BUCKET = /^(?!xn--|sthree-)[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/
 const TOPIC_ARN = /^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}$/
 
 /**
@@ -115,7 +114,7 @@ export function stackResources(settings: StackSettings): StackResources {
   const bucketName = settings.bucketName ?? `${name}-${accountId}-${region}`
   // `deploy --dry-run` shows the default name with a placeholder for the account: checked when deployed.
   const checkable = settings.bucketName !== undefined || /^\d{12}$/.test(accountId)
-  if (checkable && (!BUCKET.test(bucketName) || bucketName.includes('..'))) {
+  if (checkable && bucketNameProblem(bucketName)) {
     throw new EngineError('INVALID_FLAG', `--bucket-name: "${bucketName}" is not a valid S3 bucket name (3-63 lower-case letters, digits, dots and hyphens); pass another --bucket-name or a shorter --name`, {
       field: 'bucket-name',
       value: bucketName,
