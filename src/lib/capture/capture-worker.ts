@@ -170,6 +170,7 @@ class BrowserCaptureWorker implements CaptureWorker {
    */
   private async captureFrames(range: FrameRange, onFrame: FrameSink): Promise<void> {
     const lanes = this.pages.list.map(() => new PageLane())
+    await this.restartPages(range.start)
     let delivering: Promise<void> = Promise.resolve()
     let pending: {index: number; drawer: number; image: Promise<Buffer>} | undefined
     let reloads = 0
@@ -232,6 +233,20 @@ class BrowserCaptureWorker implements CaptureWorker {
     for (const page of this.pages.list) {
       const late = await this.evaluateOn<PageErrorRecord | null>(page, `window.${ENGINE_GLOBAL}.errors()[0] ?? null`, this.evaluateLimit('the late error check'))
       if (late) throw pageError(late, this.plan, documentNameOf(this.plan))
+    }
+  }
+
+  /**
+   * Has every page draw one frame with its document hidden, which drops the layers the browser kept
+   * from earlier frames (see LayerReset), and forget its last image. Each range then starts as on a
+   * fresh page: a render split into ranges differently, among workers or Lambda chunks, draws every
+   * frame the same. It costs one frame without a screenshot per range.
+   */
+  private async restartPages(frame: number): Promise<void> {
+    for (const page of this.pages.list) {
+      await this.evaluateOn(page, `window.${ENGINE_GLOBAL}.hideLayers()`, this.frameLimit(frame))
+      await page.capturer.restart(this.frameLimit(frame))
+      await this.evaluateOn(page, `window.${ENGINE_GLOBAL}.showLayers()`, this.frameLimit(frame))
     }
   }
 

@@ -13,6 +13,11 @@ export interface CaptureOptions {
 /** Takes the image of the page as it is now (after a seek). */
 export interface FrameCapturer {
   capture(limit: CallLimit, options?: CaptureOptions): Promise<Buffer>
+  /**
+   * Draws one frame without keeping its image and forgets the frames before it: the next capture
+   * is taken as the first one of a fresh page.
+   */
+  restart(limit: CallLimit): Promise<void>
   /** Frames answered with the previous image because nothing was drawn differently. */
   readonly reusedFrames: number
 }
@@ -70,6 +75,12 @@ export class BeginFrameCapturer implements FrameCapturer {
     return hasDamage
   }
 
+  async restart(limit: CallLimit): Promise<void> {
+    await this.beginFrame(false, limit)
+    this.previous = undefined
+    this.probeDamage = false
+  }
+
   async capture(limit: CallLimit, options: CaptureOptions = {}): Promise<Buffer> {
     if (this.probeDamage && this.previous && !options.fresh) {
       const {hasDamage} = await this.beginFrame(false, limit)
@@ -108,6 +119,10 @@ export class ScreenshotCapturer implements FrameCapturer {
     plan: RenderPlan,
   ) {
     this.params = {...screenshotOptions(plan), fromSurface: true, captureBeyondViewport: false}
+  }
+
+  async restart(limit: CallLimit): Promise<void> {
+    await this.connection.send('Page.captureScreenshot', this.params, limit)
   }
 
   async capture(limit: CallLimit): Promise<Buffer> {

@@ -63,6 +63,12 @@ export interface EnginePageApi {
   canSeekTo(frame: number): boolean
   errors(): PageErrorRecord[]
   /**
+   * Hides the whole document until `showLayers()`: a frame drawn in between drops every layer the
+   * browser kept, so the next frame is drawn as a fresh page would draw it (see LayerReset).
+   */
+  hideLayers(): void
+  showLayers(): void
+  /**
    * Font fallbacks and drawn families seen since the last call, and now: the page looks at its text
    * once per second of video while it is seeked, so families scripts set after it was ready are
    * checked too.

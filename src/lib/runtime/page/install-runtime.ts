@@ -7,6 +7,7 @@ import {InstanceScope} from './instance-scope.js'
 import {listMediaElements, mediaLengths} from '../../media/page/media-elements.js'
 import {VideoFrames} from '../../media/page/video-frames.js'
 import {PageFonts} from '../../fonts/page/page-fonts.js'
+import {LayerReset} from './layer-reset.js'
 import {MediaFreeze} from './media-freeze.js'
 import {PageErrors} from './page-errors.js'
 import {PendingAssets} from './pending-assets.js'
@@ -56,6 +57,7 @@ export function installRuntime(win: Window & typeof globalThis, config: RuntimeC
   const seeker = new AnimationSeeker(win, gsap, registry, (key) => (key === undefined ? 0 : (timing.instanceStarts.get(key) ?? 0)))
   let visibility = new ClipVisibility([])
   const media = new MediaFreeze(win.document)
+  const layers = new LayerReset(win.document)
   const videoFrames = new VideoFrames(win.document, config.media)
   let stage: ReadyStage = 'load'
   /** Plain GSAP tweens sub-composition scripts created; they start at their instance's start, like its CSS animations. */
@@ -143,6 +145,8 @@ export function installRuntime(win: Window & typeof globalThis, config: RuntimeC
     seekLoadedAssets: () => seekLoadedAssets,
     canSeekTo: (frame) => clock.canRewindTo(frameSeconds(frame, config) * 1000),
     errors: () => [...errors.records],
+    hideLayers: () => layers.hide(),
+    showLayers: () => layers.show(),
     fontSamples: () => {
       fonts.sample()
       return fonts.takeSamples()
