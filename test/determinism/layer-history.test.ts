@@ -26,7 +26,7 @@ describe('frames that depend on what the browser drew before (layers kept betwee
       const differing = frames.flatMap((hash, frame) => (hash === hashes[0][frame] ? [] : [frame]))
       expect(differing, `frames of ${index + 1} workers that differ from 1 worker's`).toEqual([])
     }
-    // Rebuilding the layers at each segment keeps a scrolled box's offset (its green half shows).
+    // The layers are rebuilt at each segment: a scrolled box keeps its offset (its green half shows).
     expect(near(await pixelAt(join(scratch(), 'workers-1.mp4'), 29, 295, 25), {r: 0, g: 255, b: 0}), 'scrolled box at the last frame').toBe(true)
   })
 })

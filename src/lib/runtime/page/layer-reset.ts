@@ -7,37 +7,28 @@
  * before it than one that rendered everything up to it; with the layers rebuilt at every segment's
  * first frame, each segment looks the same whoever renders it.
  *
- * `display: none` on the root element is the one switch that drops every layer; what it costs a
- * page's state besides is put back: the scroll offsets of scrolled elements (a box loses its offset
- * when it loses its layout). CSS animations and transitions restart as on a fresh page, and seeking
- * sets their time again.
+ * `display: none` on the root element is the one switch that drops every layer. The browser keeps
+ * scroll offsets through it; CSS animations and transitions restart as on a fresh page, and the
+ * next seek sets their time again.
  */
 export class LayerReset {
-  private hidden: {style: string | null; scrolled: [Element, number, number][]} | undefined
+  /** The root's style attribute before hide(), null when it had none; undefined while shown. */
+  private style: string | null | undefined
 
   constructor(private readonly doc: Document) {}
 
   hide(): void {
-    if (this.hidden) return
+    if (this.style !== undefined) return
     const root = this.doc.documentElement
-    const scrolled: [Element, number, number][] = []
-    for (const element of this.doc.querySelectorAll('*')) {
-      if (element.scrollTop !== 0 || element.scrollLeft !== 0) scrolled.push([element, element.scrollTop, element.scrollLeft])
-    }
-    this.hidden = {style: root.getAttribute('style'), scrolled}
+    this.style = root.getAttribute('style')
     root.style.setProperty('display', 'none', 'important')
   }
 
   show(): void {
-    if (!this.hidden) return
-    const {style, scrolled} = this.hidden
-    this.hidden = undefined
+    if (this.style === undefined) return
     const root = this.doc.documentElement
-    if (style === null) root.removeAttribute('style')
-    else root.setAttribute('style', style)
-    for (const [element, top, left] of scrolled) {
-      element.scrollTop = top
-      element.scrollLeft = left
-    }
+    if (this.style === null) root.removeAttribute('style')
+    else root.setAttribute('style', this.style)
+    this.style = undefined
   }
 }
