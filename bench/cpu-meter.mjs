@@ -35,8 +35,7 @@ function readStat(pid) {
  * is counted with trackCpu, which samples while the processes live.
  */
 export function treeCpuSeconds(root = process.pid) {
-  const stats = processStats()
-  return sum(descendants(stats, root).map((pid) => stats.get(pid)?.ticks ?? 0)) / TICKS
+  return sum([...treeStats(root).values()].map((stat) => stat.ticks)) / TICKS
 }
 
 /**
@@ -54,11 +53,10 @@ export function trackCpu(intervalMs = 100) {
   const ownBefore = own()
   const seen = new Map()
   const sample = () => {
-    const stats = processStats()
-    for (const pid of descendants(stats, root)) {
+    for (const [pid, stat] of treeStats(root)) {
       if (pid === root) continue
-      const key = `${pid}:${stats.get(pid).start}`
-      seen.set(key, Math.max(seen.get(key) ?? 0, stats.get(pid).self))
+      const key = `${pid}:${stat.start}`
+      seen.set(key, Math.max(seen.get(key) ?? 0, stat.self))
     }
   }
   sample()
@@ -80,7 +78,7 @@ export function trackCpu(intervalMs = 100) {
  * proportional set sizes (PSS: pages shared between processes counted once), in MiB.
  */
 export function childrenMemoryMiB(root = process.pid) {
-  const pids = descendants(processStats(), root).filter((pid) => pid !== root)
+  const pids = [...treeStats(root).keys()].filter((pid) => pid !== root)
   let kib = 0
   for (const pid of pids) {
     try {
@@ -94,25 +92,37 @@ export function childrenMemoryMiB(root = process.pid) {
 
 const sum = (values) => values.reduce((a, b) => a + b, 0)
 
-function processStats() {
-  const stats = new Map()
+/**
+ * The parent of every process seen so far, read once per process: scanning every /proc/<pid>/stat
+ * of a busy machine ten times a second cost the bench several ms of CPU a frame, counted as the
+ * render's own. A process that outlives its parent leaves the tree, as it did before.
+ */
+const parents = new Map()
+
+/** `root` and every process below it, each with its stat (see readStat). */
+function treeStats(root) {
+  const live = new Set()
   for (const name of readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue
-    const stat = readStat(name)
-    if (stat) stats.set(Number(name), stat)
+    const pid = Number(name)
+    live.add(pid)
+    if (!parents.has(pid)) {
+      const stat = readStat(pid)
+      if (stat) parents.set(pid, stat.ppid)
+    }
   }
-  return stats
-}
-
-/** `root` and every process below it. */
-function descendants(stats, root) {
   const children = new Map()
-  for (const [pid, {ppid}] of stats) children.set(ppid, [...(children.get(ppid) ?? []), pid])
-  const found = []
+  for (const [pid, ppid] of parents) {
+    if (!live.has(pid)) parents.delete(pid)
+    else children.set(ppid, [...(children.get(ppid) ?? []), pid])
+  }
+  const found = new Map()
   const pending = [root]
   while (pending.length > 0) {
     const pid = pending.pop()
-    found.push(pid)
+    const stat = readStat(pid)
+    if (!stat) continue
+    found.set(pid, stat)
     pending.push(...(children.get(pid) ?? []))
   }
   return found
@@ -155,7 +165,7 @@ function kindOf(pid, root) {
  */
 function readThreads(root) {
   const threads = new Map()
-  for (const pid of descendants(processStats(), root)) {
+  for (const pid of treeStats(root).keys()) {
     const kind = kindOf(pid, root)
     if (!kind) continue
     let tids

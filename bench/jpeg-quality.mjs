@@ -60,7 +60,8 @@ function encoderSide(stream, codec, frames, output) {
 
 /** PSNR (dB, average of the planes) of an encoded video against the lossless PNG stream as 4:2:0 BT.709. */
 function videoPsnr(video, pngs) {
-  const args = ['-hide_banner', '-i', video, '-f', 'image2pipe', '-c:v', 'png', '-i', pngs, '-lavfi', `[1:v]${PNG_TO_VIDEO}[b];[0:v][b]psnr`, '-f', 'null', '-']
+  // Frame by frame, whatever the two inputs' rates: the psnr filter pairs frames by timestamp.
+  const args = ['-hide_banner', '-i', video, '-f', 'image2pipe', '-c:v', 'png', '-i', pngs, '-lavfi', `[0:v]setpts=N/(30*TB)[a];[1:v]${PNG_TO_VIDEO},setpts=N/(30*TB)[b];[a][b]psnr`, '-f', 'null', '-']
   return Number(spawnSync('ffmpeg', args, {encoding: 'utf8'}).stderr.match(/average:([0-9.]+)/)?.[1])
 }
 
