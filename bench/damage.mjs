@@ -95,7 +95,8 @@ async function clipCost(openCaptureWorker, share = 0.25, frames = 60) {
     let before = treeCpuSeconds()
     await worker.captureRange({start: 10, end: 10 + frames}, () => {})
     const full = ((treeCpuSeconds() - before) * 1000) / frames
-    // The worker's page, driven directly: a draw without a screenshot, then a clipped screenshot.
+    // The worker's page, driven directly: each frame seeked, then a clipped screenshot (which
+    // begin-frames without a screenshot of their own have to draw).
     const page = worker.pages.list[0]
     const side = Math.sqrt(share)
     const clip = {x: 0, y: 0, width: Math.round(plan.width * side), height: Math.round(plan.height * side), scale: 1}
