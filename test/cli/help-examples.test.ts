@@ -32,6 +32,7 @@ function skipReason(id: string, command: string): string | undefined {
   if (id.startsWith('lambda:') && id !== 'lambda:policies') {
     return 'needs an AWS account (or builds the 200 MB function bundle): the serverless path runs end to end against the local stack in test/lambda'
   }
+  if (id === 'browser:install' && command.includes('--function')) return "downloads the function's 70 MB Chromium package through npm; test/setup/function-chromium-install.test.ts runs it against a loopback registry"
   if (id === 'fonts:add') return 'installs Fontsource packages through npm; test/fonts/fonts-cli.test.ts runs it against a loopback registry'
   if (id === 'docker:build' && !command.includes('--context') && !dockerEngine) return 'needs a Docker or podman engine, which this machine lacks'
   if (command.includes('--host 0.0.0.0')) return 'listens on every network interface; tests listen on loopback only'

@@ -8,6 +8,8 @@ import {createSfnClient} from '../../packages/lambda/src/lib/lambda/aws-clients.
 import {buildLambdaBundle, MAX_UNZIPPED_BYTES, type BundleReport} from '../../packages/lambda/src/lib/lambda/bundle/build-lambda-bundle.js'
 import {extractZip, listZip, type ZipListing} from '../../packages/lambda/src/lib/lambda/bundle/read-zip.js'
 import type {RenderFailureRecord, RenderResultRecord} from '../../packages/lambda/src/lib/lambda/render-records.js'
+import {FUNCTION_CHROMIUM} from '../../src/lib/browser/function-chromium.js'
+import {hashFile} from '../../packages/lambda/src/lib/lambda/site-files.js'
 import {DETERMINISTIC_PROFILE} from '../../src/lib/profile/render-profile.js'
 import {resolveRenderOptions} from '../../src/lib/render/resolve-options.js'
 import {renderComposition} from '../../src/lib/render/render-composition.js'
@@ -16,6 +18,8 @@ import {REPO_ROOT, runCli} from '../support/run-cli.js'
 import {LAMBDA_FIXTURES, startStackCli, type RunningStack} from './support.js'
 
 // Packages that belong to the CLI, the local stack or deploy: none may reach the function.
+const SYSTEM_FFMPEG = '/usr/bin/ffmpeg'
+const SYSTEM_FFPROBE = '/usr/bin/ffprobe'
 const NOT_IN_BUNDLE = ['s3rver', 'aws-local-stepfunctions', '@oclif/core', '@oclif/plugin-help', 'listr2', 'cosmiconfig', 'polka', '@aws-sdk/client-iam', '@aws-sdk/client-lambda', '@aws-sdk/client-cloudwatch', 'esbuild', 'yazl', 'vitest']
 
 describe('engine lambda bundle', () => {
@@ -32,7 +36,9 @@ describe('engine lambda bundle', () => {
     pluginEnv = {ENGINE_DATA_DIR: join(scratch, 'data'), ENGINE_CONFIG_DIR: join(scratch, 'config')}
     const linked = await runCli(['plugins', 'link', join(REPO_ROOT, 'examples', 'format-plugin'), '--no-install'], {env: pluginEnv})
     expect(linked.code, linked.stderr).toBe(0)
-    const result = await runCli(['lambda', 'bundle', '--output', zipPath, '--json'], {env: pluginEnv, timeoutMs: 240_000})
+    // The system's ffmpeg goes in, the one a local render uses: with the function's Chromium on
+    // both sides, `lambda local --bundle` and `render --profile deterministic` make the same file.
+    const result = await runCli(['lambda', 'bundle', '--output', zipPath, '--ffmpeg', SYSTEM_FFMPEG, '--ffprobe', SYSTEM_FFPROBE, '--json'], {env: pluginEnv, timeoutMs: 240_000})
     expect(result.code, result.stderr).toBe(0)
     report = JSON.parse(result.stdout) as BundleReport
     entries = await listZip(zipPath)
@@ -48,7 +54,8 @@ describe('engine lambda bundle', () => {
     expect(report.unzippedBytes - unzipped).toBeLessThan(16 * 1024)
     expect(report.path).toBe(zipPath)
     expect(report.zipBytes).toBeLessThan(unzipped)
-    expect(report.parts.map((part) => part.part).slice(0, 3).sort()).toEqual(['@sparticuz/chromium', 'ffmpeg', 'ffprobe'])
+    expect(report.parts[0].part).toBe('@sparticuz/chromium')
+    expect(report.parts.map((part) => part.part)).toEqual(expect.arrayContaining(['ffmpeg', 'ffprobe', 'fonts', 'handler']))
   })
 
   it('holds the one-file handler, the serverless Chromium package, executable ffmpeg/ffprobe, the profile fonts and the page runtime', () => {
@@ -87,10 +94,13 @@ describe('engine lambda bundle', () => {
     await extractZip(zipPath, dir)
     const manifest = JSON.parse(await readFile(join(dir, 'engine-bundle.json'), 'utf8')) as BundleReport
     expect(manifest.handler).toBe('handler.handler')
-    expect(manifest.chromium).toEqual({package: '@sparticuz/chromium', version: expect.stringMatching(/^153\./)})
-    expect(manifest.ffmpeg.encoders).toEqual(expect.arrayContaining(['libx264', 'libvpx-vp9', 'libopus', 'aac']))
-    expect(manifest.ffmpeg.version).toMatch(/\S/)
-    expect(manifest.ffprobe.packageVersion).toMatch(/^\d+\./)
+    expect(manifest.arch).toBe('x86_64')
+    expect(manifest.chromium).toEqual({package: '@sparticuz/chromium', version: FUNCTION_CHROMIUM.version})
+    expect(manifest.ffmpeg.encoders).toEqual(expect.arrayContaining(['libx264', 'libvpx-vp9', 'libopus', 'aac', 'prores_ks', 'gif', 'png']))
+    // The build given is the one carried, byte for byte, and the report says so.
+    expect(manifest.ffmpeg).toMatchObject({path: SYSTEM_FFMPEG, sha256: (await hashFile(SYSTEM_FFMPEG)).sha256, arch: 'x86_64', dynamic: true, version: expect.stringMatching(/\S/)})
+    expect(manifest.ffprobe).toMatchObject({path: SYSTEM_FFPROBE, sha256: (await hashFile(SYSTEM_FFPROBE)).sha256})
+    expect((await hashFile(join(dir, 'bin', 'ffmpeg'))).sha256).toBe(manifest.ffmpeg.sha256)
     // The handler module loads: the banner gives bundled CommonJS code require and __dirname.
     const loaded = (await import(join(dir, 'handler.mjs'))) as {handler?: unknown}
     expect(typeof loaded.handler).toBe('function')
@@ -116,7 +126,7 @@ describe('engine lambda bundle', () => {
       await stack?.stop()
     })
 
-    it('a 6-chunk render: throttled chunks wait for a slot, the bundle\'s Chromium captures with begin-frame, frames equal a local render', {timeout: 400_000}, async () => {
+    it('a 6-chunk render: throttled chunks wait for a slot, the bundle\'s Chromium captures with begin-frame, and the mp4 is the same file as `engine render --profile deterministic`', {timeout: 400_000}, async () => {
       const started = await lambda(['render', join(LAMBDA_FIXTURES, 'project'), '--chunk-size', '15', '--keyframe-interval', '0.5', '--crf', '0', '--output-key', 'out/bundled.mp4', '--wait'])
       expect(started.code, started.stderr).toBe(0)
       expect(started.stdout).toMatch(/SUCCEEDED \(done\)/)
@@ -141,10 +151,13 @@ describe('engine lambda bundle', () => {
 
       const bundled = join(scratch, 'bundled.mp4')
       await stack.bucket.downloadFile('out/bundled.mp4', bundled)
-      const local = await renderComposition({composition: join(LAMBDA_FIXTURES, 'project', 'index.html'), options: resolveRenderOptions({crf: 0, workers: 1, output: join(scratch, 'local.mp4')})})
-      const [bundledFrames, localFrames] = await Promise.all([decodedFrameHashes(bundled), decodedFrameHashes(local.output)])
-      expect(bundledFrames).toHaveLength(90)
-      expect(bundledFrames).toEqual(localFrames)
+      const local = join(scratch, 'local.mp4')
+      const rendered = await runCli(['render', join(LAMBDA_FIXTURES, 'project', 'index.html'), '--profile', 'deterministic', '--crf', '0', '--keyframe-interval', '0.5', '-o', local], {timeoutMs: 200_000})
+      expect(rendered.code, rendered.stderr).toBe(0)
+      // No notice: the local render found the function's build.
+      expect(rendered.stderr).not.toMatch(/profile-browser-mismatch|captures with the serverless function's build/)
+      expect(await probeVideoStream(bundled)).toMatchObject({codec_name: 'h264', width: 320, height: 180, nb_read_frames: '90'})
+      expect((await hashFile(bundled)).sha256).toBe((await hashFile(local)).sha256)
     })
 
     it('web fonts: the Google Fonts page (27 faces served) renders with every face, in each of three renders, as locally (faces Chromium fails are made again from their bytes)', {timeout: 300_000}, async () => {
@@ -159,7 +172,7 @@ describe('engine lambda bundle', () => {
         await stack.bucket.downloadFile(`out/fonts-${run}.mp4`, output)
         renders.push(await decodedFrameHashes(output))
       }
-      const local = await renderComposition({composition: join(site, 'index.html'), options: resolveRenderOptions({crf: 0, workers: 1, strictFonts: true, output: join(scratch, 'fonts-local.mp4')})})
+      const local = await renderComposition({composition: join(site, 'index.html'), options: resolveRenderOptions({crf: 0, workers: 1, strictFonts: true, profile: 'deterministic', output: join(scratch, 'fonts-local.mp4')})})
       const localFrames = await decodedFrameHashes(local.output)
       for (const frames of renders) expect(frames).toEqual(localFrames)
     })

@@ -1,5 +1,5 @@
 /** Where the browser executable came from, in the order `resolveBrowser` looks. */
-export type BrowserSource = 'flag' | 'config' | 'env' | 'pinned' | 'system-headless-shell' | 'sparticuz' | 'system-chrome'
+export type BrowserSource = 'flag' | 'config' | 'env' | 'pinned' | 'system-headless-shell' | 'function-chromium' | 'sparticuz' | 'system-chrome'
 
 /** The browser a render captures with; plain data so it can be logged and passed to workers. */
 export interface BrowserChoice {

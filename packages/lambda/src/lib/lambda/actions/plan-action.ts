@@ -1,6 +1,6 @@
 import {rm} from 'node:fs/promises'
 import {join} from 'node:path'
-import {resolveBrowser} from 'html-video-engine/internal/lib/browser/resolve-browser.js'
+import {functionProfileBrowser} from '../runtime/function-browser.js'
 import {compileComposition} from 'html-video-engine/internal/lib/compose/compile-composition.js'
 import {getFormat} from 'html-video-engine/internal/lib/encode/format-registry.js'
 import {resolveFfmpeg} from 'html-video-engine/internal/lib/encode/resolve-ffmpeg.js'
@@ -51,7 +51,7 @@ export async function planAction({render, executionStartedAt}: PlanEvent, contex
   const inferred: {code: string; message: string}[] = []
   const timed =
     sized.durationSeconds === undefined
-      ? await timeComposition(sized, {options, format, browser: await resolveBrowser({browserGpu: false}), strict: false, warn: (warning) => inferred.push(warning)})
+      ? await timeComposition(sized, {options, format, browser: await functionProfileBrowser(), strict: false, warn: (warning) => inferred.push(warning)})
       : {...sized, durationSeconds: sized.durationSeconds}
   const {plan: planned, notices} = planRender(timed, options, format)
   const poster = config.poster === undefined ? undefined : posterOf(config.poster, config.posterFormat ?? DEFAULT_POSTER_FORMAT, planned, render.outputKey)
@@ -134,7 +134,7 @@ export async function planAction({render, executionStartedAt}: PlanEvent, contex
 async function finishOnce(planned: RenderPlan, bucket: BucketObjects, renderId: string): Promise<{finished: FinishedPlan; audioKey: string | null; warnings: {code: string; message: string}[]}> {
   const workDir = await makeTempDirectory('plan')
   try {
-    const [ffmpeg, browser] = await Promise.all([resolveFfmpeg(), resolveBrowser({browserGpu: false})])
+    const [ffmpeg, browser] = await Promise.all([resolveFfmpeg(), functionProfileBrowser()])
     const warnings: {code: string; message: string}[] = []
     const requests = planPageRequests(planned, {onNotice: ({code, message}) => warnings.push({code, message})})
     const finished = await finalizePlan(planned, {browser: browserForPlan(browser, planned), ffmpeg, requests, workDir, dynamicRange: {hdr: false, sdr: true}})

@@ -1,6 +1,6 @@
 import {existsSync} from 'node:fs'
 import {mkdir, rm, stat} from 'node:fs/promises'
-import {dirname, join, resolve} from 'node:path'
+import {basename, dirname, join, resolve} from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {RUNTIME_BUNDLE_PATH} from 'html-video-engine/internal/lib/capture/runtime-bundle.js'
 import {packageRoot as enginePackageRoot} from 'html-video-engine/internal/lib/sandbox/package-root.js'
@@ -11,7 +11,9 @@ import type {InstalledPlugin} from 'html-video-engine/internal/lib/config/instal
 import {hashFile} from '../site-files.js'
 import {bundleHandler} from './bundle-handler.js'
 import {BUNDLE_HANDLER, BUNDLE_LAYOUT} from './bundle-layout.js'
-import {browserFiles, encoderFiles, fontFiles, type BinaryInfo, type BundleFile} from './bundle-parts.js'
+import {browserFiles, fontFiles, type BundleFile} from './bundle-parts.js'
+import {encoderFiles, type BinaryInfo} from './encoder-parts.js'
+import type {FunctionArch} from '../../browser/function-chromium.js'
 import {pluginFiles, type BundledPlugin} from './plugin-files.js'
 import {writeZip} from './write-zip.js'
 import {makeTempDirectory} from 'html-video-engine/internal/lib/files/temp-directory.js'
@@ -27,6 +29,13 @@ export interface BuildBundleOptions {
   maxUnzippedBytes?: number
   /** The user's plugins to carry, so their formats render on the function (default: none). */
   plugins?: readonly InstalledPlugin[]
+  /** The function's architecture (default x86_64); every binary in the bundle is checked to be built for it. */
+  arch?: FunctionArch
+  /** A static ffmpeg and ffprobe to carry instead of the npm packages' (`--ffmpeg`, `--ffprobe`). */
+  ffmpegPath?: string
+  ffprobePath?: string
+  /** A sparticuz Chromium pack whose brotli files replace the package's (`--chromium-pack`; needed for arm64). */
+  chromiumPack?: string
 }
 
 export interface BundlePart {
@@ -37,7 +46,10 @@ export interface BundlePart {
 export interface BundleManifest {
   engine: string
   handler: string
-  chromium: {package: string; version: string}
+  /** Lambda's architecture name; deploy refuses a bundle for another one. */
+  arch: FunctionArch
+  /** `pack` names the pack file when the brotli files came from one. */
+  chromium: {package: string; version: string; pack?: string}
   ffmpeg: BinaryInfo
   ffprobe: BinaryInfo
   fonts: string[]
@@ -59,8 +71,9 @@ export interface BundleReport extends BundleManifest {
 }
 
 /**
- * Builds the function bundle: the handler compiled into one ES module, the serverless Chromium
- * package (unpacked to /tmp at cold start), static ffmpeg and ffprobe, the render profile's fonts,
+ * Builds the function bundle for one architecture: the handler compiled into one ES module, the
+ * serverless Chromium package (unpacked to /tmp at cold start; its brotli files from a pack when
+ * one is given), static ffmpeg and ffprobe (the npm packages', or the build given), the render profile's fonts,
  * the in-page runtime and the hooks of the user's plugins. Nothing of the CLI, the local stack or
  * deploy-only clients goes in. Fails above the unzipped limit, naming the largest parts; nothing is left at `output` then.
  */
@@ -69,13 +82,14 @@ export async function buildLambdaBundle(options: BuildBundleOptions): Promise<Bu
   const companionRoot = options.packageRoot ?? enginePackageRoot(dirname(fileURLToPath(import.meta.url)))
   const limit = options.maxUnzippedBytes ?? MAX_UNZIPPED_BYTES
   const output = resolve(options.output)
+  const arch = options.arch ?? 'x86_64'
   const workDir = await makeTempDirectory('bundle')
   try {
     const handlerPath = join(workDir, BUNDLE_LAYOUT.handler)
     const [handler, browser, encoders, fonts, plugins] = await Promise.all([
       bundleHandler(companionRoot, root, handlerPath),
-      browserFiles(companionRoot),
-      encoderFiles(companionRoot),
+      browserFiles(companionRoot, {arch, pack: options.chromiumPack, workDir}),
+      encoderFiles(companionRoot, {arch, ffmpegPath: options.ffmpegPath, ffprobePath: options.ffprobePath}),
       fontFiles(),
       pluginFiles(options.plugins ?? [], workDir),
     ])
@@ -97,7 +111,8 @@ export async function buildLambdaBundle(options: BuildBundleOptions): Promise<Bu
     const partial: Omit<BundleManifest, 'unzippedBytes' | 'parts'> = {
       engine: version,
       handler: BUNDLE_HANDLER,
-      chromium: {package: browser.chromium.name, version: browser.chromium.version},
+      arch,
+      chromium: {package: browser.chromium.name, version: browser.chromium.version, ...(options.chromiumPack && {pack: basename(options.chromiumPack)})},
       ffmpeg: encoders.ffmpeg,
       ffprobe: encoders.ffprobe,
       fonts: fonts.map((font) => font.name),

@@ -1,21 +1,16 @@
-import {execFile} from 'node:child_process'
 import {createHash} from 'node:crypto'
-import {readFile, readdir, stat} from 'node:fs/promises'
+import {existsSync} from 'node:fs'
+import {mkdir, readFile, readdir, stat} from 'node:fs/promises'
 import {basename, dirname, join, relative, sep} from 'node:path'
-import {promisify} from 'node:util'
+import {extract} from 'tar'
+import {FUNCTION_CHROMIUM, functionChromiumPackName, functionChromiumPackUrl, type FunctionArch} from 'html-video-engine/internal/lib/browser/function-chromium.js'
 import {EngineError} from 'html-video-engine/internal/lib/errors/engine-error.js'
-import {parseEncoderList} from 'html-video-engine/internal/lib/encode/list-encoders.js'
 import {DETERMINISTIC_PROFILE} from 'html-video-engine/internal/lib/profile/render-profile.js'
 import {BUNDLE_LAYOUT} from './bundle-layout.js'
 import {EXTERNAL_PACKAGES} from './bundle-handler.js'
+import {brotliElfArch} from './elf-arch.js'
 import {findInstalledPackage, packageClosure, type InstalledPackage} from './locate-package.js'
 import type {ZipEntry} from './write-zip.js'
-
-/** npm packages that carry static Linux x86-64 binaries in their tarballs (nothing downloaded at install). */
-export const FFMPEG_PACKAGE = '@ffmpeg-installer/linux-x64'
-export const FFPROBE_PACKAGE = '@ffprobe-installer/linux-x64'
-/** Encoders the formats that distributed renders write need: mp4 (x264, aac), webm (vp9, opus), mov, gif. */
-export const REQUIRED_ENCODERS = ['libx264', 'libvpx-vp9', 'libopus', 'aac', 'prores_ks', 'gif', 'png'] as const
 
 export interface BundleFile extends ZipEntry {
   bytes: number
@@ -23,27 +18,39 @@ export interface BundleFile extends ZipEntry {
   part: string
 }
 
-export interface BinaryInfo {
-  package: string
-  packageVersion: string
-  /** `ffmpeg -version`'s version, when this machine can run the binary. */
-  version?: string
-  encoders?: string[]
-}
-
-const execFileAsync = promisify(execFile)
 const INSTALL_FIX = `install them with \`npm install --include=optional\` on Linux x86-64 under Node >= 22.17 (they are optional dependencies of engine)`
 
-function requirePackage(name: string, from: string): InstalledPackage {
+export function requirePackage(name: string, from: string): InstalledPackage {
   const found = findInstalledPackage(name, from)
   if (!found) throw new EngineError('BUNDLE_FAILED', `the Lambda bundle needs the npm package ${name}, which is not installed: ${INSTALL_FIX}`, {package: name})
   return found
 }
 
-/** The serverless browser package and the packages it needs, as files under node_modules/. */
-export async function browserFiles(packageRoot: string): Promise<{files: BundleFile[]; chromium: InstalledPackage}> {
+/** The files a Chromium pack holds: what the package's executablePath() unpacks at cold start. */
+export const PACK_FILES = ['chromium.br', 'swiftshader.tar.br', 'fonts.tar.br', 'al2023.tar.br'] as const
+
+export interface BrowserPartOptions {
+  arch: FunctionArch
+  /** A `chromium-v<version>-pack.<arch>.tar` from sparticuz's releases: its brotli files replace the package's bin/. */
+  pack?: string
+  workDir: string
+}
+
+/**
+ * The serverless browser package and the packages it needs, as files under node_modules/. The
+ * package carries the x64 build; for arm64 (or another build) the brotli files come from a pack.
+ */
+export async function browserFiles(packageRoot: string, options: BrowserPartOptions): Promise<{files: BundleFile[]; chromium: InstalledPackage}> {
   const files: BundleFile[] = []
   let chromium: InstalledPackage | undefined
+  const packBin = options.pack ? await unpackPack(options.pack, options.workDir) : undefined
+  if (!packBin && options.arch !== 'x86_64') {
+    throw new EngineError(
+      'BUNDLE_FAILED',
+      `--arch ${options.arch}: the npm package ${FUNCTION_CHROMIUM.package} carries Chromium for x86_64 only; download ${functionChromiumPackUrl(options.arch)} and pass it with --chromium-pack <file>`,
+      {part: 'chromium', arch: options.arch, download: functionChromiumPackUrl(options.arch)},
+    )
+  }
   for (const name of EXTERNAL_PACKAGES) {
     const root = requirePackage(name, packageRoot)
     chromium ??= root
@@ -54,46 +61,44 @@ export async function browserFiles(packageRoot: string): Promise<{files: BundleF
       const inside = relative(base, pkg.directory)
       const prefix = inside.startsWith('..') ? `node_modules/${pkg.name}` : inside.split(sep).join('/')
       for (const path of await listFiles(pkg.directory)) {
+        const within = relative(pkg.directory, path).split(sep).join('/')
+        if (packBin && pkg === root && within.startsWith('bin/')) continue
         const bytes = (await stat(path)).size
-        const name = `${prefix}/${relative(pkg.directory, path).split(sep).join('/')}`
-        files.push({name, source: path, bytes, part: root.name, store: path.endsWith('.br')})
+        files.push({name: `${prefix}/${within}`, source: path, bytes, part: root.name, store: path.endsWith('.br')})
+      }
+      if (packBin && pkg === root) {
+        for (const file of PACK_FILES) {
+          const path = join(packBin, file)
+          files.push({name: `${prefix}/bin/${file}`, source: path, bytes: (await stat(path)).size, part: root.name, store: true})
+        }
       }
     }
+  }
+  const chromiumBr = packBin ? join(packBin, 'chromium.br') : join(chromium!.directory, 'bin', 'chromium.br')
+  const built = await brotliElfArch(chromiumBr)
+  if (built !== options.arch) {
+    throw new EngineError(
+      'BUNDLE_FAILED',
+      `--arch ${options.arch}: the Chromium in ${options.pack ?? chromium!.directory} is built for ${built ?? 'no Linux'} ; use ${functionChromiumPackName(options.arch)} (${functionChromiumPackUrl(options.arch)}) with --chromium-pack`,
+      {part: 'chromium', arch: options.arch, built},
+    )
   }
   return {files, chromium: chromium!}
 }
 
-/** ffmpeg and ffprobe at bin/, with what this build can encode when the binary runs here. */
-export async function encoderFiles(packageRoot: string): Promise<{files: BundleFile[]; ffmpeg: BinaryInfo; ffprobe: BinaryInfo}> {
-  const ffmpegPackage = requirePackage(FFMPEG_PACKAGE, packageRoot)
-  const ffprobePackage = requirePackage(FFPROBE_PACKAGE, packageRoot)
-  const ffmpegPath = join(ffmpegPackage.directory, 'ffmpeg')
-  const ffprobePath = join(ffprobePackage.directory, 'ffprobe')
-  const [ffmpeg, ffprobe] = await Promise.all([describeBinary(ffmpegPackage, ffmpegPath, true), describeBinary(ffprobePackage, ffprobePath, false)])
-  if (ffmpeg.encoders) {
-    const missing = REQUIRED_ENCODERS.filter((name) => !ffmpeg.encoders!.includes(name))
-    if (missing.length > 0) {
-      throw new EngineError('BUNDLE_FAILED', `${FFMPEG_PACKAGE}@${ffmpegPackage.version} lacks the encoders ${missing.join(', ')} that distributed renders use`, {missing})
-    }
+/** Unpacks the pack's brotli files (and nothing else) into the work directory. */
+async function unpackPack(pack: string, workDir: string): Promise<string> {
+  const directory = join(workDir, 'chromium-pack')
+  await mkdir(directory, {recursive: true})
+  const wanted = new Set<string>(PACK_FILES)
+  await extract({file: pack, cwd: directory, filter: (path) => wanted.has(path.replace(/^\.\//, ''))}).catch((error: unknown) => {
+    throw new EngineError('INVALID_FLAG', `--chromium-pack: ${pack} cannot be read as a tar file (${(error as Error).message}); pass ${functionChromiumPackName('x86_64')} or its arm64 twin as published`, {field: 'chromium-pack', value: pack})
+  })
+  const missing = PACK_FILES.filter((file) => !existsSync(join(directory, file)))
+  if (missing.length > 0) {
+    throw new EngineError('INVALID_FLAG', `--chromium-pack: ${pack} lacks ${missing.join(', ')}; pass a ${FUNCTION_CHROMIUM.package} pack (${functionChromiumPackName('x86_64')} or its arm64 twin)`, {field: 'chromium-pack', value: pack, missing})
   }
-  const files: BundleFile[] = [
-    {name: BUNDLE_LAYOUT.ffmpeg, source: ffmpegPath, mode: 0o755, bytes: (await stat(ffmpegPath)).size, part: 'ffmpeg'},
-    {name: BUNDLE_LAYOUT.ffprobe, source: ffprobePath, mode: 0o755, bytes: (await stat(ffprobePath)).size, part: 'ffprobe'},
-  ]
-  return {files, ffmpeg, ffprobe}
-}
-
-async function describeBinary(pkg: InstalledPackage, path: string, listEncoders: boolean): Promise<BinaryInfo> {
-  const info: BinaryInfo = {package: pkg.name, packageVersion: pkg.version}
-  // A binary for another platform (a bundle built on macOS) cannot run here: record the package only.
-  if (process.platform !== 'linux' || process.arch !== 'x64') return info
-  const {stdout} = await execFileAsync(path, ['-hide_banner', '-version'], {timeout: 10_000})
-  info.version = /version (\S+)/.exec(stdout)?.[1]
-  if (listEncoders) {
-    const encoders = await execFileAsync(path, ['-hide_banner', '-encoders'], {timeout: 10_000, maxBuffer: 4 * 1024 * 1024})
-    info.encoders = [...parseEncoderList(encoders.stdout)].filter((name) => (REQUIRED_ENCODERS as readonly string[]).includes(name)).sort()
-  }
-  return info
+  return directory
 }
 
 /**
