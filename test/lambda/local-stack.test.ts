@@ -70,14 +70,14 @@ describe('serverless stack through `engine lambda local`', () => {
     // Running chunks report their frames: some poll counted frames beyond those of finished chunks.
     expect(seen.some((p) => p.status === 'RUNNING' && p.frames.done > 30 * p.chunks.done)).toBe(true)
     expect(seen.every((p, i) => i === 0 || p.frames.done >= seen[i - 1]!.frames.done)).toBe(true)
-    expect(done.cost.stateTransitions).toBe(6)
+    expect(done.cost.stateTransitions).toBe(7)
     expect(done.cost.usd).toBeGreaterThan(0)
 
     const chunked = join(scratch, 'chunked.mp4')
     await stack.bucket.downloadFile('out/seams.mp4', chunked)
     const local = await renderComposition({
       composition: join(PROJECT, 'index.html'),
-      options: resolveRenderOptions({crf: 0, keyframeInterval: 1, workers: 1, output: join(scratch, 'local.mp4')}),
+      options: resolveRenderOptions({crf: 0, keyframeInterval: 1, workers: 1, profile: 'deterministic', output: join(scratch, 'local.mp4')}),
     })
     const [chunkedFrames, localFrames] = await Promise.all([decodedFrameHashes(chunked), decodedFrameHashes(local.output)])
     expect(chunkedFrames).toHaveLength(90)
