@@ -63,7 +63,7 @@ describe('lambda render --frames and --scale on the local stack', () => {
 
     const chunked = join(scratch, 'range.mp4')
     await stack.bucket.downloadFile('out/range.mp4', chunked)
-    const options = {crf: 0, keyframeInterval: 1, workers: 1}
+    const options = {crf: 0, keyframeInterval: 1, workers: 1, profile: 'deterministic' as const}
     const local = await renderComposition({composition: join(PROJECT, 'index.html'), options: resolveRenderOptions({...options, frames: '20-69', output: join(scratch, 'local-range.mp4')})})
     expect(await readFile(chunked)).toEqual(await readFile(local.output))
     const full = await renderComposition({composition: join(PROJECT, 'index.html'), options: resolveRenderOptions({...options, output: join(scratch, 'full.mp4')})})
@@ -97,7 +97,7 @@ describe('lambda render --frames and --scale on the local stack', () => {
     expect(await probeVideoStream(chunked)).toMatchObject({width: 640, height: 360, nb_read_frames: '10'})
     const local = await renderComposition({
       composition: join(PROJECT, 'index.html'),
-      options: resolveRenderOptions({scale: 2, frames: '25-34', keyframeInterval: 1, workers: 1, output: join(scratch, 'local-scaled.mp4')}),
+      options: resolveRenderOptions({scale: 2, frames: '25-34', keyframeInterval: 1, workers: 1, profile: 'deterministic', output: join(scratch, 'local-scaled.mp4')}),
     })
     expect(await readFile(chunked)).toEqual(await readFile(local.output))
 

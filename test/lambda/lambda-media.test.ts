@@ -62,7 +62,7 @@ describe('media through the serverless stack', () => {
     await stack.bucket.downloadFile('out/media.mp4', chunked)
     const local = await renderComposition({
       composition: join(project, 'site', 'index.html'),
-      options: resolveRenderOptions({crf: 0, workers: 1, output: join(project, 'local.mp4')}),
+      options: resolveRenderOptions({crf: 0, workers: 1, profile: 'deterministic', output: join(project, 'local.mp4')}),
     })
     const [chunkedFrames, localFrames] = await Promise.all([decodedFrameHashes(chunked), decodedFrameHashes(local.output)])
     expect(chunkedFrames).toHaveLength(60)
