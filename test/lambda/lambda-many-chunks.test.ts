@@ -5,8 +5,8 @@ import {DescribeMapRunCommand, ListMapRunsCommand} from '@aws-sdk/client-sfn'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {createSfnClient} from '../../packages/lambda/src/lib/lambda/aws-clients.js'
 import {waitForRender} from '../../packages/lambda/src/lib/lambda/index.js'
-import type {RenderRecord} from '../../packages/lambda/src/lib/lambda/render-records.js'
-import {renderRecordKey} from '../../packages/lambda/src/lib/lambda/storage-keys.js'
+import type {RenderFailureRecord, RenderRecord} from '../../packages/lambda/src/lib/lambda/render-records.js'
+import {renderFailureKey, renderRecordKey} from '../../packages/lambda/src/lib/lambda/storage-keys.js'
 import {probeVideoStream} from '../support/media.js'
 import {runCli, type CliResult} from '../support/run-cli.js'
 import {sharedStack} from '../support/shared-stack.js'
@@ -49,5 +49,17 @@ describe('a render of more than 40 chunks at once on the local stack', () => {
     const output = join(scratch, 'many.mp4')
     await stack.bucket.downloadFile('out/many.mp4', output)
     expect(await probeVideoStream(output)).toMatchObject({width: 320, height: 180, nb_read_frames: '42'})
+  }, 360_000)
+
+  it('a chunk failing in the Distributed Map fails the render with that chunk\'s own error, not the Map\'s', async () => {
+    // Every frame throws: the first chunk to fail ends the map run (no failure tolerated).
+    const started = await lambda(['render', join(LAMBDA_FIXTURES, 'slow'), '--variables', '{"failAt": 0, "work": 0}', '--fps', '14', '--frames', '0-41', '--keyframe-interval', '0.1', '--chunk-size', '1', '--max-parallel-chunks', '42', '--json'])
+    expect(started.code, started.stderr).toBe(0)
+    const {renderId} = JSON.parse(started.stdout) as {renderId: string}
+    const done = await waitForRender({render: renderId, endpoint: stack.env.ENGINE_AWS_ENDPOINT, stateMachineArn: stack.env.ENGINE_SFN_ARN, pollMs: 500, signal: AbortSignal.timeout(300_000)})
+    expect(done.status).toBe('FAILED')
+    expect(done.error).toMatchObject({code: 'PAGE_ERROR', message: expect.stringMatching(/fails on purpose at 0 s/)})
+    const failure = await stack.bucket.getJson<RenderFailureRecord>(renderFailureKey(renderId))
+    expect(failure).toMatchObject({error: 'Engine.PAGE_ERROR', code: 'PAGE_ERROR', chunk: expect.any(Number)})
   }, 360_000)
 })

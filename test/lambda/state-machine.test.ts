@@ -24,7 +24,7 @@ async function execute(handlers: {Plan?: Handler; RenderChunk?: Handler; Assembl
         Plan: (handlers.Plan ?? plan) as never,
         RenderChunk: (handlers.RenderChunk ?? (async () => ({}))) as never,
         Assemble: (handlers.Assemble ?? (async () => ({outputKey: 'out.mp4'}))) as never,
-        NotifyFailure: (handlers.NotifyFailure ?? (async () => ({notified: false}))) as never,
+        NotifyFailure: (handlers.NotifyFailure ?? (async (input: Record<string, unknown>) => ({notified: false, failure: input.failure}))) as never,
       },
       retryIntervalOverrides: {Plan: 0, RenderChunk: 0, Assemble: 0, NotifyFailure: 0},
     },
@@ -187,7 +187,7 @@ describe('render state machine (ASL)', () => {
         [step]: async () => failWith(new EngineError('PAGE_ERROR', `${step} broke`)),
         NotifyFailure: async (input) => {
           notified.push(input)
-          return {notified: true}
+          return {notified: true, failure: input.failure}
         },
       }, 1)
       expect(output, step).toBeUndefined()
@@ -199,6 +199,14 @@ describe('render state machine (ASL)', () => {
       expect(notified[0]).toMatchObject({action: 'notifyFailure', renderId: 'r1', bucketName: 'bucket', failure: {Error: 'Engine.PAGE_ERROR'}})
       expect(parseTaskCause('Engine.PAGE_ERROR', (notified[0].failure as {Cause: string}).Cause)).toEqual({code: 'PAGE_ERROR', message: `${step} broke`})
     }
+    // The execution fails with the failure NotifyFailure recorded: for a Distributed Map, the failing chunk's own rather than the Map's.
+    const chunkError = {Error: 'Engine.PAGE_ERROR', Cause: JSON.stringify({code: 'PAGE_ERROR', message: 'chunk 41 broke', chunk: 41})}
+    const recorded = await execute({
+      RenderChunk: async () => failWith(new EngineError('PAGE_ERROR', 'RenderChunk broke')),
+      NotifyFailure: async () => ({notified: true, failure: chunkError}),
+    }, 1)
+    expect((recorded.error?.cause as Error).name).toBe('Engine.PAGE_ERROR')
+    expect(parseTaskCause('Engine.PAGE_ERROR', (recorded.error?.cause as Error).message)).toMatchObject({code: 'PAGE_ERROR', message: 'chunk 41 broke', chunk: 41})
     let notifications = 0
     const succeeded = await execute({NotifyFailure: async () => ({notified: ++notifications})})
     expect(succeeded.error).toBeUndefined()

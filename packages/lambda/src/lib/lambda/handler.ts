@@ -14,6 +14,7 @@ import {failureMetricLine} from './function-metrics.js'
 import {handlerEventSchema, type HandlerEvent} from './render-input.js'
 import {recordInvocation, type InvocationOutcome} from './runtime/invocation-records.js'
 import {BucketObjects} from './s3-objects.js'
+import {chunkFailureKey} from './storage-keys.js'
 import {toTaskError, tryParse} from './task-errors.js'
 
 /** Memory assumed for the cost estimate when not on Lambda (the deploy default). */
@@ -58,7 +59,9 @@ export async function handler(event: unknown, context: LambdaContext = {}): Prom
   } catch (error) {
     countFailure(error)
     if (isEngineError(error, 'CANCELLED')) outcome = 'stopped'
-    throw toTaskError(error, {chunk, logStream: context.logStreamName ?? process.env.AWS_LAMBDA_LOG_STREAM_NAME})
+    const taskError = toTaskError(error, {chunk, logStream: context.logStreamName ?? process.env.AWS_LAMBDA_LOG_STREAM_NAME})
+    if (request?.action === 'renderChunk' && outcome === 'failed' && s3) await noteChunkFailure(new BucketObjects(s3, request.bucketName), request.renderId, request.chunk.index, taskError)
+    throw taskError
   } finally {
     const render = request && renderOf(request)
     if (render && s3) {
@@ -117,4 +120,15 @@ function countFailure(error: unknown): void {
   if (!functionName) return
   const line = failureMetricLine(functionName, isEngineError(error) ? error.code : 'INTERNAL')
   if (line) console.log(line)
+}
+
+/**
+ * A chunk in the Distributed Map's children fails its child execution, and the Map fails with
+ * States.ExceedToleratedFailureThreshold only: the chunk's own error is kept in the scratch, where
+ * the failure path reads it (see chunkFailureOf). Best effort: the invocation fails either way.
+ */
+async function noteChunkFailure(bucket: BucketObjects, renderId: string, index: number, error: Error): Promise<void> {
+  await bucket.putJson(chunkFailureKey(renderId, index), {Error: error.name, Cause: error.message}).catch((written: unknown) => {
+    console.error(`render ${renderId}: chunk ${index}'s failure could not be noted: ${(written as Error).message}`)
+  })
 }

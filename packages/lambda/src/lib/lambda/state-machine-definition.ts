@@ -139,7 +139,9 @@ export function renderStateMachineDefinition(functionArn: string): StateMachineD
       Assemble: {...task({action: 'assemble', 'renderId.$': '$.renderId', 'bucketName.$': '$.bucketName'}), End: true, ...onFailure},
       NotifyFailure: {
         ...task({action: 'notifyFailure', 'renderId.$': '$.renderId', 'bucketName.$': '$.bucketName', 'failure.$': '$.failure'}),
-        ResultPath: null,
+        // The failure it recorded: the caught one, or for the Distributed Map the failing chunk's own.
+        ResultSelector: {'Error.$': '$.failure.Error', 'Cause.$': '$.failure.Cause'},
+        ResultPath: '$.failure',
         Next: 'Failed',
       },
       Failed: {Type: 'Fail', ErrorPath: '$.failure.Error', CausePath: '$.failure.Cause'},

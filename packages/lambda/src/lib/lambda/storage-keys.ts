@@ -47,6 +47,9 @@ export const chunksPrefix = (renderId: string) => `${scratchPrefix(renderId)}chu
 export const chunkName = (index: number) => `chunk-${String(index).padStart(5, '0')}`
 /** Written by a chunk after all of its segments: it lists them and marks the chunk done. */
 export const chunkManifestKey = (renderId: string, index: number) => `${chunksPrefix(renderId)}${chunkName(index)}.json`
+/** Why a chunk's invocation failed, as the workflow would have caught it: a Distributed Map reports only that its children failed. */
+export const chunkFailuresPrefix = (renderId: string) => `${scratchPrefix(renderId)}chunk-failures/`
+export const chunkFailureKey = (renderId: string, index: number) => `${chunkFailuresPrefix(renderId)}${chunkName(index)}.json`
 /** A running chunk's count of captured frames, rewritten every few seconds; progress reads it. */
 export const chunkProgressPrefix = (renderId: string) => `${scratchPrefix(renderId)}progress/`
 export const chunkProgressKey = (renderId: string, index: number) => `${chunkProgressPrefix(renderId)}${chunkName(index)}.json`

@@ -4,9 +4,12 @@ import type {RenderFailureRecord, RenderRecord} from '../render-records.js'
 import {notifyRenderWebhook} from '../render-webhook.js'
 import {readStop, stopRender} from '../runtime/render-stop.js'
 import {BucketObjects} from '../s3-objects.js'
-import {renderFailureKey, renderRecordKey} from '../storage-keys.js'
+import {chunkFailuresPrefix, renderFailureKey, renderRecordKey} from '../storage-keys.js'
 import {parseTaskCause} from '../task-errors.js'
 import type {ActionContext} from './action-context.js'
+
+/** How a Distributed Map fails when its children do (tolerated failures: none). */
+const DISTRIBUTED_MAP_FAILED = 'States.ExceedToleratedFailureThreshold'
 
 /**
  * The workflow's failure path: stops the render's chunks that are still running (AWS does not: a
@@ -16,16 +19,18 @@ import type {ActionContext} from './action-context.js'
  * stopRender). A render being cancelled is the cancel's to record and announce. The workflow then
  * fails with the original error.
  */
-export async function notifyFailureAction(event: NotifyFailureEvent, context: ActionContext): Promise<{notified: boolean; failureKey: string}> {
+export async function notifyFailureAction(event: NotifyFailureEvent, context: ActionContext): Promise<NotifiedFailure> {
   const bucket = new BucketObjects(context.s3, event.bucketName)
+  const caught = await chunkFailureOf(bucket, event.renderId, event.failure)
+  const failed = {Error: caught.Error ?? 'States.TaskFailed', Cause: caught.Cause ?? ''}
   if ((await readStop(bucket, event.renderId))?.reason === 'cancelled') {
     await stopRender(bucket, event.renderId, 'cancelled')
-    return {notified: false, failureKey: renderFailureKey(event.renderId)}
+    return {notified: false, failureKey: renderFailureKey(event.renderId), failure: failed}
   }
-  const error = parseTaskCause(event.failure.Error, event.failure.Cause) ?? {code: 'INTERNAL' as const, message: 'the render failed'}
+  const error = parseTaskCause(caught.Error, caught.Cause) ?? {code: 'INTERNAL' as const, message: 'the render failed'}
   const failure: RenderFailureRecord = {
     renderId: event.renderId,
-    error: event.failure.Error ?? 'States.TaskFailed',
+    error: failed.Error,
     code: error.code,
     message: error.message,
     ...(error.chunk !== undefined && {chunk: error.chunk}),
@@ -44,5 +49,23 @@ export async function notifyFailureAction(event: NotifyFailureEvent, context: Ac
     )
     notified = delivery?.delivered ?? false
   })
-  return {notified, failureKey: renderFailureKey(event.renderId)}
+  return {notified, failureKey: renderFailureKey(event.renderId), failure: failed}
+}
+
+/** What the workflow's Fail state fails the execution with: the failure recorded (the chunk's own, for a Distributed Map). */
+export interface NotifiedFailure {
+  notified: boolean
+  failureKey: string
+  failure: {Error: string; Cause: string}
+}
+
+/**
+ * The error to record: the one caught, unless it is the Distributed Map's own (its children
+ * failed), when the first chunk that noted its failure says what went wrong.
+ */
+async function chunkFailureOf(bucket: BucketObjects, renderId: string, caught: NotifyFailureEvent['failure']): Promise<NotifyFailureEvent['failure']> {
+  if (caught.Error !== DISTRIBUTED_MAP_FAILED) return caught
+  const [first] = (await bucket.listKeys(chunkFailuresPrefix(renderId)).catch(() => [])).sort()
+  const noted = first === undefined ? undefined : await bucket.getJson<{Error: string; Cause: string}>(first).catch(() => undefined)
+  return noted ?? caught
 }
