@@ -9,6 +9,7 @@ import {renderCallerPolicy} from '../../packages/lambda/src/lib/lambda/deploy/ia
 import {stackResources} from '../../packages/lambda/src/lib/lambda/deploy/stack-resources.js'
 import {removeRender, waitForRender} from '../../packages/lambda/src/lib/lambda/index.js'
 import {bucketNameProblem, contentDisposition, downloadNameProblem} from '../../packages/lambda/src/lib/lambda/output-settings.js'
+import {checkConfig} from '../../packages/lambda/src/lib/lambda/validate-config.js'
 import {probeVideoStream} from '../support/media.js'
 import {runCli, type CliResult} from '../support/run-cli.js'
 import {sharedStack} from '../support/shared-stack.js'
@@ -29,6 +30,11 @@ describe('output settings, checked alike for the CLI, the SDK and the handler', 
     expect(bucketNameProblem('Other_Bucket')).toMatch(/lowercase letters, digits, dots and hyphens/)
     expect(bucketNameProblem('192.168.0.1')).toMatch(/IP address/)
     expect(bucketNameProblem('my-outputs')).toBeUndefined()
+    // The SDK's config is checked the same way before any cloud call, naming the field.
+    expect(() => checkConfig({downloadName: 'clips/a.mp4'})).toThrow(/\[validateConfig\] config.downloadName: contains a path separator/)
+    expect(() => checkConfig({outputBucket: 'Bad_Bucket'})).toThrow(/config.outputBucket: is not a bucket name/)
+    expect(() => checkConfig({deleteAfter: '2d' as never})).toThrow(/config.deleteAfter/)
+    expect(() => checkConfig({downloadName: 'Launch – final.mp4', outputBucket: 'client-videos', deleteAfter: '30d'})).not.toThrow()
   })
 
   it('deploy writes a lifecycle rule per --delete-after value, grants --output-bucket buckets to the function, and the caller policy covers them', () => {
