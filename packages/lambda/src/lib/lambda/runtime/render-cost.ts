@@ -10,11 +10,11 @@ export type InvocationCounts = Record<InvocationOutcome, number>
  * still running when the render stopped included: the history shows none of the last), plus any
  * invocation Lambda ended at its time cap, which could write no record (from the history, at the
  * function's memory). State transitions come from the history once the execution has ended, else
- * from the records: one entered state per invocation and one for the Map.
+ * from the records: one entered state per invocation, one for the Choice before the Map and one for the Map.
  */
 export function costOfInvocations(records: readonly InvocationRecord[], events: readonly HistoryEvent[] | undefined, memoryMb: number): {cost: CostEstimate; invocations: InvocationCounts} {
   const capped = events ? timedOutDurations(events).map((durationMs) => ({durationMs, memoryMb})) : []
-  const transitions = events ? events.filter((event) => event.type?.endsWith('StateEntered')).length : records.length + 1
+  const transitions = events ? events.filter((event) => event.type?.endsWith('StateEntered')).length : records.length + 2
   const invocations: InvocationCounts = {succeeded: 0, failed: capped.length, stopped: 0}
   for (const record of records) invocations[record.outcome]++
   return {cost: estimateCost([...records, ...capped], transitions), invocations}
