@@ -2,6 +2,7 @@ import {existsSync} from 'node:fs'
 import {readFile} from 'node:fs/promises'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
+import {functionChromiumDir} from '../../src/lib/browser/function-chromium.js'
 import {imageTag} from '../../src/lib/container/container-image.js'
 import {fontsConf} from '../../src/lib/profile/fonts-conf.js'
 import {DETERMINISTIC_PROFILE, pinnedPackages} from '../../src/lib/profile/render-profile.js'
@@ -28,6 +29,16 @@ describe('the container image definition', PROCESSES, () => {
     expect(dockerfile).toContain('FROM --platform=linux/amd64 ${NODE_IMAGE}')
     expect(dockerfile).toContain(`${profile.browser.executablePath}`)
     expect(dockerfile).toContain('ENTRYPOINT ["engine"]')
+  })
+
+  it("carries the serverless function's Chromium build where the profile finds it", async () => {
+    const dockerfile = await readFile(join(DOCKER_DIR, 'Dockerfile'), 'utf8')
+    const directory = /^ENV ENGINE_FUNCTION_CHROMIUM_DIR=(\S+)$/m.exec(dockerfile)?.[1]
+    expect(directory).toBe('/opt/function-chromium')
+    // Set before the download, so that it lands there; the renders (any uid) find it through the same variable.
+    expect(dockerfile.indexOf('ENV ENGINE_FUNCTION_CHROMIUM_DIR=')).toBeLessThan(dockerfile.indexOf('engine browser install --function'))
+    expect(dockerfile).toContain('ENGINE_NPM_REGISTRY="$NPM_REGISTRY"')
+    expect(functionChromiumDir({ENGINE_FUNCTION_CHROMIUM_DIR: directory, ENGINE_CACHE_DIR: '/tmp/engine-cache'})).toBe(directory)
   })
 
   it('ships a fontconfig that sees only the profile fonts, and their checksums', async () => {

@@ -63,9 +63,15 @@ export function functionChromiumPackUrl(arch: FunctionArch, base: string = FUNCT
   return `${base.replace(/\/+$/, '')}/v${FUNCTION_CHROMIUM.version}/${functionChromiumPackName(arch)}`
 }
 
-/** Where the unpacked build lives: `<cache>/browsers/function-chromium-<version>-<arch>/chromium`, SwiftShader beside it. */
+/** A folder that holds the unpacked build instead of the cache (the container image sets it). */
+export const FUNCTION_CHROMIUM_DIR_ENV = 'ENGINE_FUNCTION_CHROMIUM_DIR'
+
+/**
+ * Where the unpacked build lives: ENGINE_FUNCTION_CHROMIUM_DIR, else
+ * `<cache>/browsers/function-chromium-<version>-<arch>/`; the executable is `chromium`, SwiftShader beside it.
+ */
 export function functionChromiumDir(env: NodeJS.ProcessEnv = process.env, arch: FunctionArch = hostArch()): string {
-  return join(browserCacheDir(env), `function-chromium-${FUNCTION_CHROMIUM.version}-${PACK_ARCH[arch]}`)
+  return env[FUNCTION_CHROMIUM_DIR_ENV] || join(browserCacheDir(env), `function-chromium-${FUNCTION_CHROMIUM.version}-${PACK_ARCH[arch]}`)
 }
 
 export interface FunctionChromium {

@@ -56,7 +56,7 @@ const LIBERATION = '/usr/share/fonts/truetype/liberation'
 
 export const DETERMINISTIC_PROFILE: RenderProfile = {
   name: 'deterministic',
-  description: 'the container image: Debian chromium-headless-shell, DejaVu + Liberation fonts only, software rendering, begin-frame capture',
+  description: "the container image and the serverless function: the function's Chromium build (else Debian chromium-headless-shell), DejaVu + Liberation fonts only, software rendering, begin-frame capture",
   debian: {release: 'bookworm', snapshot: '20261122T000000Z'},
   nodeImage: 'node:22.23.3-bookworm-slim',
   browser: {

@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand} from 'html-video-engine/internal/cli/base-command.js'
 import {listInstalledPlugins} from 'html-video-engine/internal/lib/config/installed-plugins.js'
-import {FUNCTION_ARCHES, functionChromiumPackName, type FunctionArch} from 'html-video-engine/internal/lib/browser/function-chromium.js'
+import {FUNCTION_ARCHES, FUNCTION_CHROMIUM, functionChromiumPackName, type FunctionArch} from 'html-video-engine/internal/lib/browser/function-chromium.js'
 import {buildLambdaBundle, DEFAULT_BUNDLE_NAME, mib} from '../../lib/lambda/bundle/build-lambda-bundle.js'
 import type {BinaryInfo} from '../../lib/lambda/bundle/encoder-parts.js'
 
@@ -46,6 +46,9 @@ export default class LambdaBundle extends BaseCommand {
     this.log(`chromium ${report.chromium.package}@${report.chromium.version}${report.chromium.pack ? ` (${report.chromium.pack})` : ''}`)
     this.log(`ffmpeg ${report.ffmpeg.version ?? '?'} (${origin(report.ffmpeg)}; ${report.ffmpeg.encoders?.join(', ') ?? `encoders not checked: it does not run on this machine`})`)
     this.log(`ffprobe ${report.ffprobe.version ?? '?'} (${origin(report.ffprobe)})`)
+    if (report.chromium.version !== FUNCTION_CHROMIUM.version) {
+      this.warn(`${report.chromium.package}@${report.chromium.version} is not the build --profile deterministic captures with (${FUNCTION_CHROMIUM.version}): local renders will not be the function's file; install ${FUNCTION_CHROMIUM.package}@${FUNCTION_CHROMIUM.version}`)
+    }
     for (const binary of [report.ffmpeg, report.ffprobe]) {
       if (binary.dynamic) this.warn(`${origin(binary)} is dynamically linked: it runs on Lambda only if its shared libraries are there; carry a static build`)
     }
