@@ -140,4 +140,19 @@ describe('--download-name, --output-bucket and --delete-after on the local stack
     const response = await fetch(done.outputUrl.url, {signal: AbortSignal.timeout(30_000)})
     expect(response.headers.get('content-disposition')).toBe('attachment; filename="frame five.png"')
   }, 120_000)
+
+  it('render-batch --output-bucket --delete-after: every row\'s output goes to that bucket, tagged', async () => {
+    const batch = join(scratch, 'rows.jsonl')
+    await writeFile(batch, `${JSON.stringify({outputKey: 'batch/one.mp4'})}\n`)
+    const result = await lambda(['render-batch', PROJECT, '--site-id', siteId, '--batch', batch, '--frames', '0-4', '--output-bucket', outputBucket, '--delete-after', '30d', '--json'])
+    expect(result.code, result.stderr).toBe(0)
+    const [entry] = JSON.parse(result.stdout) as {status: string; executionArn: string}[]
+    expect(entry.status).toBe('started')
+    const done = await waitForRender({render: entry.executionArn, endpoint: stack.env.ENGINE_AWS_ENDPOINT, pollMs: 300, signal: AbortSignal.timeout(180_000)})
+    expect(done.error).toBeUndefined()
+    expect(done.output).toMatchObject({bucketName: outputBucket, outputKey: 'batch/one.mp4'})
+    const {TagSet} = await s3().send(new GetObjectTaggingCommand({Bucket: outputBucket, Key: 'batch/one.mp4'}))
+    expect(TagSet).toEqual([{Key: 'engine-delete-after', Value: '30d'}])
+    expect(await stack.bucket.exists('batch/one.mp4')).toBe(false)
+  }, 240_000)
 })

@@ -1,6 +1,17 @@
 import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from 'html-video-engine/internal/cli/base-command.js'
-import {chunkTuningFlags, configFromFlags, lambdaEncodeFlags, lambdaSizeFlags, required, stackFlags, stateMachineFlag} from '../../cli/lambda-flags.js'
+import {
+  assertOutputBucketGranted,
+  chunkTuningFlags,
+  configFromFlags,
+  lambdaEncodeFlags,
+  lambdaOutputFlags,
+  lambdaSizeFlags,
+  outputSettingsFromFlags,
+  required,
+  stackFlags,
+  stateMachineFlag,
+} from '../../cli/lambda-flags.js'
 import {entryLine, EntryPrinter} from '../../cli/lambda-batch-text.js'
 import {openRowSource} from 'html-video-engine/internal/lib/batch/rows/read-rows.js'
 import {STDIN_BATCH} from 'html-video-engine/internal/lib/batch/rows/batch-format.js'
@@ -40,6 +51,9 @@ export default class LambdaRenderBatch extends BaseCommand {
     'dry-run': Flags.boolean({description: 'start nothing; every entry reports would-invoke (or invalid, with why)'}),
     'variables-file': Flags.string({description: 'not accepted: variables come only from the batch rows', hidden: true}),
     variables: Flags.string({description: 'not accepted: variables come only from the batch rows', hidden: true}),
+    // Every row's output goes there and is kept that long; one download name would fit no batch.
+    'output-bucket': lambdaOutputFlags['output-bucket'],
+    'delete-after': lambdaOutputFlags['delete-after'],
     ...lambdaSizeFlags,
     ...lambdaEncodeFlags,
     ...chunkTuningFlags,
@@ -66,21 +80,23 @@ export default class LambdaRenderBatch extends BaseCommand {
     }
     if (flags.batch === undefined) throw new EngineError('INVALID_FLAG', '--batch is required: a .csv, .jsonl or .json file of rows (or - for standard input), or --resume <batchId>', {flag: '--batch'})
     const rows = await openRowSource(flags.batch === STDIN_BATCH ? STDIN_BATCH : flags.batch, flags['batch-format'] as (typeof BATCH_FORMATS)[number] | undefined)
-    const config = configFromFlags(flags)
+    const config = {...configFromFlags(flags), ...outputSettingsFromFlags({'output-bucket': flags['output-bucket'], 'delete-after': flags['delete-after']})}
     // A dry run talks to nothing: the Site ID is computed, not uploaded, and no bucket is needed.
     const bucketName = dryRun ? (flags.bucket ?? '(dry-run)') : required(flags.bucket, 'bucket', BUCKET_ENV)
     const stateMachineArn = dryRun ? flags['state-machine-arn'] : required(flags['state-machine-arn'], 'state-machine-arn', STATE_MACHINE_ENV)
     const plan = await planBatchRows(args.projectDir, config)
+    // Before the site is uploaded: a bucket the function may not write to costs nothing.
+    if (!dryRun) {
+      const stack = await readStackRecord(new BucketObjects(createS3Client(aws), bucketName))
+      assertOutputBucketGranted(config, stack)
+      const warning = batchConcurrencyWarning(flags['max-concurrent'] ?? DEFAULT_MAX_CONCURRENT, plan.chunks, stack ?? {})
+      if (warning) process.stderr.write(`warning [batch-throttled]: ${warning}\n`)
+    }
     const siteHandle = flags['site-id']
       ? siteHandleFromId(flags['site-id'], bucketName)
       : dryRun
         ? {siteId: siteIdOf(await listSiteFiles(args.projectDir)), bucketName}
         : await deploySite({projectDir: args.projectDir, bucketName, ...aws})
-    if (!dryRun) {
-      const stack = await readStackRecord(new BucketObjects(createS3Client(aws), bucketName))
-      const warning = batchConcurrencyWarning(flags['max-concurrent'] ?? DEFAULT_MAX_CONCURRENT, plan.chunks, stack ?? {})
-      if (warning) process.stderr.write(`warning [batch-throttled]: ${warning}\n`)
-    }
     const handle = await renderBatchOnLambda({
       rows,
       declarations: plan.declarations,
