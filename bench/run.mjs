@@ -167,7 +167,6 @@ try {
     console.log('')
     await benchScaling({
       chainMs: 1000 / captureFps,
-      twoPageChainMs: 1000 / capture2Fps,
       cpuMs: figures.cpuMsPerFrame,
       overheadSeconds: figures.startup.seconds + figures.tail.assembly,
       browserMiB: capture.browserMiB,

@@ -26,28 +26,27 @@ async function withPeakMemory(fn, intervalMs = 500) {
 /**
  * Frames/s of a render of `frames` frames cut into `segments` equal segments on `cores` cores at
  * the default worker count. Workers take segments from one queue, so capturing takes at least
- * ceil(segments / workers) segments' worth of one worker's frames at `chainMs` each (`twoPageChainMs`
- * for a worker the default gives two pages; the last round may leave workers idle), and at least
+ * ceil(segments / workers) segments' worth of one worker's frames at `chainMs` each (the last round
+ * may leave workers idle), and at least
  * the render's CPU (`cpuMs` a frame) spread over every core; start-up and assembly add `overheadSeconds`.
  */
-export function modelFramesPerSecond({cores, frames, segments, chainMs, twoPageChainMs = chainMs, cpuMs, overheadSeconds, defaultWorkerCount, defaultPagesPerWorker}) {
+export function modelFramesPerSecond({cores, frames, segments, chainMs, cpuMs, overheadSeconds, defaultWorkerCount}) {
   const workers = Math.min(defaultWorkerCount(cores), segments)
-  const pages = defaultPagesPerWorker(cores, workers, frames)
-  const byWorkers = (Math.ceil(segments / workers) * (frames / segments) * (pages === 2 ? twoPageChainMs : chainMs)) / 1000
+  const byWorkers = (Math.ceil(segments / workers) * (frames / segments) * chainMs) / 1000
   const byCpu = (frames * cpuMs) / (cores * 1000)
-  return {workers, pages, framesPerSecond: frames / (Math.max(byWorkers, byCpu) + overheadSeconds), cpuBound: byCpu >= byWorkers}
+  return {workers, framesPerSecond: frames / (Math.max(byWorkers, byCpu) + overheadSeconds), cpuBound: byCpu >= byWorkers}
 }
 
 /**
- * `chainMs`/`twoPageChainMs`: one worker's wall time per frame with one/two pages when nothing else competes (capture only);
+ * `chainMs`: one worker's wall time per frame when nothing else competes (capture only);
  * `cpuMs`: CPU per frame of a whole render; `overheadSeconds`: start-up and assembly, which no worker
  * shortens; `browserMiB`/`encoderMiB`: memory of one worker's browser
  * and of one segment encoder.
  */
-export async function benchScaling({log = console.log, chainMs, twoPageChainMs, cpuMs, overheadSeconds, browserMiB, encoderMiB} = {}) {
+export async function benchScaling({log = console.log, chainMs, cpuMs, overheadSeconds, browserMiB, encoderMiB} = {}) {
   const {renderComposition} = await engineModule('render/render-composition.js')
   const {resolveRenderOptions} = await engineModule('render/resolve-options.js')
-  const {defaultWorkerCount, defaultPagesPerWorker} = await engineModule('plan/worker-count.js')
+  const {defaultWorkerCount} = await engineModule('plan/worker-count.js')
   const {segmentFrames} = await engineModule('plan/segment-grid.js')
   const cores = availableParallelism()
   const work = mkdtempSync(join(tmpdir(), 'engine-scaling-'))
@@ -72,17 +71,17 @@ export async function benchScaling({log = console.log, chainMs, twoPageChainMs, 
       const frames = seconds * 30
       return {seconds, frames, segments: Math.ceil(frames / segmentFrames(fps, frames))}
     })
-    log(`model of --workers auto (cores - 2): one worker draws a frame every ${chainMs.toFixed(1)} ms at most (${(twoPageChainMs ?? chainMs).toFixed(1)} ms with two pages), a frame costs ${cpuMs.toFixed(1)} ms of CPU, start-up and assembly ${overheadSeconds.toFixed(2)} s;`)
+    log(`model of --workers auto (cores - 2): one worker draws a frame every ${chainMs.toFixed(1)} ms at most, a frame costs ${cpuMs.toFixed(1)} ms of CPU, start-up and assembly ${overheadSeconds.toFixed(2)} s;`)
     log(`  memory: ${browserMiB.toFixed(0)} MiB a worker's browser, ${encoderMiB.toFixed(0)} MiB a 1080p segment encoder (up to two a worker: one taking frames, one finishing)`)
     const modelled = []
     for (const modelCores of [2, 4, 8, 16, 32]) {
-      const cells = renders.map((render) => ({...render, ...modelFramesPerSecond({cores: modelCores, ...render, chainMs, twoPageChainMs, cpuMs, overheadSeconds, defaultWorkerCount, defaultPagesPerWorker})}))
+      const cells = renders.map((render) => ({...render, ...modelFramesPerSecond({cores: modelCores, ...render, chainMs, cpuMs, overheadSeconds, defaultWorkerCount})}))
       const workers = defaultWorkerCount(modelCores)
       const memoryGiB = (workers * (browserMiB + 2 * encoderMiB)) / 1024
       modelled.push({cores: modelCores, workers, cells, memoryGiB})
       log(
         `  ${String(modelCores).padStart(2)} cores, ${String(workers).padStart(2)} workers: ${cells
-          .map((cell) => `${cell.seconds} s render ${cell.framesPerSecond.toFixed(0).padStart(4)} frames/s (${cell.workers} busy of ${cell.segments} segments, ${cell.pages} page(s) each, ${cell.cpuBound ? 'CPU-bound' : 'worker-bound'})`)
+          .map((cell) => `${cell.seconds} s render ${cell.framesPerSecond.toFixed(0).padStart(4)} frames/s (${cell.workers} busy of ${cell.segments} segments, ${cell.cpuBound ? 'CPU-bound' : 'worker-bound'})`)
           .join('; ')}; memory up to ${memoryGiB.toFixed(1)} GiB`,
       )
     }

@@ -1,6 +1,6 @@
 import {describe, expect, it} from 'vitest'
 import {MAX_WORKERS} from '../../src/lib/plan/render-options.js'
-import {defaultPagesPerWorker, defaultWorkerCount, workerCount} from '../../src/lib/plan/worker-count.js'
+import {defaultWorkerCount, workerCount} from '../../src/lib/plan/worker-count.js'
 
 describe('the worker count', () => {
   it('is cores minus 2 by default, at least 1, never above the hard ceiling (the spec table)', () => {
@@ -15,16 +15,5 @@ describe('the worker count', () => {
     expect(workerCount(3, 2, 100)).toBe(3)
     expect(workerCount(5, 16, 2)).toBe(2)
     expect(workerCount('auto', 1, 0)).toBe(1)
-  })
-
-  it('gives a worker a second page only with four cores to itself and 60 frames or more to capture', () => {
-    expect(defaultPagesPerWorker(2, 1, 360)).toBe(1)
-    expect(defaultPagesPerWorker(3, 1, 360)).toBe(1)
-    expect(defaultPagesPerWorker(4, 1, 360)).toBe(2)
-    // 16 cores: --workers auto is 14 workers where there are segments for them, 4 for a 12 s render.
-    expect(defaultPagesPerWorker(16, 14, 1800)).toBe(1)
-    expect(defaultPagesPerWorker(16, 4, 360)).toBe(2)
-    expect(defaultPagesPerWorker(16, 4, 239)).toBe(1)
-    expect(defaultPagesPerWorker(8, 1, 59)).toBe(1)
   })
 })

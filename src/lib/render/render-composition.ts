@@ -19,7 +19,6 @@ import {assertWithinLimits, type RenderLimits} from '../plan/render-limits.js'
 import {resolveRenderBrowser} from '../profile/resolve-render-browser.js'
 import type {ResolvedRenderOptions} from '../plan/render-options.js'
 import type {RenderPlan} from '../plan/render-plan.js'
-import {defaultPagesPerWorker} from '../plan/worker-count.js'
 import type {PageFontReport} from '../fonts/page/page-fonts.js'
 import type {ReadyReport} from '../runtime/page-protocol.js'
 import {assertNoStrictErrors} from '../variables/strict-variables.js'
@@ -51,9 +50,10 @@ export interface RenderRequest {
   /** Cores to plan workers for (default: this machine's). */
   cores?: number
   /**
-   * Pages each capture worker (browser process) alternates frames between. Default: two where each
-   * worker has four cores to itself and 60 frames or more to capture, else one (see
-   * defaultPagesPerWorker); output is the same either way.
+   * Pages each capture worker (browser process) alternates frames between (default one). Two capture
+   * faster where a worker has cores to spare, but not split-deterministically: each page rasterises
+   * only every other frame, and Chromium keeps layers (a will-change layer's raster scale, for one)
+   * from the frames a page drew, so some pages differ from a one-page render by a few levels.
    */
   pagesPerWorker?: 1 | 2
   /** Refuse a composition longer or larger than this (the server's per-request limits). */
@@ -162,7 +162,7 @@ async function render(request: RenderRequest, emit: (event: RenderEvent) => void
   const durationSeconds = frameTime(outputFrames, planned.fps)
   const cores = request.cores ?? availableParallelism()
   const workers = rangeWorkers(planned, range, options.workers, cores)
-  const pagesPerWorker = request.pagesPerWorker ?? defaultPagesPerWorker(cores, workers, outputFrames)
+  const pagesPerWorker = request.pagesPerWorker ?? 1
   signal?.throwIfAborted()
   emit({
     type: 'start',
