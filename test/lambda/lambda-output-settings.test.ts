@@ -1,7 +1,7 @@
 import {mkdtemp, rm, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
-import {CreateBucketCommand, GetObjectTaggingCommand, HeadObjectCommand} from '@aws-sdk/client-s3'
+import {CreateBucketCommand, GetObjectTaggingCommand, HeadObjectCommand, PutObjectCommand} from '@aws-sdk/client-s3'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {assertOutputBucketGranted} from '../../packages/lambda/src/cli/lambda-flags.js'
 import {createS3Client} from '../../packages/lambda/src/lib/lambda/aws-clients.js'
@@ -10,6 +10,7 @@ import {stackResources} from '../../packages/lambda/src/lib/lambda/deploy/stack-
 import {removeRender, waitForRender} from '../../packages/lambda/src/lib/lambda/index.js'
 import {bucketNameProblem, contentDisposition, downloadNameProblem} from '../../packages/lambda/src/lib/lambda/output-settings.js'
 import {checkConfig} from '../../packages/lambda/src/lib/lambda/validate-config.js'
+import {BucketObjects} from '../../packages/lambda/src/lib/lambda/s3-objects.js'
 import {probeVideoStream} from '../support/media.js'
 import {runCli, type CliResult} from '../support/run-cli.js'
 import {sharedStack} from '../support/shared-stack.js'
@@ -82,6 +83,21 @@ describe('--download-name, --output-bucket and --delete-after on the local stack
   afterAll(async () => {
     await stack?.stop()
     if (scratch) await rm(scratch, {recursive: true, force: true})
+  })
+
+  it('the local S3 keeps a PutObject\'s tags, refuses tags S3 refuses (markup, too many) and keeps nothing of a PUT it refused', async () => {
+    const note = 'café: a/b = c+d @ 1.5'
+    await s3().send(new PutObjectCommand({Bucket: outputBucket, Key: 'tags/a.txt', Body: 'a', Tagging: `engine-delete-after=1d&note=${encodeURIComponent(note)}`}))
+    const {TagSet} = await s3().send(new GetObjectTaggingCommand({Bucket: outputBucket, Key: 'tags/a.txt'}))
+    expect(TagSet).toEqual([{Key: 'engine-delete-after', Value: '1d'}, {Key: 'note', Value: note}])
+    await expect(s3().send(new PutObjectCommand({Bucket: outputBucket, Key: 'tags/x.txt', Body: 'x', Tagging: `note=${encodeURIComponent('<Tag>&"x"</Tag>')}`}))).rejects.toMatchObject({name: 'InvalidTag'})
+    const eleven = Array.from({length: 11}, (_, index) => `k${index}=v`).join('&')
+    await expect(s3().send(new PutObjectCommand({Bucket: outputBucket, Key: 'tags/x.txt', Body: 'x', Tagging: eleven}))).rejects.toMatchObject({name: 'InvalidTag'})
+    expect(await new BucketObjects(s3(), outputBucket).exists('tags/x.txt')).toBe(false)
+    await expect(s3().send(new PutObjectCommand({Bucket: 'engine-no-such-bucket', Key: 'tags/b.txt', Body: 'b', Tagging: 'engine-delete-after=7d'}))).rejects.toThrow()
+    // An untagged PUT of the same key later is untagged.
+    await s3().send(new PutObjectCommand({Bucket: outputBucket, Key: 'tags/c.txt', Body: 'c'}))
+    expect((await s3().send(new GetObjectTaggingCommand({Bucket: outputBucket, Key: 'tags/c.txt'}))).TagSet).toEqual([])
   })
 
   it('bad values are refused before anything is uploaded or started, naming the flag', async () => {

@@ -141,7 +141,11 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       sendInvalidKey(request, response, problem)
       return
     }
-    noteTags(request)
+    const invalidTag = noteTags(request, response)
+    if (invalidTag) {
+      sendRefusal(request, response, {status: 400, code: 'InvalidTag', message: invalidTag})
+      return
+    }
     s3Handler(request, response)
   }
   await listen(server, options.port ?? 0, host)

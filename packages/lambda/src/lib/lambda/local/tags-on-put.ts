@@ -1,4 +1,4 @@
-import type {IncomingMessage} from 'node:http'
+import type {IncomingMessage, ServerResponse} from 'node:http'
 import type {S3rverStore} from 's3rver'
 
 /**
@@ -6,9 +6,10 @@ import type {S3rverStore} from 's3rver'
  * s3rver drops that header, so an output rendered with --delete-after would read back untagged.
  * The request's tags are noted by bucket and key before s3rver handles it, and written as the
  * object's tagging subresource in the same store call that writes the object, so a
- * GetObjectTagging after the PUT's answer sees them. A multipart upload's tags are not kept.
+ * GetObjectTagging after the PUT's answer sees them; tags S3 would refuse (other characters, too
+ * many, too long) are refused with InvalidTag, as S3 does. A multipart upload's tags are not kept.
  */
-export function keepTagsOfPuts(store: S3rverStore): (request: IncomingMessage) => void {
+export function keepTagsOfPuts(store: S3rverStore): (request: IncomingMessage, response: ServerResponse) => string | undefined {
   const pending = new Map<string, string>()
   const putObject = store.putObject.bind(store)
   store.putObject = async (object) => {
@@ -20,7 +21,7 @@ export function keepTagsOfPuts(store: S3rverStore): (request: IncomingMessage) =
     }
     return result
   }
-  return (request) => {
+  return (request, response) => {
     const header = request.headers['x-amz-tagging']
     if (request.method !== 'PUT' || typeof header !== 'string') return
     const url = new URL(request.url ?? '/', 'http://local')
@@ -28,12 +29,33 @@ export function keepTagsOfPuts(store: S3rverStore): (request: IncomingMessage) =
     if ([...url.searchParams.keys()].some((name) => name !== 'x-id') || request.headers['x-amz-copy-source']) return
     const [, bucket, ...key] = url.pathname.split('/')
     if (!bucket || key.length === 0) return
-    pending.set(`${decodeURIComponent(bucket)}/${key.map(decodeURIComponent).join('/')}`, header)
+    const problem = tagProblem(header)
+    if (problem) return problem
+    const at = `${decodeURIComponent(bucket)}/${key.map(decodeURIComponent).join('/')}`
+    pending.set(at, header)
+    // A PUT s3rver refused (no such bucket, a bad request) never reaches the store: nothing is kept for it.
+    response.once('close', () => {
+      if (pending.get(at) === header) pending.delete(at)
+    })
+    return undefined
   }
 }
 
+/** S3's tag rules: at most 10 tags, keys of 1-128 and values of 0-256 letters, digits, spaces and `_ . : / = + - @`. */
+function tagProblem(header: string): string | undefined {
+  const tags = [...new URLSearchParams(header)]
+  if (tags.length > 10) return `Object tags cannot be greater than 10 (${tags.length} given)`
+  const allowed = /^[\p{L}\p{N}\p{Zs}_.:/=+\-@]*$/u
+  for (const [key, value] of tags) {
+    if (key.length < 1 || key.length > 128 || !allowed.test(key)) return `The TagKey you have provided is invalid: ${JSON.stringify(key.slice(0, 130))}`
+    if (value.length > 256 || !allowed.test(value)) return `The TagValue you have provided is invalid: ${JSON.stringify(value.slice(0, 260))}`
+  }
+  return undefined
+}
+
 function taggingXml(header: string): string {
-  const escape = (text: string) => text.replace(/[<>&"']/g, (character) => `&#${character.charCodeAt(0)};`)
+  const entities: Record<string, string> = {'<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;'}
+  const escape = (text: string) => text.replace(/[<>&"']/g, (character) => entities[character]!)
   const tags = [...new URLSearchParams(header)].map(([key, value]) => `<Tag><Key>${escape(key)}</Key><Value>${escape(value)}</Value></Tag>`)
   return `<Tagging><TagSet>${tags.join('')}</TagSet></Tagging>`
 }
