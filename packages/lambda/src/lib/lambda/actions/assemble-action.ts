@@ -140,8 +140,10 @@ async function throwIfStopped(bucket: BucketObjects, renderId: string, removeSto
   throw stoppedError(renderId, undefined, stop)
 }
 
-/** A file goes to `outputKey`; a frame directory becomes one object per frame under `outputKey/`. */
-/** Frame files are tagged like a file output, but get no download name: one name would fit none of them. */
+/**
+ * A file goes to `outputKey`; a frame directory becomes one object per frame under `outputKey/`,
+ * tagged like a file output but without a download name (one name would fit none of them).
+ */
 async function uploadOutput(bucket: BucketObjects, outputPath: string, outputKey: string, settings: OutputSettings): Promise<{bytes: number; outputKind: 'file' | 'prefix'; keys: string[]}> {
   if (!(await stat(outputPath)).isDirectory()) return {bytes: await bucket.uploadFile(outputKey, outputPath, contentType(outputKey), outputObjectHeaders(settings)), outputKind: 'file', keys: [outputKey]}
   let bytes = 0
