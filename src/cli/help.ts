@@ -1,11 +1,22 @@
 import {Help, type Command} from '@oclif/core'
 import {listFormats} from '../lib/encode/format-registry.js'
+import {missingCompanion, missingCompanionMessage} from './companions.js'
 
 /**
  * oclif's help, with `--format` showing the formats registered in this run (built-ins and those of
- * installed plugins: the init hook has registered them) instead of a list frozen at build time.
+ * installed plugins: the init hook has registered them) instead of a list frozen at build time, and
+ * the topic of a companion package that is not installed (`engine lambda --help`) explained with
+ * its install command, as running one of its commands does (exit 127).
  */
 export default class EngineHelp extends Help {
+  override async showHelp(argv: string[]): Promise<void> {
+    const subject = argv.find((word) => !word.startsWith('-'))?.split(':')[0]
+    const companion = missingCompanion(subject, this.config)
+    if (!companion) return super.showHelp(argv)
+    process.stderr.write(`error [UNKNOWN_COMMAND]: ${missingCompanionMessage(companion, this.config.bin)}\n`)
+    process.exitCode = 127
+  }
+
   override async showCommandHelp(command: Command.Loadable): Promise<void> {
     const format = command.flags.format
     if (format?.type !== 'option') return super.showCommandHelp(command)

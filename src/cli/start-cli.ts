@@ -2,6 +2,8 @@ import {execute} from '@oclif/core'
 import {fileURLToPath} from 'node:url'
 import {toEngineError} from '../lib/errors/engine-error.js'
 import {registerHostPackage} from '../lib/sandbox/host-package.js'
+import {packageRoot} from '../lib/sandbox/package-root.js'
+import {companionsBeside} from './companions.js'
 import {logLevelFrom, setLogLevel, withoutLogFlags} from './log.js'
 import {pluginInstallArgs} from './plugin-install-args.js'
 import {containPluginHooks} from './plugin-hooks/contain-plugin-hooks.js'
@@ -35,7 +37,8 @@ export async function startCli(binUrl: string, commandLine: string[] = process.a
       throw error
     })
   }
-  await execute({args: argv, loadOptions: {root: fileURLToPath(binUrl), userPlugins: policy.loadUserPlugins}})
+  const devPlugins = companionsBeside(packageRoot())
+  await execute({args: argv, loadOptions: {root: fileURLToPath(binUrl), userPlugins: policy.loadUserPlugins, devPlugins}})
   await Promise.all([drained(process.stdout), drained(process.stderr)])
   process.exit()
 }

@@ -45,7 +45,8 @@ describe('CLI conventions', {timeout: 180_000}, () => {
 
     expect(await run(['render', LONG, '--colour', 'red'])).toMatchObject({code: 2, stderr: 'error [INVALID_FLAG]: --colour is not a flag of this command: see engine render --help\n'})
     expect(await run(['render'])).toMatchObject({code: 2, stderr: 'error [INVALID_FLAG]: missing the composition argument: see engine render --help\n'})
-    const missingJson = await run(['lambda', 'render', '--json'])
+    // A companion's command (packages/lambda, a development plugin in this checkout) the same way.
+    const missingJson = await runCli(['lambda', 'render', '--json'], {env: {NODE_ENV: 'development'}})
     expect(missingJson.code).toBe(2)
     expect(JSON.parse(missingJson.stdout).error.message).toMatch(/^missing the .* argument: see engine lambda render --help$/)
   })

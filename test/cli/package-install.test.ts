@@ -14,6 +14,12 @@ import {REPO_ROOT} from '../support/run-cli.js'
 
 const run = promisify(execFile)
 const NODE_BIN = dirname(process.execPath)
+/**
+ * What the core install no longer carries: what only the serverless path needs (the companion
+ * package's dependencies) and the whole Fontsource packages (fonts/ has the files renders use).
+ */
+const LEFT_OUT = ['@aws-sdk', '@sparticuz', '@ffmpeg-installer', '@ffprobe-installer', 's3rver', 'aws-local-stepfunctions', 'esbuild', 'yazl', '@fontsource', 'html-video-engine-lambda']
+const INSTALL_COMPANION = 'engine plugins install html-video-engine-lambda'
 
 /**
  * The package as users get it: `npm pack` of this checkout (built by `npm test`), installed
@@ -42,6 +48,13 @@ describe('npm pack + npm install -g of the tarball', {timeout: 600_000}, () => {
   afterAll(async () => {
     if (dir) await rm(dir, {recursive: true, force: true})
   })
+  /** The installed `engine`, its exit status and output whatever the status. */
+  const engine = (args: string[], extraEnv: NodeJS.ProcessEnv = {}) =>
+    new Promise<{code: number; stdout: string; stderr: string}>((resolve) => {
+      execFile('engine', args, {cwd: dir, env: {...env(), ...extraEnv}, maxBuffer: 16 * 1024 * 1024}, (error, stdout, stderr) => {
+        resolve({code: error ? Number((error as {code?: unknown}).code ?? 1) : 0, stdout, stderr})
+      })
+    })
 
   it('ships the CLI, the SDK entries and the manifest, no tests, and no source map pointing outside the package', async () => {
     expect(files).toEqual(expect.arrayContaining(['bin/run.js', 'oclif.manifest.json', 'dist/src/lib/index.js', 'dist/src/plugin/index.js', 'dist/src/plugin/index.d.ts']))
@@ -60,6 +73,44 @@ describe('npm pack + npm install -g of the tarball', {timeout: 600_000}, () => {
       }
     }
     expect(dangling).toEqual([])
+  })
+
+  it('is the lean core: under 150 MB, none of the serverless packages, and `engine lambda` says in one line how to install them', async () => {
+    expect(LEFT_OUT.filter((name) => existsSync(join(installed, 'node_modules', name)))).toEqual([])
+    const {stdout} = await run('du', ['-sm', join(dir, 'prefix')])
+    const megabytes = Number(stdout.split('\t')[0])
+    console.log(`global install of the core: ${megabytes} MB (du -sm of the prefix)`)
+    expect(megabytes).toBeLessThan(150)
+    for (const args of [['lambda', 'render', 'index.html'], ['lambda', '--help'], ['help', 'lambda'], ['lambda']]) {
+      const result = await engine(args)
+      expect(result.code, args.join(' ')).toBe(127)
+      expect(result.stderr).toMatch(new RegExp(`^error \\[UNKNOWN_COMMAND\\]: \`engine lambda\` \\(.+\\) comes with the package html-video-engine-lambda, which is not installed: install it with \`${INSTALL_COMPANION}\`\n$`))
+      expect(result.stdout).toBe('')
+    }
+    const json = await engine(['lambda', 'sites', 'ls', '--json'])
+    expect(JSON.parse(json.stdout).error).toMatchObject({code: 'UNKNOWN_COMMAND', details: {package: 'html-video-engine-lambda', install: INSTALL_COMPANION}})
+    // Nothing warns about the absent companion, in production or with a development NODE_ENV.
+    for (const nodeEnv of [undefined, 'development']) {
+      const version = await engine(['--version'], {NODE_ENV: nodeEnv})
+      expect({code: version.code, stderr: version.stderr}).toEqual({code: 0, stderr: ''})
+    }
+  })
+
+  it('with the companion linked into its data directory, `engine lambda` is back and runs on the installed core', async () => {
+    const data = {HOME: join(dir, 'companion-home'), XDG_DATA_HOME: join(dir, 'companion-home', 'data')}
+    // The workspace package with its dependencies (this checkout's node_modules); the engine it
+    // imports is the installed one, not this checkout.
+    const linked = await engine(['plugins', 'link', join(REPO_ROOT, 'packages', 'lambda'), '--no-install'], data)
+    expect(linked.code, linked.stderr).toBe(0)
+    const help = await engine(['lambda', '--help'], data)
+    expect(help.code, help.stderr).toBe(0)
+    expect(help.stdout).toContain('lambda render')
+    // A command that loads its module: the companion imports the core by its package exports.
+    const policy = await engine(['lambda', 'policies', 'role', '--account-id', '123456789012'], data)
+    expect(policy.code, policy.stderr).toBe(0)
+    expect(JSON.parse(policy.stdout)).toMatchObject({Version: '2012-10-17'})
+    // The user's other data directories still see no companion.
+    expect((await engine(['lambda', '--help'])).code).toBe(127)
   })
 
   it('`engine` runs by name: doctor, a render, and the plugin API as a package export', async () => {
@@ -81,9 +132,8 @@ describe('npm pack + npm install -g of the tarball', {timeout: 600_000}, () => {
   it.skipIf(!canHideSystemTools)(
     'on a machine with no browser and no ffmpeg, `engine init` then one `engine render --yes` renders the project, fetching both from the (loopback) mirrors',
     async () => {
-      // As on a platform npm has no such optional package for (and as the lean core will be): the
-      // static ffmpeg/ffprobe beside engine are gone, so the first render has to fetch them.
-      for (const name of ['@ffmpeg-installer', '@ffprobe-installer', 'ffmpeg-static']) await rm(join(installed, 'node_modules', name), {recursive: true, force: true})
+      // The lean core carries no static ffmpeg/ffprobe (the companion does, for the Lambda bundle),
+      // so the first render has to fetch them.
       const mirror = await startDownloadMirror()
       try {
         const bare = {

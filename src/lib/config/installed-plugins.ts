@@ -1,6 +1,7 @@
 import {readFile} from 'node:fs/promises'
 import {join} from 'node:path'
 import {Config} from '@oclif/core'
+import {isCompanion} from './companions.js'
 
 export interface InstalledPlugin {
   name: string
@@ -14,12 +15,13 @@ export interface InstalledPlugin {
 /**
  * The plugins the user installed or linked (`$ENGINE_DATA_DIR`), as oclif resolves them: what a
  * bundle for another machine (a Lambda zip, a container) must carry so its renders know the same
- * formats. Core plugins (help, plugins, autocomplete) are not listed.
+ * formats. Core plugins (help, plugins, autocomplete) are not listed, nor the first-party
+ * companions (html-video-engine-lambda), which bring commands and no engine hooks.
  */
 export async function listInstalledPlugins(): Promise<InstalledPlugin[]> {
   const config = await Config.load(import.meta.url)
   return [...config.plugins.values()]
-    .filter((plugin): plugin is typeof plugin & {type: 'user' | 'link'} => plugin.type === 'user' || plugin.type === 'link')
+    .filter((plugin): plugin is typeof plugin & {type: 'user' | 'link'} => (plugin.type === 'user' || plugin.type === 'link') && !isCompanion(plugin.name))
     .map((plugin) => ({name: plugin.name, version: plugin.version, root: plugin.root, type: plugin.type}))
 }
 

@@ -202,8 +202,8 @@ export const ERROR_DOCS: Readonly<Record<ErrorCode, ErrorDoc>> = {
     fix: 'Report it to the plugin\'s author, update or remove the plugin (`engine plugins uninstall <name>`, or `unlink`), or run without plugins (`ENGINE_NO_PLUGINS=1`); see docs/guides/plugins.md.',
   },
   UNKNOWN_COMMAND: {
-    cause: 'The command line names no engine command (a mistyped word, or a command of a plugin that is not installed); exit status 127.',
-    fix: 'Use the command the message suggests, or see `engine help` for the list.',
+    cause: 'The command line names no engine command (a mistyped word, or a command of a plugin that is not installed: `engine lambda …` needs the companion package html-video-engine-lambda); exit status 127.',
+    fix: 'Use the command the message suggests (for `engine lambda`, `engine plugins install html-video-engine-lambda`), or see `engine help` for the list.',
   },
   INTERNAL: {
     cause: 'An unexpected failure inside engine (a bug, or an error from a library or the operating system that engine has no code for).',

@@ -1,73 +1,21 @@
 import {readdirSync} from 'node:fs'
-import {createRequire} from 'node:module'
 import {readdir} from 'node:fs/promises'
-import {dirname, join} from 'node:path'
+import {join} from 'node:path'
 import {packageRoot} from '../sandbox/package-root.js'
 import {SERVED_SUBSETS} from './font-subsets.js'
 
 /**
- * Fontsource packages shipped as dependencies: the families most used in video templates, plus
- * the faces the generic families map to (Noto Serif, Noto Sans Mono, Dancing Script). Every one
- * is an npm dependency of engine at a fixed major version, OFL-licensed.
- */
-export const BUNDLED_FONT_SLUGS = [
-  'anton',
-  'archivo-black',
-  'barlow',
-  'bebas-neue',
-  'dancing-script',
-  'dm-sans',
-  'eb-garamond',
-  'ibm-plex-mono',
-  'ibm-plex-sans',
-  'inter',
-  'jetbrains-mono',
-  'lato',
-  'league-gothic',
-  'manrope',
-  'merriweather',
-  'montserrat',
-  'noto-sans',
-  'noto-sans-mono',
-  'noto-serif',
-  'nunito',
-  'open-sans',
-  'oswald',
-  'playfair-display',
-  'poppins',
-  'raleway',
-  'roboto',
-  'source-code-pro',
-  'space-grotesk',
-  'work-sans',
-] as const
-
-const require = createRequire(import.meta.url)
-
-/**
- * Families engine carries in its own `fonts/` folder as Latin woff2 files only (Fontsource layout,
- * written by scripts/vendor-fonts.mjs): metric-compatible stand-ins for system and proprietary
- * families and more families templates use, at a fraction of a whole package's size.
+ * The families engine carries in its own `fonts/` folder, one Fontsource package layout each with
+ * only the woff2 files a render can use (written by scripts/vendor-fonts.mjs from the list in
+ * fonts/vendored.json): the families most used in video templates and the faces the generic
+ * families map to, in every served subset, then metric-compatible stand-ins for system and
+ * proprietary families and more families, Latin only. A whole Fontsource package also ships woff
+ * files and every subset: 78 MB for the first set where these files are 24 MB.
  */
 export const VENDORED_FONTS_DIR = join(packageRoot(), 'fonts')
 
-/**
- * Directory of each bundled Fontsource package, as installed next to engine, then those engine
- * carries itself. A package that is not installed is left out: its families then resolve as
- * missing, with the warning that says so.
- */
+/** Directory of each bundled family's package, sorted; none when the folder is missing. */
 export function bundledFontPackageDirectories(): string[] {
-  const installed = BUNDLED_FONT_SLUGS.flatMap((slug) => {
-    try {
-      return [dirname(require.resolve(`@fontsource/${slug}/package.json`))]
-    } catch {
-      return []
-    }
-  })
-  return [...installed, ...vendoredFontDirectories()]
-}
-
-function vendoredFontDirectories(): string[] {
   try {
     return readdirSync(VENDORED_FONTS_DIR, {withFileTypes: true})
       .filter((entry) => entry.isDirectory())

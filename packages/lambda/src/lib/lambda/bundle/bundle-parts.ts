@@ -18,7 +18,7 @@ export interface BundleFile extends ZipEntry {
   part: string
 }
 
-const INSTALL_FIX = `install them with \`npm install --include=optional\` on Linux x86-64 under Node >= 22.17 (they are optional dependencies of engine)`
+const INSTALL_FIX = `install them with \`npm install --include=optional\` on Linux x86-64 under Node >= 22.17 (they are optional dependencies of html-video-engine-lambda)`
 
 export function requirePackage(name: string, from: string): InstalledPackage {
   const found = findInstalledPackage(name, from)
