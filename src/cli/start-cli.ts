@@ -1,4 +1,4 @@
-import {execute} from '@oclif/core'
+import {Config, execute} from '@oclif/core'
 import {fileURLToPath} from 'node:url'
 import {toEngineError} from '../lib/errors/engine-error.js'
 import {registerHostPackage} from '../lib/sandbox/host-package.js'
@@ -37,10 +37,28 @@ export async function startCli(binUrl: string, commandLine: string[] = process.a
       throw error
     })
   }
-  const devPlugins = companionsBeside(packageRoot())
-  await execute({args: argv, loadOptions: {root: fileURLToPath(binUrl), userPlugins: policy.loadUserPlugins, devPlugins}})
+  const config = await loadConfig({root: fileURLToPath(binUrl), userPlugins: policy.loadUserPlugins, devPlugins: companionsBeside(packageRoot())})
+  await execute({args: argv, loadOptions: config})
   await Promise.all([drained(process.stdout), drained(process.stderr)])
   process.exit()
+}
+
+/**
+ * oclif loads dev plugins only when NODE_ENV is development or test. In a checkout the companions
+ * are dev plugins installed beside the core, and `node bin/run.js lambda …` must find them whatever
+ * NODE_ENV says, so the configuration is loaded as in development there, and NODE_ENV is put back
+ * before any command or child process sees it.
+ */
+async function loadConfig(options: {root: string; userPlugins: boolean; devPlugins: boolean}): Promise<Config> {
+  if (!options.devPlugins) return Config.load(options)
+  const nodeEnv = process.env.NODE_ENV
+  process.env.NODE_ENV = nodeEnv === 'test' ? 'test' : 'development'
+  try {
+    return await Config.load(options)
+  } finally {
+    if (nodeEnv === undefined) delete process.env.NODE_ENV
+    else process.env.NODE_ENV = nodeEnv
+  }
 }
 
 function drained(stream: NodeJS.WriteStream): Promise<void> {

@@ -45,7 +45,8 @@ function translate(error: Error, commandId: string, flagNames: readonly string[]
   }
   const missing = /^Missing \d+ required args?:\n([\s\S]*)$/.exec(text)
   if (missing) {
-    const names = missing[1].split('\n').map((line) => line.trim().split(/\s+/)[0]).filter(Boolean)
+    // The arguments, one a line, up to a blank line (oclif may add a note on flags that take several values).
+    const names = missing[1].split('\n\n')[0].split('\n').map((line) => line.trim().split(/\s+/)[0]).filter(Boolean)
     return new EngineError('INVALID_FLAG', `missing the ${oneOf(names).replace(' or ', ' and ')} argument${names.length > 1 ? 's' : ''}: ${help}`, {arguments: names})
   }
   const unexpected = /^Unexpected arguments?: (.*)$/.exec(text)

@@ -54,7 +54,7 @@ describe('CLI conventions: suggestions, streams, log levels, signals', {timeout:
       stderr: 'error [UNKNOWN_COMMAND]: "rendr" is not an engine command; did you mean `engine render x.html`? (engine help lists them)\n',
     })
     // A companion's commands (packages/lambda, a development plugin in this checkout) too.
-    expect((await runCli(['lamda', 'render', 'site'], {env: {NODE_ENV: 'development'}})).stderr).toMatch(/"lamda render" is not an engine command; did you mean `engine lambda render site`\?/)
+    expect((await runCli(['lamda', 'render', 'site'], {env: userEnv})).stderr).toMatch(/"lamda render" is not an engine command; did you mean `engine lambda render site`\?/)
     expect((await runCli(['docker', 'biuld'], {env: userEnv})).stderr).toMatch(/"docker biuld" is not an engine command; did you mean `engine docker build`\?/)
     expect((await runCli(['xyzzy'], {env: userEnv})).stderr).toBe('error [UNKNOWN_COMMAND]: "xyzzy" is not an engine command; engine help lists them\n')
     const json = await runCli(['rendr', 'x.html', '--json'], {env: userEnv})

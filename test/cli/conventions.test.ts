@@ -45,10 +45,12 @@ describe('CLI conventions', {timeout: 180_000}, () => {
 
     expect(await run(['render', LONG, '--colour', 'red'])).toMatchObject({code: 2, stderr: 'error [INVALID_FLAG]: --colour is not a flag of this command: see engine render --help\n'})
     expect(await run(['render'])).toMatchObject({code: 2, stderr: 'error [INVALID_FLAG]: missing the composition argument: see engine render --help\n'})
-    // A companion's command (packages/lambda, a development plugin in this checkout) the same way.
-    const missingJson = await runCli(['lambda', 'render', '--json'], {env: {NODE_ENV: 'development'}})
+    // A companion's command (packages/lambda, loaded in this checkout whatever NODE_ENV says) the same way.
+    const missingJson = await run(['lambda', 'render', '--json'])
     expect(missingJson.code).toBe(2)
     expect(JSON.parse(missingJson.stdout).error.message).toMatch(/^missing the .* argument: see engine lambda render --help$/)
+    // oclif adds a note after the arguments when a flag takes several values: it is not an argument.
+    expect(await run(['lambda', 'policies'])).toMatchObject({code: 2, stderr: 'error [INVALID_FLAG]: missing the kind argument: see engine lambda policies --help\n'})
   })
 
   it('a failed render prints its error once, also under the progress display', async () => {
