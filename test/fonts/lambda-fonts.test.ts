@@ -46,7 +46,7 @@ describe('fonts through the serverless stack', {timeout: 300_000}, () => {
     await stack.bucket.downloadFile('out/fonts.mp4', chunked)
     const local = await renderComposition({
       composition: join(project, 'site', 'index.html'),
-      options: resolveRenderOptions({crf: 0, workers: 1, keyframeInterval: 0.1, output: join(project, 'local.mp4')}),
+      options: resolveRenderOptions({crf: 0, workers: 1, keyframeInterval: 0.1, profile: 'deterministic', output: join(project, 'local.mp4')}),
     })
     const [chunkedFrames, localFrames] = await Promise.all([decodedFrameHashes(chunked), decodedFrameHashes(local.output)])
     expect(chunkedFrames).toHaveLength(6)
@@ -79,7 +79,7 @@ describe('fonts through the serverless stack', {timeout: 300_000}, () => {
 
     const chunked = join(project, 'google-chunked.mp4')
     await stack.bucket.downloadFile('out/google.mp4', chunked)
-    const local = await renderComposition({composition: join(site, 'index.html'), options: resolveRenderOptions({crf: 0, workers: 1, output: join(project, 'google-local.mp4')})})
+    const local = await renderComposition({composition: join(site, 'index.html'), options: resolveRenderOptions({crf: 0, workers: 1, profile: 'deterministic', output: join(project, 'google-local.mp4')})})
     expect(await decodedFrameHashes(chunked)).toEqual(await decodedFrameHashes(local.output))
   })
 })

@@ -5,7 +5,7 @@ import {join} from 'node:path'
 import {brotliCompressSync, brotliDecompressSync} from 'node:zlib'
 import {create} from 'tar'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {functionChromiumPackUrl, installedPackageBin} from '../../src/lib/browser/function-chromium.js'
+import {functionChromiumPackName, functionChromiumPackUrl, installedPackageBin} from '../../src/lib/browser/function-chromium.js'
 import {buildLambdaBundle, type BuildBundleOptions, type BundleReport} from '../../packages/lambda/src/lib/lambda/bundle/build-lambda-bundle.js'
 import {elfArch, fileElfInfo} from '../../packages/lambda/src/lib/lambda/bundle/elf-arch.js'
 import {readZipEntry} from '../../packages/lambda/src/lib/lambda/bundle/read-zip.js'
@@ -106,7 +106,7 @@ describe('lambda bundle --arch', {timeout: 120_000}, () => {
     expect(x64OnArm).toMatchObject({code: 'INVALID_FLAG', message: `--ffmpeg: ${SYSTEM_FFMPEG} is built for x86_64, not --arch arm64; pass the arm64 build`})
     const armPackOnX64 = await failure(build('mixed-pack.zip', {arch: 'x86_64', chromiumPack: armPack}))
     expect(armPackOnX64.code).toBe('BUNDLE_FAILED')
-    expect(armPackOnX64.message).toMatch(/is built for arm64 ?;/)
+    expect(armPackOnX64.message).toContain(`is built for arm64; use ${functionChromiumPackName('x86_64')}`)
     const notElf = await failure(build('text.zip', {arch: 'x86_64', ffmpegPath: join(REPO_ROOT, 'package.json'), ffprobePath: join(REPO_ROOT, 'package.json')}))
     expect(notElf).toMatchObject({code: 'INVALID_FLAG', message: expect.stringContaining('is not a Linux program')})
   })

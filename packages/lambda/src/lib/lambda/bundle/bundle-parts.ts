@@ -20,7 +20,7 @@ export interface BundleFile extends ZipEntry {
 
 const INSTALL_FIX = `install them with \`npm install --include=optional\` on Linux x86-64 under Node >= 22.17 (they are optional dependencies of html-video-engine-lambda)`
 
-export function requirePackage(name: string, from: string): InstalledPackage {
+function requirePackage(name: string, from: string): InstalledPackage {
   const found = findInstalledPackage(name, from)
   if (!found) throw new EngineError('BUNDLE_FAILED', `the Lambda bundle needs the npm package ${name}, which is not installed: ${INSTALL_FIX}`, {package: name})
   return found
@@ -79,7 +79,7 @@ export async function browserFiles(packageRoot: string, options: BrowserPartOpti
   if (built !== options.arch) {
     throw new EngineError(
       'BUNDLE_FAILED',
-      `--arch ${options.arch}: the Chromium in ${options.pack ?? chromium!.directory} is built for ${built ?? 'no Linux'} ; use ${functionChromiumPackName(options.arch)} (${functionChromiumPackUrl(options.arch)}) with --chromium-pack`,
+      `--arch ${options.arch}: the Chromium in ${options.pack ?? chromium!.directory} ${built ? `is built for ${built}` : 'is no Linux program'}; use ${functionChromiumPackName(options.arch)} (${functionChromiumPackUrl(options.arch)}) with --chromium-pack`,
       {part: 'chromium', arch: options.arch, built},
     )
   }
