@@ -13,6 +13,7 @@ export default class LambdaLocal extends BaseCommand {
     'and refuses requests from web pages.'
   static override examples = [
     '<%= config.bin %> lambda local --port 4566',
+    '<%= config.bin %> lambda local --port 0 --json  # one line: {"ENGINE_LOCAL_TOKEN": …, "ENGINE_AWS_ENDPOINT": …}',
     '<%= config.bin %> lambda bundle && <%= config.bin %> lambda local --bundle engine-lambda.zip --concurrency 2',
   ]
   static override flags = {
@@ -26,6 +27,7 @@ export default class LambdaLocal extends BaseCommand {
     }),
     bundle: Flags.string({description: 'run every invocation from this function bundle (`engine lambda bundle`) in a Lambda-like child: its own task root, /tmp, environment, browser and ffmpeg'}),
     memory: Flags.integer({description: 'function memory in MB the cost estimate assumes', default: 10240, min: 128, max: 10240}),
+    json: Flags.boolean({description: 'print the variables to export as one JSON object ({ENGINE_LOCAL_TOKEN, ENGINE_AWS_ENDPOINT, ENGINE_BUCKET, ENGINE_SFN_ARN, directory}) instead of NAME=value lines'}),
   }
 
   async run(): Promise<void> {
@@ -40,10 +42,9 @@ export default class LambdaLocal extends BaseCommand {
       token: process.env[LOCAL_TOKEN_ENV] || undefined,
     })
     const stopped = stopOnSignal(() => stack.close())
-    this.log(`${LOCAL_TOKEN_ENV}=${stack.token}`)
-    this.log(`${AWS_ENDPOINT_ENV}=${stack.endpoint}`)
-    this.log(`${BUCKET_ENV}=${stack.bucketName}`)
-    this.log(`${STATE_MACHINE_ENV}=${stack.stateMachineArn}`)
+    const exports = {[LOCAL_TOKEN_ENV]: stack.token, [AWS_ENDPOINT_ENV]: stack.endpoint, [BUCKET_ENV]: stack.bucketName, [STATE_MACHINE_ENV]: stack.stateMachineArn}
+    if (flags.json) this.log(JSON.stringify({...exports, directory: stack.directory}))
+    else for (const [name, value] of Object.entries(exports)) this.log(`${name}=${value}`)
     process.stderr.write(`local stack on ${stack.endpoint} (bucket stored in ${stack.directory}); export the lines above; Ctrl-C stops it\n`)
     // Ctrl-C exits 130 as an interrupted command does; SIGTERM is an ordered stop: 0.
     if ((await stopped) === 'SIGINT') process.exitCode = 130
