@@ -1,8 +1,8 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand} from 'html-video-engine/internal/cli/base-command.js'
-import {BUCKET_ENV, STATE_MACHINE_ENV} from '../../lib/lambda/aws-clients.js'
+import {deployReport, deployText, smokeTestText} from '../../cli/lambda-deploy-text.js'
 import {deployStack} from '../../lib/lambda/deploy/deploy-stack.js'
-import {smokeTest} from '../../lib/lambda/smoke-test.js'
+import {smokeTest, type SmokeTestResult} from '../../lib/lambda/smoke-test.js'
 import {
   ARCHITECTURES,
   DEFAULT_LOG_RETENTION_DAYS,
@@ -53,6 +53,7 @@ export default class LambdaDeploy extends BaseCommand {
     endpoint: Flags.string({description: 'AWS endpoint URL', env: 'ENGINE_AWS_ENDPOINT'}),
     'dry-run': Flags.boolean({description: 'print the resources as JSON and create nothing'}),
     'smoke-test': Flags.boolean({description: 'end with a 1 s 320x180 render through the deployed stack (fails the command if it fails)'}),
+    json: Flags.boolean({description: 'print the deployed stack as one JSON object (version, bucket, state machines, the variables to export, the smoke test); progress stays on stderr'}),
   }
 
   async run(): Promise<void> {
@@ -81,26 +82,26 @@ export default class LambdaDeploy extends BaseCommand {
       onWarning: (warning) => process.stderr.write(`warning [${warning.code}]: ${warning.message}\n`),
     })
     const {RenderBucketName, RenderStateMachineArn} = deployed.resources.outputs
-    const was = deployed.previousVersion === undefined ? 'first deploy' : deployed.previousVersion === deployed.version ? 'unchanged' : `was ${deployed.previousVersion}`
-    this.log(`FunctionVersion: ${deployed.version} (${was}); ${deployed.memoryMb} MB, ${deployed.reservedConcurrency === undefined ? 'shared concurrency pool' : `${deployed.reservedConcurrency} reserved`}`)
-    this.log(`RenderBucketName: ${RenderBucketName}`)
-    this.log(`RenderStateMachineArn: ${RenderStateMachineArn}`)
-    this.log(`${BUCKET_ENV}=${RenderBucketName}`)
-    this.log(`${STATE_MACHINE_ENV}=${RenderStateMachineArn}`)
-    if (!flags['smoke-test']) return
-    process.stderr.write('smoke test: rendering 1 s at 320x180 through the stack\n')
-    let last = ''
-    const smoke = await smokeTest({
-      bucketName: RenderBucketName,
-      stateMachineArn: RenderStateMachineArn,
-      region: flags.region,
-      endpoint: flags.endpoint,
-      onProgress: (progress) => {
-        const line = `smoke test: ${progress.stage}`
-        if (line !== last) process.stderr.write(line + '\n')
-        last = line
-      },
-    })
-    this.log(`Smoke test: render ${smoke.renderId} succeeded in ${smoke.seconds.toFixed(1)} s (${smoke.progress.output.https?.url ?? smoke.progress.output.url}, estimated $${smoke.progress.cost.usd.toFixed(6)})`)
+    // The stack is printed before the smoke test: a failing smoke test still leaves what to export.
+    if (!flags.json) for (const line of deployText(deployReport(deployed))) this.log(line)
+    let smoke: SmokeTestResult | undefined
+    if (flags['smoke-test']) {
+      process.stderr.write('smoke test: rendering 1 s at 320x180 through the stack\n')
+      let last = ''
+      smoke = await smokeTest({
+        bucketName: RenderBucketName,
+        stateMachineArn: RenderStateMachineArn,
+        region: flags.region,
+        endpoint: flags.endpoint,
+        onProgress: (progress) => {
+          const line = `smoke test: ${progress.stage}`
+          if (line !== last) process.stderr.write(line + '\n')
+          last = line
+        },
+      })
+    }
+    const report = deployReport(deployed, smoke)
+    if (flags.json) this.log(JSON.stringify(report))
+    else if (report.smokeTest) this.log(smokeTestText(report.smokeTest))
   }
 }
