@@ -26,7 +26,7 @@ describe('lambda cancel and the render webhook', PROCESSES, () => {
       const env = {...stack.env, ENGINE_WEBHOOK_SECRET: SECRET}
       // The slow fixture (frames that cost CPU on purpose): a render that cannot reach its assembly
       // before the cancel, which a small one did at load 20 (its webhook said render.completed).
-      const started = await runCli(['lambda', 'render', join(LAMBDA_FIXTURES, 'slow'), '--chunk-size', '60', '--keyframe-interval', '0.5', '--webhook', receiver.url, '--json'], {env})
+      const started = await runCli(['lambda', 'render', join(LAMBDA_FIXTURES, 'slow'), '--chunk-size', '60', '--keyframe-interval', '0.5', '--variables', '{"work": 100000000}', '--webhook', receiver.url, '--json'], {env})
       expect(started.code, started.stderr).toBe(0)
       const {renderId} = JSON.parse(started.stdout) as {renderId: string}
       const options = {render: renderId, endpoint: stack.env.ENGINE_AWS_ENDPOINT, stateMachineArn: stack.env.ENGINE_SFN_ARN}

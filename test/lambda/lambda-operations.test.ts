@@ -14,8 +14,10 @@ import {sharedStack} from '../support/shared-stack.js'
 
 const PROJECT = join(LAMBDA_FIXTURES, 'project')
 const TINY = join(LAMBDA_FIXTURES, 'tiny')
-// Every frame costs CPU work: a render of it is still running seconds after it started.
+// Every frame costs CPU work (about 0.1-0.3 s at this count): a render of it is still running long
+// after it started, on a quiet machine too (at the fixture's default it ended before the cancel).
 const SLOW = join(LAMBDA_FIXTURES, 'slow')
+const SLOW_RENDER = ['render', SLOW, '--chunk-size', '60', '--keyframe-interval', '0.5', '--variables', '{"work": 100000000}', '--json']
 
 /** The operations around renders: sites ls/rm, renders ls, cancel, output URLs. */
 describe('`engine lambda` operations on the local stack', {timeout: 120_000}, () => {
@@ -130,7 +132,7 @@ describe('`engine lambda` operations on the local stack', {timeout: 120_000}, ()
   it('cancel stops a rendering execution, records it, deletes its scratch; renders ls and progress show it cancelled; a finished render cannot be cancelled', async () => {
     // The slow fixture, 0.5 s segments: four chunks of 60 costly frames, still at work when the
     // cancel comes (a small render ended first at load 20: nothing to cancel).
-    const started = await lambda(['render', SLOW, '--chunk-size', '60', '--keyframe-interval', '0.5', '--json'])
+    const started = await lambda(SLOW_RENDER)
     expect(started.code, started.stderr).toBe(0)
     const {renderId} = JSON.parse(started.stdout) as {renderId: string}
     const options = {render: renderId, endpoint: stack.env.ENGINE_AWS_ENDPOINT, stateMachineArn: stack.env.ENGINE_SFN_ARN}
@@ -170,12 +172,13 @@ describe('`engine lambda` operations on the local stack', {timeout: 120_000}, ()
   })
 
   it('renders rm deletes an ended render (output, scratch, records) and only it; a running one is refused; a bad or unknown id is named', async () => {
-    const started = await lambda(['render', SLOW, '--chunk-size', '60', '--keyframe-interval', '0.5', '--json'])
+    const started = await lambda(SLOW_RENDER)
     expect(started.code, started.stderr).toBe(0)
     const {renderId: running} = JSON.parse(started.stdout) as {renderId: string}
     const refused = await lambda(['renders', 'rm', running])
     expect(refused).toMatchObject({code: 1, stderr: `error [INVALID_REQUEST]: render ${running} is still running; \`engine lambda cancel ${running}\` stops it, then remove it\n`})
-    expect((await lambda(['cancel', running])).code).toBe(0)
+    const cancelled = await lambda(['cancel', running])
+    expect(cancelled.code, cancelled.stderr).toBe(0)
 
     const kept = /^renderId: (\S+)$/m.exec((await lambda(['render', TINY, '--wait', '--output-key', 'out/kept.mp4'])).stderr)![1]
     const gone = /^renderId: (\S+)$/m.exec((await lambda(['render', TINY, '--wait', '--output-key', 'out/gone.mp4'])).stderr)![1]
