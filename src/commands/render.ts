@@ -21,6 +21,7 @@ import {renderOnServer} from '../lib/server-client/render-on-server.js'
 import {parseVariablesText, readVariablesFile} from '../lib/variables/read-overrides.js'
 import {loadProjectConfig, trustProjectConfigFlag} from '../cli/project-config.js'
 import {assertStdoutOutput, renderToStdout, STDOUT_OUTPUT} from '../cli/stdout-output.js'
+import {exitAfterCancelGrace} from '../cli/cancel-deadline.js'
 import {outputExtension} from '../lib/encode/format-plugin.js'
 import {getFormat} from '../lib/encode/format-registry.js'
 
@@ -68,7 +69,11 @@ export default class Render extends BaseCommand {
     // A first render on a bare machine fetches its browser and ffmpeg (announced, with consent).
     if (server === undefined && !options.docker) await installMissingTools({yes, browser: !options.profile, ffmpeg: true, browserPath: options.browserPath})
     const controller = new AbortController()
-    const cancel = (signal: NodeJS.Signals) => controller.abort(new EngineError('CANCELLED', `the render was interrupted (${signal})`, {signal}))
+    const cancel = (signal: NodeJS.Signals) => {
+      const error = new EngineError('CANCELLED', `the render was interrupted (${signal})`, {signal})
+      controller.abort(error)
+      exitAfterCancelGrace(error, options.json)
+    }
     process.once('SIGINT', cancel)
     process.once('SIGTERM', cancel)
     const onQueued = (position: number, requestId: string) => {
