@@ -6,7 +6,7 @@ import {debug, LOG_LEVELS, warn as warnLine} from './log.js'
 import {usageError} from './usage-error.js'
 
 /** Conventional exit status of a command stopped by a signal: 128 + its number (Ctrl-C: 130). */
-function signalExitCode(error: EngineError): number {
+export function signalExitCode(error: EngineError): number {
   const signal = (error.details as {signal?: unknown} | undefined)?.signal
   const number = typeof signal === 'string' ? constants.signals[signal as NodeJS.Signals] : undefined
   return 128 + (number ?? constants.signals.SIGINT)

@@ -1,5 +1,5 @@
-import {constants} from 'node:os'
 import type {EngineError} from '../lib/errors/engine-error.js'
+import {signalExitCode} from './base-command.js'
 
 /** How long an interrupted command may take to stop its browsers and encoders before it exits anyway. */
 const CANCEL_GRACE_MS = 20_000
@@ -11,10 +11,9 @@ const CANCEL_GRACE_MS = 20_000
  * pressed Ctrl-C gets the terminal back. The timer does not keep the process alive.
  */
 export function exitAfterCancelGrace(error: EngineError, json: boolean): void {
-  const signal = (error.details as {signal?: NodeJS.Signals} | undefined)?.signal ?? 'SIGINT'
   setTimeout(() => {
     if (json) process.stdout.write(JSON.stringify({type: 'error', error: error.toJSON()}) + '\n')
     else process.stderr.write(`error [${error.code}]: ${error.message} (its clean-up did not finish within ${CANCEL_GRACE_MS / 1000} s)\n`)
-    process.exit(128 + (constants.signals[signal] ?? constants.signals.SIGINT))
+    process.exit(signalExitCode(error))
   }, CANCEL_GRACE_MS).unref()
 }
