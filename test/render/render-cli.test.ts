@@ -109,6 +109,8 @@ describe('engine render interrupted', PROCESSES, () => {
       stdio: ['ignore', 'pipe', 'pipe'],
     })
     let stdout = ''
+    let stderr = ''
+    child.stderr.on('data', (chunk) => (stderr += chunk))
     const progressed = new Promise<void>((resolve) =>
       child.stdout.on('data', (chunk) => {
         stdout += chunk
@@ -116,7 +118,12 @@ describe('engine render interrupted', PROCESSES, () => {
       }),
     )
     const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)))
-    await progressed
+    // A render that ends before its first progress event fails here with what it said, not at the test's timeout.
+    const endedFirst = exited.then((code) => {
+      throw new Error(`the render ended (exit ${code}) before any progress event:\n${stdout}\n${stderr}`)
+    })
+    endedFirst.catch(() => {})
+    await Promise.race([progressed, endedFirst])
     const helpers = await descendants(child.pid)
     expect(helpers.map((entry) => entry.name)).toEqual(expect.arrayContaining([expect.stringMatching(/chrom/), 'ffmpeg']))
     child.kill('SIGINT')
