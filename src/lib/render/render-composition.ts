@@ -2,7 +2,7 @@ import {rm} from 'node:fs/promises'
 import {availableParallelism} from 'node:os'
 import {join, resolve} from 'node:path'
 import type {BrowserPool} from '../browser/browser-pool.js'
-import {compileOrApply, type CompileFunction} from '../compose/apply-variables.js'
+import type {CompileFunction} from '../compose/apply-variables.js'
 import type {CompiledComposition} from '../compose/compile-composition.js'
 import {outputExtension} from '../encode/format-plugin.js'
 import {getFormat} from '../encode/format-registry.js'
@@ -10,7 +10,6 @@ import {resolveFfmpeg} from '../encode/resolve-ffmpeg.js'
 import {EngineError, toEngineError} from '../errors/engine-error.js'
 import {DEFAULT_POSTER_FORMAT, posterFrame, posterPath} from '../still/poster.js'
 import {writeImage} from '../still/write-image.js'
-import {FontReporter} from '../fonts/font-findings.js'
 import {findBackgroundOnRoot} from '../lint/find-background-on-root.js'
 import {formatFps, frameTime} from '../plan/fps.js'
 import {renderedFrames} from '../plan/frame-range.js'
@@ -21,11 +20,11 @@ import type {ResolvedRenderOptions} from '../plan/render-options.js'
 import type {RenderPlan} from '../plan/render-plan.js'
 import type {PageFontReport} from '../fonts/page/page-fonts.js'
 import type {ReadyReport} from '../runtime/page-protocol.js'
-import {assertNoStrictErrors} from '../variables/strict-variables.js'
 import {browserForPlan} from '../capture/plan-browser.js'
 import {planPageRequests} from '../capture/plan-page-requests.js'
 import type {PageRequests} from '../sandbox/page-requests.js'
 import {assembleRender, mixRenderAudio} from './assemble-render.js'
+import {compileAndReport} from './compile-and-report.js'
 import {finalizePlan} from './finalize-plan.js'
 import {assertOutputExtension} from './format-from-output.js'
 import {requestNoticeReporter} from './request-notices.js'
@@ -107,20 +106,7 @@ async function render(request: RenderRequest, emit: (event: RenderEvent) => void
   const started = performance.now()
   assertOutputExtension(options.output, options.format)
   emit({type: 'stage', stage: 'compile'})
-  const compiled = await compileOrApply(request.composition, {
-    template: request.template,
-    compile: request.compile,
-    variables: request.variables,
-    strictVariables: options.strictVariables,
-    projectDir: request.projectDir,
-    downloadFonts: options.network !== false,
-  })
-  if (options.strictVariables) assertNoStrictErrors(compiled.findings)
-  for (const finding of compiled.findings) emit({type: 'warning', code: finding.code, message: finding.message})
-  for (const notice of compiled.notices) emit({type: 'warning', code: notice.code, message: notice.message})
-  const warn = (warning: {code: string; message: string}) => emit({type: 'warning', ...warning})
-  const fonts = new FontReporter(compiled.fonts, options.strictFonts, warn)
-  fonts.compile()
+  const {compiled, warn, fonts} = await compileAndReport(request, options, emit)
 
   const format = getFormat(options.format)
   const onNotice = requestNoticeReporter(compiled, warn)

@@ -2,13 +2,13 @@ import {rm, stat} from 'node:fs/promises'
 import {extname, resolve} from 'node:path'
 import type {BrowserPool} from '../browser/browser-pool.js'
 import {openCaptureWorker} from '../capture/index.js'
-import {compileOrApply, type CompileFunction} from '../compose/apply-variables.js'
+import type {CompileFunction} from '../compose/apply-variables.js'
 import {assertPixelsWithinLimits, type RenderLimits} from '../plan/render-limits.js'
 import type {CompiledComposition} from '../compose/compile-composition.js'
-import {FontReporter} from '../fonts/font-findings.js'
 import {getFormat} from '../encode/format-registry.js'
 import {resolveFfmpeg} from '../encode/resolve-ffmpeg.js'
 import {EngineError, toEngineError} from '../errors/engine-error.js'
+import {compileAndReport} from '../render/compile-and-report.js'
 import {finalizePlan} from '../render/finalize-plan.js'
 import {requestNoticeReporter} from '../render/request-notices.js'
 import {timeComposition} from '../render/time-composition.js'
@@ -19,7 +19,6 @@ import {resolveRenderBrowser} from '../profile/resolve-render-browser.js'
 import type {ReadyReport} from '../runtime/page-protocol.js'
 import {defaultOutputPath} from '../render/output-path.js'
 import type {RenderEventListener} from '../render/render-events.js'
-import {assertNoStrictErrors} from '../variables/strict-variables.js'
 import {writeImage} from './write-image.js'
 import {planPageRequests} from '../capture/plan-page-requests.js'
 import {browserForPlan} from '../capture/plan-browser.js'
@@ -77,21 +76,7 @@ export async function renderStill(request: StillRequest): Promise<StillResult> {
   const output = options.output ? resolve(options.output) : defaultStillPath(request.composition, settings.format ?? 'png')
   const format = settings.format ?? stillFormatOf(output, '--output')
 
-  const compiled = await compileOrApply(request.composition, {
-    template: request.template,
-    compile: request.compile,
-    variables: request.variables,
-    strictVariables: options.strictVariables,
-    projectDir: request.projectDir,
-    fontPackages: request.fontPackages,
-    downloadFonts: options.network !== false,
-  })
-  if (options.strictVariables) assertNoStrictErrors(compiled.findings)
-  for (const finding of compiled.findings) emit({type: 'warning', code: finding.code, message: finding.message})
-  for (const notice of compiled.notices) emit({type: 'warning', code: notice.code, message: notice.message})
-  const warn = (warning: {code: string; message: string}) => emit({type: 'warning', ...warning})
-  const fonts = new FontReporter(compiled.fonts, options.strictFonts, warn)
-  fonts.compile()
+  const {compiled, warn, fonts} = await compileAndReport(request, options, emit)
   const frameOptions = {...options, format: FRAME_FORMAT}
   const tools = Promise.all([resolveFfmpeg(), resolveRenderBrowser(options)])
   tools.catch(() => {})
