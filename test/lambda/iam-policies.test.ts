@@ -7,7 +7,7 @@ const ACCOUNT = '123456789012'
 // Every request `engine lambda deploy` sends (deploy-stack.ts), as the IAM action that allows it.
 const DEPLOY_ACTIONS = [
   'iam:GetRole', 'iam:CreateRole', 'iam:PutRolePolicy', 'iam:UpdateAssumeRolePolicy', 'iam:PassRole',
-  's3:CreateBucket', 's3:PutBucketPublicAccessBlock', 's3:PutLifecycleConfiguration', 's3:GetObject', 's3:PutObject',
+  's3:CreateBucket', 's3:PutBucketPublicAccessBlock', 's3:GetLifecycleConfiguration', 's3:PutLifecycleConfiguration', 's3:GetObject', 's3:PutObject',
   'lambda:GetFunction', 'lambda:CreateFunction', 'lambda:UpdateFunctionCode', 'lambda:UpdateFunctionConfiguration', 'lambda:PutFunctionConcurrency', 'lambda:DeleteFunctionConcurrency',
   // A version per deploy, the live alias moved to it; lambda functions ls|rm.
   'lambda:PublishVersion', 'lambda:GetAlias', 'lambda:CreateAlias', 'lambda:UpdateAlias', 'lambda:ListVersionsByFunction', 'lambda:DeleteFunction', 'states:DescribeStateMachineForExecution',
@@ -69,6 +69,15 @@ describe('engine lambda policies', () => {
     ])
     expect(JSON.stringify(document)).toContain('arn:aws:s3:::engine-render-123456789012-eu-west-1/*')
     expect(document.Statement.find((statement) => statement.Sid === 'ExecutionEndRule')?.Resource).toBe(`arn:aws:events:eu-west-1:${ACCOUNT}:rule/engine-render-execution-ended`)
+    expect(document.Statement.map((statement) => statement.Sid)).not.toContain('OutputBucketLifecycle')
+    // With --output-bucket: deploy reads and writes that bucket's lifecycle rules (the --delete-after ones beside the owner's).
+    const withOutputs = await policy('user', '--output-bucket', 'client-videos')
+    expect(withOutputs.Statement.find((statement) => statement.Sid === 'OutputBucketLifecycle')).toEqual({
+      Sid: 'OutputBucketLifecycle',
+      Effect: 'Allow',
+      Action: ['s3:GetLifecycleConfiguration', 's3:PutLifecycleConfiguration'],
+      Resource: ['arn:aws:s3:::client-videos'],
+    })
   })
 
   it('role: only the bucket, the workflows (render and batch) and invoking the function of the named stack, nothing of IAM or deploy', async () => {

@@ -1,12 +1,22 @@
 import {mkdtemp, rm, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
-import {CreateBucketCommand, GetObjectTaggingCommand, HeadObjectCommand, PutObjectCommand} from '@aws-sdk/client-s3'
+import {
+  CreateBucketCommand,
+  GetBucketLifecycleConfigurationCommand,
+  GetObjectTaggingCommand,
+  HeadObjectCommand,
+  PutBucketLifecycleConfigurationCommand,
+  PutObjectCommand,
+  type LifecycleRule,
+} from '@aws-sdk/client-s3'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {assertOutputBucketGranted} from '../../packages/lambda/src/cli/lambda-flags.js'
+import {checkOutputSettings} from '../../packages/lambda/src/cli/lambda-flags.js'
 import {createS3Client} from '../../packages/lambda/src/lib/lambda/aws-clients.js'
 import {renderCallerPolicy} from '../../packages/lambda/src/lib/lambda/deploy/iam-policies.js'
+import {deployStack} from '../../packages/lambda/src/lib/lambda/deploy/deploy-stack.js'
 import {stackResources} from '../../packages/lambda/src/lib/lambda/deploy/stack-resources.js'
+import type {StackRecord} from '../../packages/lambda/src/lib/lambda/stack-record.js'
 import {removeRender, waitForRender} from '../../packages/lambda/src/lib/lambda/index.js'
 import {bucketNameProblem, contentDisposition, downloadNameProblem} from '../../packages/lambda/src/lib/lambda/output-settings.js'
 import {checkConfig} from '../../packages/lambda/src/lib/lambda/validate-config.js'
@@ -14,6 +24,7 @@ import {BucketObjects} from '../../packages/lambda/src/lib/lambda/s3-objects.js'
 import {probeVideoStream} from '../support/media.js'
 import {runCli, type CliResult} from '../support/run-cli.js'
 import {sharedStack} from '../support/shared-stack.js'
+import {StandInCloud, writeBundle} from './stand-in-cloud.js'
 import {LAMBDA_FIXTURES, type RunningStack} from './support.js'
 
 const PROJECT = join(LAMBDA_FIXTURES, 'project')
@@ -60,9 +71,13 @@ describe('output settings, checked alike for the CLI, the SDK and the handler', 
     expect(caller.Statement.find((statement) => statement.Sid === 'Outputs')).toMatchObject({Action: ['s3:GetObject', 's3:DeleteObject'], Resource: ['arn:aws:s3:::client-videos/*']})
     // A deployed stack refuses a bucket it was not granted before anything starts; the local stack has no IAM.
     const stack = {functionName: 'engine-render', stateMachineArn: 'arn', region: 'eu-west-1', memoryMb: 3008, deployedAt: '', kind: 'aws' as const, outputBuckets: ['client-videos']}
-    expect(() => assertOutputBucketGranted({outputBucket: 'client-videos'}, stack)).not.toThrow()
-    expect(() => assertOutputBucketGranted({outputBucket: 'elsewhere'}, stack)).toThrow(/--output-bucket: .*may not write to "elsewhere" \(it may write to client-videos\); run `engine lambda deploy --output-bucket elsewhere` first/)
-    expect(() => assertOutputBucketGranted({outputBucket: 'elsewhere'}, {...stack, kind: 'local'})).not.toThrow()
+    expect(() => checkOutputSettings({outputBucket: 'client-videos'}, stack)).not.toThrow()
+    expect(() => checkOutputSettings({outputBucket: 'elsewhere'}, stack)).toThrow(/--output-bucket: .*may not write to "elsewhere" \(it may write to client-videos\); run `engine lambda deploy --output-bucket elsewhere` first/)
+    expect(() => checkOutputSettings({outputBucket: 'elsewhere'}, {...stack, kind: 'local'})).not.toThrow()
+    // A stack deployed before deploy added the --delete-after rules to output buckets: refused, the rule named.
+    expect(() => checkOutputSettings({outputBucket: 'client-videos', deleteAfter: '7d'}, stack)).toThrow(
+      /--delete-after 7d: "client-videos" has no lifecycle rule engine-delete-after-7d \(the stack was deployed before .*\), so the output would never be deleted/,
+    )
   })
 })
 
@@ -99,6 +114,61 @@ describe('--download-name, --output-bucket and --delete-after on the local stack
     await s3().send(new PutObjectCommand({Bucket: outputBucket, Key: 'tags/c.txt', Body: 'c'}))
     expect((await s3().send(new GetObjectTaggingCommand({Bucket: outputBucket, Key: 'tags/c.txt'}))).TagSet).toEqual([])
   })
+
+  it('deploy adds the --delete-after rules to output buckets beside the owner\'s, once however often it runs, and says which buckets it may not change', async () => {
+    const suffix = Date.now().toString(36)
+    const [owned, locked, elsewhere] = [`engine-owned-${suffix}`, `engine-locked-${suffix}`, `engine-elsewhere-${suffix}`]
+    for (const bucket of [owned, locked]) await s3().send(new CreateBucketCommand({Bucket: bucket}))
+    const rules = async (bucket: string) => (await s3().send(new GetBucketLifecycleConfigurationCommand({Bucket: bucket}))).Rules ?? []
+    // As S3 answers: no configuration yet, and a configuration S3 refuses.
+    await expect(rules(owned)).rejects.toMatchObject({name: 'NoSuchLifecycleConfiguration', $metadata: {httpStatusCode: 404}})
+    const twice: LifecycleRule[] = [1, 2].map((days) => ({ID: 'same', Status: 'Enabled', Filter: {Prefix: 'a/'}, Expiration: {Days: days}}))
+    await expect(s3().send(new PutBucketLifecycleConfigurationCommand({Bucket: owned, LifecycleConfiguration: {Rules: twice}}))).rejects.toMatchObject({name: 'InvalidArgument'})
+    const ownersRule: LifecycleRule = {ID: 'owner-logs', Status: 'Enabled', Filter: {Prefix: 'logs/'}, Expiration: {Days: 90}}
+    for (const bucket of [owned, stack.env.ENGINE_BUCKET]) await s3().send(new PutBucketLifecycleConfigurationCommand({Bucket: bucket, LifecycleConfiguration: {Rules: [ownersRule]}}))
+
+    // S3's lifecycle calls reach the local S3; the rest of the account is a stand-in, whose policy refuses the deployer one bucket's rules.
+    const dir = await mkdtemp(join(tmpdir(), 'engine-lifecycle-deploy-'))
+    const codeHashes = new Map<string, string>()
+    const cloud = new StandInCloud({
+      accountId: '000000000000',
+      region: 'us-east-1',
+      concurrency: 1000,
+      memoryCapMb: 10240,
+      codeHashes,
+      passThrough: ['GetBucketLifecycleConfigurationCommand', 'PutBucketLifecycleConfigurationCommand'],
+      denied: (command, input) => command === 'PutBucketLifecycleConfiguration' && input.Bucket === locked,
+    })
+    const notices: string[] = []
+    try {
+      const codeZip = await writeBundle(join(dir, 'bundle.zip'), 'export const handler = () => 1', codeHashes)
+      for (let run = 0; run < 2; run++) {
+        await deployStack({endpoint: stack.env.ENGINE_AWS_ENDPOINT, region: 'us-east-1', bucketName: stack.env.ENGINE_BUCKET, outputBuckets: [owned, locked, elsewhere], codeZip, plugins: [cloud.plugin()], onWarning: (notice) => notices.push(`${notice.code}: ${notice.message}`)})
+      }
+    } finally {
+      await rm(dir, {recursive: true, force: true})
+    }
+    const ours = ['engine-delete-after-1d', 'engine-delete-after-7d', 'engine-delete-after-30d']
+    expect(await rules(owned)).toEqual([ownersRule, ...ours.map((ID, at) => ({ID, Status: 'Enabled', Filter: {Tag: {Key: 'engine-delete-after', Value: ['1d', '7d', '30d'][at]}}, Expiration: {Days: [1, 7, 30][at]}}))])
+    // The render bucket's own rules too, beside a rule its owner added.
+    expect((await rules(stack.env.ENGINE_BUCKET)).map((rule) => rule.ID)).toEqual(['owner-logs', 'expire-render-scratch', 'abort-incomplete-uploads', ...ours])
+    await expect(rules(locked)).rejects.toMatchObject({name: 'NoSuchLifecycleConfiguration'})
+
+    const lifecycleNotices = notices.filter((notice) => notice.startsWith('output-bucket-lifecycle'))
+    // One notice per deploy for each bucket it could not change, naming the rules to add by hand.
+    expect(lifecycleNotices).toHaveLength(4)
+    expect(lifecycleNotices[0]).toMatch(new RegExp(`output bucket ${locked}: deploy may not change its lifecycle rules \\(AccessDenied.*\\).*add these rules to ${locked} by hand.*engine-delete-after-1d \\(objects tagged engine-delete-after=1d: expire 1 day after creation\\).*engine-delete-after-30d.*lambda render refuses --delete-after into ${locked}`))
+    expect(lifecycleNotices[1]).toMatch(new RegExp(`output bucket ${elsewhere}: deploy may not read its lifecycle rules \\(NoSuchBucket`))
+
+    const put = cloud.calls.filter((call) => call.command === 'PutObjectCommand' && call.input.Key === 'engine-stack.json').at(-1)!
+    const record = JSON.parse(String(put.input.Body)) as StackRecord
+    expect(record).toMatchObject({outputBuckets: [owned, locked, elsewhere], deleteAfterRules: {[owned]: 'present', [locked]: 'missing', [elsewhere]: 'unknown'}})
+    // Renders: into a bucket with the rules, as asked; one deploy found without them, refused before anything starts; one it could not read, a warning.
+    expect(checkOutputSettings({outputBucket: owned, deleteAfter: '1d'}, record)).toBeUndefined()
+    expect(() => checkOutputSettings({outputBucket: locked, deleteAfter: '30d'}, record)).toThrow(new RegExp(`--delete-after 30d: "${locked}" has no lifecycle rule engine-delete-after-30d \\(deploy may not add it there\\)`))
+    expect(checkOutputSettings({outputBucket: locked}, record)).toBeUndefined()
+    expect(checkOutputSettings({outputBucket: elsewhere, deleteAfter: '7d'}, record)).toMatch(/could not read the lifecycle rules .* deleted only if that bucket has the rule engine-delete-after-7d/)
+  }, 60_000)
 
   it('bad values are refused before anything is uploaded or started, naming the flag', async () => {
     for (const [flag, value, message] of [

@@ -32,8 +32,10 @@ export interface AccountShape {
   codeHashes: Map<string, string>
   /** Keys whose object someone replaced after deploy wrote it (Lambda then reports another hash), until deploy writes it again. */
   swapped?: Set<string>
-  /** Clients whose requests go on to a real server (the local stack's Step Functions) instead of being answered here. */
+  /** Clients (SFNClient) or commands (GetBucketLifecycleConfigurationCommand) whose requests go on to a real server (the local stack) instead of being answered here. */
   passThrough?: readonly string[]
+  /** Requests IAM would refuse the deployer (AccessDenied), standing in for a policy: checked before passing through. */
+  denied?: (command: string, input: Record<string, any>) => boolean
 }
 
 export function awsError(name: string, message = `${name} (stand-in)`): Error {
@@ -66,9 +68,10 @@ export class StandInCloud {
       applyToStack: (stack) => {
         stack.add(
           (next, context) => async (args) => {
-            if (this.account.passThrough?.includes(context.clientName as string)) return next(args)
-            const request = args.request as {method: string; path: string}
             const command = context.commandName as string
+            if (this.account.denied?.(command.replace(/Command$/, ''), args.input as Record<string, any>)) throw awsError('AccessDenied', 'Access Denied (stand-in policy)')
+            if (this.account.passThrough?.some((name) => name === context.clientName || name === command)) return next(args)
+            const request = args.request as {method: string; path: string}
             this.calls.push({command, input: args.input as Record<string, unknown>, request: {method: request.method, path: request.path}})
             return {output: {$metadata: {httpStatusCode: 200}, ...this.answer(command.replace(/Command$/, ''), args.input as Record<string, any>)}, response: {}}
           },

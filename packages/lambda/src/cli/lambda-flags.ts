@@ -5,7 +5,7 @@ import type {RenderConfig} from '../lib/lambda/render-input.js'
 import {checkOutputUrlOptions, DEFAULT_URL_EXPIRES_SECONDS, MAX_URL_EXPIRES_SECONDS, OUTPUT_PRIVACY, type OutputUrlOptions} from '../lib/lambda/output-url.js'
 import {QUALITIES} from 'html-video-engine/internal/lib/plan/render-plan.js'
 import {parseTimeout} from '../lib/lambda/runtime/render-timeout.js'
-import {assertBucketName, assertDeleteAfter, assertDownloadName, DELETE_AFTER, type OutputSettings} from '../lib/lambda/output-settings.js'
+import {assertBucketName, assertDeleteAfter, assertDownloadName, DELETE_AFTER, DELETE_AFTER_TAG, type OutputSettings} from '../lib/lambda/output-settings.js'
 import type {StackRecord} from '../lib/lambda/stack-record.js'
 
 /** Chunk-planning flags shared by the serverless render commands. */
@@ -145,15 +145,35 @@ export function outputSettingsFromFlags(flags: {'download-name'?: string; 'outpu
 }
 
 /**
- * A deployed stack's function may write only to the buckets deploy granted it: refused here, not
- * with AccessDenied after the render ran. The local stack has no IAM; an unrecorded stack is not checked.
+ * What a deployed stack allows of an output's settings, checked before anything is uploaded: its
+ * function may write only to the buckets deploy granted it (refused here, not with AccessDenied
+ * after the render ran), and --delete-after into another bucket needs that bucket's lifecycle rules.
+ * Without them the output would be tagged and kept for good, against what was asked, so a bucket
+ * deploy found without the rules is refused; one whose rules deploy could not read gets a warning
+ * (returned). The local stack has no IAM and deletes nothing; an unrecorded stack is not checked.
  */
-export function assertOutputBucketGranted(settings: OutputSettings, stack: StackRecord | undefined): void {
+export function checkOutputSettings(settings: OutputSettings, stack: StackRecord | undefined): string | undefined {
   const bucket = settings.outputBucket
-  if (bucket === undefined || stack === undefined || stack.kind === 'local' || stack.outputBuckets?.includes(bucket)) return
-  const granted = stack.outputBuckets?.length ? `it may write to ${stack.outputBuckets.join(', ')}` : 'it was deployed without --output-bucket'
-  throw new EngineError('INVALID_FLAG', `--output-bucket: the function of stack ${stack.functionName} may not write to "${bucket}" (${granted}); run \`engine lambda deploy --output-bucket ${bucket}\` first`, {
-    field: 'output-bucket',
-    value: bucket,
-  })
+  if (bucket === undefined || stack === undefined || stack.kind === 'local') return undefined
+  if (!stack.outputBuckets?.includes(bucket)) {
+    const granted = stack.outputBuckets?.length ? `it may write to ${stack.outputBuckets.join(', ')}` : 'it was deployed without --output-bucket'
+    throw new EngineError('INVALID_FLAG', `--output-bucket: the function of stack ${stack.functionName} may not write to "${bucket}" (${granted}); run \`engine lambda deploy --output-bucket ${bucket}\` first`, {
+      field: 'output-bucket',
+      value: bucket,
+    })
+  }
+  const {deleteAfter} = settings
+  if (deleteAfter === undefined) return undefined
+  const rules = stack.deleteAfterRules?.[bucket]
+  const rule = `${DELETE_AFTER_TAG}-${deleteAfter}`
+  if (rules === 'present') return undefined
+  if (rules === 'unknown') {
+    return `--delete-after ${deleteAfter}: deploy could not read the lifecycle rules of "${bucket}"; the output is tagged ${DELETE_AFTER_TAG}=${deleteAfter} and is deleted only if that bucket has the rule ${rule} (see the deploy's warning)`
+  }
+  const why = rules === 'missing' ? 'deploy may not add it there' : 'the stack was deployed before deploy added it to output buckets'
+  throw new EngineError(
+    'INVALID_FLAG',
+    `--delete-after ${deleteAfter}: "${bucket}" has no lifecycle rule ${rule} (${why}), so the output would never be deleted; add the rule to the bucket and run \`engine lambda deploy --output-bucket ${bucket}\` again, or render without --delete-after`,
+    {field: 'delete-after', value: deleteAfter, bucket},
+  )
 }

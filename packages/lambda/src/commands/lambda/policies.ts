@@ -22,7 +22,7 @@ export default class LambdaPolicies extends BaseCommand {
     region: Flags.string({description: 'region of the stack (default: AWS_REGION, else us-east-1)'}),
     name: Flags.string({description: 'the stack name given to deploy --name', default: DEFAULT_STACK_NAME}),
     'bucket-name': Flags.string({description: 'the bucket given to deploy --bucket-name (default <name>-<account>-<region>)'}),
-    'output-bucket': Flags.string({description: 'a bucket given to deploy --output-bucket: reading and removing the outputs there; repeat for more', multiple: true}),
+    'output-bucket': Flags.string({description: 'a bucket given to deploy --output-bucket: reading and removing the outputs there (user: also its lifecycle rules, which deploy merges the --delete-after rules into); repeat for more', multiple: true}),
   }
 
   async run(): Promise<void> {

@@ -1,7 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from 'html-video-engine/internal/cli/base-command.js'
 import {
-  assertOutputBucketGranted,
+  checkOutputSettings,
   chunkTuningFlags,
   configFromFlags,
   lambdaEncodeFlags,
@@ -88,7 +88,8 @@ export default class LambdaRenderBatch extends BaseCommand {
     // Before the site is uploaded: a bucket the function may not write to costs nothing.
     if (!dryRun) {
       const stack = await readStackRecord(new BucketObjects(createS3Client(aws), bucketName))
-      assertOutputBucketGranted(config, stack)
+      const kept = checkOutputSettings(config, stack)
+      if (kept) process.stderr.write(`warning [delete-after-unchecked]: ${kept}\n`)
       const warning = batchConcurrencyWarning(flags['max-concurrent'] ?? DEFAULT_MAX_CONCURRENT, plan.chunks, stack ?? {})
       if (warning) process.stderr.write(`warning [batch-throttled]: ${warning}\n`)
     }

@@ -1,7 +1,7 @@
 import {Args, Flags, type Interfaces} from '@oclif/core'
 import {BaseCommand} from 'html-video-engine/internal/cli/base-command.js'
 import {
-  assertOutputBucketGranted,
+  checkOutputSettings,
   chunkTuningFlags,
   configFromFlags,
   lambdaEncodeFlags,
@@ -65,7 +65,8 @@ export default class LambdaRender extends BaseCommand {
     const urlOptions = outputUrlFromFlags(flags)
     const config = {...configFromFlags(flags), ...output, ...(flags.variables === undefined ? {} : {variables: parseVariablesText(flags.variables)})}
     await assertDeployedFormat({bucketName, format: config.format ?? 'mp4', ...aws})
-    assertOutputBucketGranted(output, await readStackRecord(new BucketObjects(createS3Client(aws), bucketName)))
+    const kept = checkOutputSettings(output, await readStackRecord(new BucketObjects(createS3Client(aws), bucketName)))
+    if (kept) process.stderr.write(`warning [delete-after-unchecked]: ${kept}\n`)
     const siteHandle = flags['site-id']
       ? siteHandleFromId(flags['site-id'], bucketName)
       : await deploySite({projectDir: args.projectDir, bucketName, ...aws})

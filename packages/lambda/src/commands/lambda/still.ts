@@ -1,7 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 import {resolve} from 'node:path'
 import {BaseCommand} from 'html-video-engine/internal/cli/base-command.js'
-import {assertOutputBucketGranted, lambdaOutputFlags, outputSettingsFromFlags, outputUrlFlags, outputUrlFromFlags, required, stackFlags} from '../../cli/lambda-flags.js'
+import {checkOutputSettings, lambdaOutputFlags, outputSettingsFromFlags, outputUrlFlags, outputUrlFromFlags, required, stackFlags} from '../../cli/lambda-flags.js'
 import {readStackRecord} from '../../lib/lambda/stack-record.js'
 import {parseTimeFlag} from 'html-video-engine/internal/cli/time-flag.js'
 import {EngineError} from 'html-video-engine/internal/lib/errors/engine-error.js'
@@ -73,7 +73,8 @@ export default class LambdaStill extends BaseCommand {
       ...output,
     }
     const s3 = createS3Client(aws)
-    assertOutputBucketGranted(output, await readStackRecord(new BucketObjects(s3, bucketName)))
+    const kept = checkOutputSettings(output, await readStackRecord(new BucketObjects(s3, bucketName)))
+    if (kept) process.stderr.write(`warning [delete-after-unchecked]: ${kept}\n`)
     const siteHandle = flags['site-id'] ? siteHandleFromId(flags['site-id'], bucketName) : await deploySite({projectDir: args.projectDir, bucketName, ...aws})
     const still = await stillOnLambda({siteHandle, config, outputKey, functionName: flags['function-name'], ...aws, ...urlOptions})
     if (flags.output) await new BucketObjects(s3, output.outputBucket ?? bucketName).downloadFile(still.outputKey, resolve(flags.output))

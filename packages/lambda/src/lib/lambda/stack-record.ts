@@ -2,6 +2,8 @@ import {EngineError} from 'html-video-engine/internal/lib/errors/engine-error.js
 import {createS3Client, type AwsClientOptions} from './aws-clients.js'
 import {BucketObjects} from './s3-objects.js'
 
+export type DeleteAfterRulesState = 'present' | 'missing' | 'unknown'
+
 /** `engine-stack.json` at the bucket's root: how the stack was deployed, for commands that plan load. */
 export const STACK_RECORD_KEY = 'engine-stack.json'
 
@@ -23,6 +25,12 @@ export interface StackRecord {
   kind: 'aws' | 'local'
   /** Buckets besides the render bucket the function may write outputs to (`deploy --output-bucket`). */
   outputBuckets?: string[]
+  /**
+   * Whether each output bucket deletes outputs tagged by --delete-after, as deploy left it:
+   * `present` (deploy wrote the rules, or found them), `missing` (it may not add them), `unknown`
+   * (it may not read the bucket's rules). Absent: deployed before deploy wrote them there.
+   */
+  deleteAfterRules?: Record<string, DeleteAfterRulesState>
   /** Formats the function renders (built-in and bundled plugins'); absent when unknown (deployed with --code). */
   formats?: string[]
 }

@@ -3,15 +3,17 @@ import {PutMetricAlarmCommand, CloudWatchClient} from '@aws-sdk/client-cloudwatc
 import {CloudWatchLogsClient, CreateLogGroupCommand, PutRetentionPolicyCommand} from '@aws-sdk/client-cloudwatch-logs'
 import {CreateRoleCommand, GetRoleCommand, IAMClient, PutRolePolicyCommand, UpdateAssumeRolePolicyCommand} from '@aws-sdk/client-iam'
 import {GetAccountSettingsCommand, GetFunctionCommand, LambdaClient, type FunctionConfiguration} from '@aws-sdk/client-lambda'
-import {CreateBucketCommand, PutBucketLifecycleConfigurationCommand, PutPublicAccessBlockCommand, type BucketLocationConstraint} from '@aws-sdk/client-s3'
+import {CreateBucketCommand, PutPublicAccessBlockCommand, type BucketLocationConstraint, type S3Client} from '@aws-sdk/client-s3'
 import {CreateStateMachineCommand, DescribeStateMachineCommand, UpdateStateMachineCommand, type SFNClient} from '@aws-sdk/client-sfn'
 import {GetCallerIdentityCommand, STSClient} from '@aws-sdk/client-sts'
 import {EventBridgeClient} from '@aws-sdk/client-eventbridge'
 import {clientConfig, createS3Client, createSfnClient, type AwsClientOptions} from '../aws-clients.js'
 import {DEFAULT_MAX_PARALLEL_CHUNKS, throttledChunksWarning} from '../chunk-plan.js'
 import {BucketObjects} from '../s3-objects.js'
-import {STACK_RECORD_KEY, type StackRecord} from '../stack-record.js'
+import {deleteAfterRules} from '../output-settings.js'
+import {STACK_RECORD_KEY, type DeleteAfterRulesState, type StackRecord} from '../stack-record.js'
 import {planReservation, type AccountConcurrency, type Notice} from './account-limits.js'
+import {describeRules, putOurLifecycleRules, tryOurLifecycleRules} from './bucket-lifecycle.js'
 import {prepareCode, uploadCode} from './deploy-code.js'
 import {deployFunction} from './deploy-function.js'
 import {DeployLedger} from './deploy-ledger.js'
@@ -91,6 +93,7 @@ export async function deployStack(options: DeployStackOptions): Promise<Deployed
     const settings = {region, accountId: identity.Account!, name, bucketName: options.bucketName, memoryMb: options.memoryMb, arch, logRetentionDays: options.logRetentionDays, alarmTopicArn: options.alarmTopicArn, outputBuckets: options.outputBuckets}
     // Every setting is checked here, before anything is created.
     let resources = stackResources({...settings, reservedConcurrency: reservation.reserve})
+    const outputBuckets = [...new Set(options.outputBuckets ?? [])]
     if (reservation.notice) notice(reservation.notice)
     ledger.at('preparing the code')
     prepared = await prepareCode(options.codeZip, arch, step)
@@ -115,7 +118,9 @@ export async function deployStack(options: DeployStackOptions): Promise<Deployed
       )
     if (createdBucket) ledger.created(`bucket ${resources.bucket.Bucket}`)
     await s3.send(new PutPublicAccessBlockCommand({Bucket: resources.bucket.Bucket, PublicAccessBlockConfiguration: resources.bucket.PublicAccessBlockConfiguration}))
-    await s3.send(new PutBucketLifecycleConfigurationCommand({Bucket: resources.bucket.Bucket, LifecycleConfiguration: resources.bucket.LifecycleConfiguration}))
+    await putOurLifecycleRules(s3, resources.bucket.Bucket, resources.bucket.LifecycleConfiguration.Rules)
+    ledger.at('the output buckets\' lifecycle rules')
+    const outputBucketRules = await outputBucketLifecycles(s3, outputBuckets, step, notice)
     const bucket = new BucketObjects(s3, resources.bucket.Bucket)
 
     ledger.at('uploading the code')
@@ -193,7 +198,7 @@ export async function deployStack(options: DeployStackOptions): Promise<Deployed
       deployedAt: new Date().toISOString(),
       kind: 'aws',
       formats: code.formats,
-      ...(options.outputBuckets?.length && {outputBuckets: [...new Set(options.outputBuckets)]}),
+      ...(outputBuckets.length > 0 && {outputBuckets, deleteAfterRules: outputBucketRules}),
     }
     await bucket.putJson(STACK_RECORD_KEY, record)
     return {resources, version: deployed.version, previousVersion: deployed.previousVersion, memoryMb: deployed.memoryMb, reservedConcurrency: deployed.reservedConcurrency}
@@ -202,6 +207,34 @@ export async function deployStack(options: DeployStackOptions): Promise<Deployed
   } finally {
     await prepared?.dispose()
   }
+}
+
+/**
+ * The --delete-after rules in each output bucket, beside the owner's rules. A bucket whose
+ * lifecycle deploy may not read or write keeps its configuration as it is: deploy goes on and says
+ * which rules to add by hand. The record tells renders which buckets delete tagged outputs.
+ */
+async function outputBucketLifecycles(s3: S3Client, buckets: readonly string[], step: (message: string) => void, notice: (warning: Notice) => void): Promise<Record<string, DeleteAfterRulesState>> {
+  const rules = deleteAfterRules()
+  const states: Record<string, DeleteAfterRulesState> = {}
+  for (const bucket of buckets) {
+    step(`lifecycle rules of output bucket ${bucket} (--delete-after)`)
+    const outcome = await tryOurLifecycleRules(s3, bucket, rules)
+    if (outcome.status === 'written' || (outcome.status === 'unwritable' && outcome.present)) {
+      states[bucket] = 'present'
+      continue
+    }
+    states[bucket] = outcome.status === 'unwritable' ? 'missing' : 'unknown'
+    const could = outcome.status === 'unwritable' ? 'may not change' : 'may not read'
+    notice({
+      code: 'output-bucket-lifecycle',
+      message:
+        `output bucket ${bucket}: deploy ${could} its lifecycle rules (${outcome.reason}), so outputs rendered into it with --delete-after would be tagged but never deleted; ` +
+        `add these rules to ${bucket} by hand (or grant this deployer s3:GetLifecycleConfiguration and s3:PutLifecycleConfiguration on it) and deploy again: ${describeRules(rules)}` +
+        (outcome.status === 'unwritable' ? `. Until then lambda render refuses --delete-after into ${bucket}` : ''),
+    })
+  }
+  return states
 }
 
 async function ensureStateMachine(sfn: SFNClient, machine: StackResources['stateMachine'], roleArn: string, ledger: DeployLedger): Promise<void> {

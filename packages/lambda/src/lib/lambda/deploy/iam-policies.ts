@@ -90,7 +90,9 @@ export function deployerPolicy(scope: PolicyScope): ScopedPolicyDocument {
       {Sid: 'StackRoles', Effect: 'Allow', Action: ['iam:GetRole', 'iam:CreateRole', 'iam:PutRolePolicy', 'iam:UpdateAssumeRolePolicy'], Resource: [arn.functionRole, arn.stateMachineRole]},
       {Sid: 'PassFunctionRole', Effect: 'Allow', Action: ['iam:PassRole'], Resource: arn.functionRole, Condition: {StringEquals: {'iam:PassedToService': 'lambda.amazonaws.com'}}},
       {Sid: 'PassStateMachineRole', Effect: 'Allow', Action: ['iam:PassRole'], Resource: arn.stateMachineRole, Condition: {StringEquals: {'iam:PassedToService': 'states.amazonaws.com'}}},
-      {Sid: 'RenderBucketSettings', Effect: 'Allow', Action: ['s3:CreateBucket', 's3:PutBucketPublicAccessBlock', 's3:PutLifecycleConfiguration'], Resource: arn.bucket},
+      // Lifecycle rules are read before they are written: a PUT replaces every rule, and the owner's are kept.
+      {Sid: 'RenderBucketSettings', Effect: 'Allow', Action: ['s3:CreateBucket', 's3:PutBucketPublicAccessBlock', 's3:GetLifecycleConfiguration', 's3:PutLifecycleConfiguration'], Resource: arn.bucket},
+      ...outputBucketLifecycleStatements(scope.outputBuckets ?? []),
       {
         Sid: 'RenderFunction',
         Effect: 'Allow',
@@ -130,6 +132,13 @@ export function deployerPolicy(scope: PolicyScope): ScopedPolicyDocument {
       ...callerStatements(scope),
     ],
   }
+}
+
+/** The --delete-after rules deploy adds to each output bucket beside its owner's. */
+function outputBucketLifecycleStatements(buckets: readonly string[]): Statement[] {
+  const names = [...new Set(buckets)].map((bucket) => assertBucketName(bucket, '--output-bucket'))
+  if (names.length === 0) return []
+  return [{Sid: 'OutputBucketLifecycle', Effect: 'Allow', Action: ['s3:GetLifecycleConfiguration', 's3:PutLifecycleConfiguration'], Resource: names.map((bucket) => `arn:aws:s3:::${bucket}`)}]
 }
 
 /**

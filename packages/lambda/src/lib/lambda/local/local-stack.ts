@@ -20,6 +20,7 @@ import {batchStateMachineArnOf, batchStateMachineDefinition} from '../batch/batc
 import {BundleFunction} from './bundle-function.js'
 import {confineStoreKeys} from './confine-store-keys.js'
 import {keepTagsOfPuts} from './tags-on-put.js'
+import {LocalBucketLifecycle} from './bucket-lifecycle-api.js'
 import {WarmChildren} from './warm-children.js'
 import {LocalFunction} from './local-function.js'
 import {isLambdaRequest, LocalLambdaApi} from './lambda-invoke-api.js'
@@ -92,6 +93,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   const noteTags = keepTagsOfPuts(s3rver.store)
   await s3rver.configureBuckets()
   const s3Handler = s3rver.callback()
+  const lifecycle = new LocalBucketLifecycle(s3rver.store)
 
   const functionArn = `arn:aws:lambda:${LOCAL_REGION}:${LOCAL_ACCOUNT}:function:${LOCAL_FUNCTION_NAME}`
   const stateMachineArn = `arn:aws:states:${LOCAL_REGION}:${LOCAL_ACCOUNT}:stateMachine:${LOCAL_FUNCTION_NAME}`
@@ -139,6 +141,10 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const problem = unsafeKeyProblem(request)
     if (problem) {
       sendInvalidKey(request, response, problem)
+      return
+    }
+    if (LocalBucketLifecycle.matches(request)) {
+      await lifecycle.handle(request, response)
       return
     }
     const invalidTag = noteTags(request, response)

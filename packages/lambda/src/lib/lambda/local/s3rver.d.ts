@@ -22,6 +22,8 @@ declare module 's3rver' {
   /** The filesystem store's methods that the local stack replaces or calls. */
   export interface S3rverStore {
     getResourcePath(bucket: string, key: string | undefined, resource: string): string
+    /** The bucket, or null when there is none. */
+    getBucket(bucket: string): Promise<unknown>
     putMetadata(bucket: string, key: string, metadata: Record<string, string>, md5: string): Promise<void>
     putObject(object: S3rverObject): Promise<{size: number; md5: string}>
     putPart(bucket: string, uploadId: string, partNumber: number, content: NodeJS.ReadableStream): Promise<{size: number; md5: string}>
