@@ -20,6 +20,7 @@ import type {StackRecord} from '../../packages/lambda/src/lib/lambda/stack-recor
 import {removeRender, waitForRender} from '../../packages/lambda/src/lib/lambda/index.js'
 import {bucketNameProblem, contentDisposition, downloadNameProblem} from '../../packages/lambda/src/lib/lambda/output-settings.js'
 import {checkConfig} from '../../packages/lambda/src/lib/lambda/validate-config.js'
+import {checkConfiguration} from '../../packages/lambda/src/lib/lambda/local/bucket-lifecycle-api.js'
 import {BucketObjects} from '../../packages/lambda/src/lib/lambda/s3-objects.js'
 import {probeVideoStream} from '../support/media.js'
 import {runCli, type CliResult} from '../support/run-cli.js'
@@ -47,6 +48,26 @@ describe('output settings, checked alike for the CLI, the SDK and the handler', 
     expect(() => checkConfig({outputBucket: 'Bad_Bucket'})).toThrow(/config.outputBucket: is not a bucket name/)
     expect(() => checkConfig({deleteAfter: '2d' as never})).toThrow(/config.deleteAfter/)
     expect(() => checkConfig({downloadName: 'Launch – final.mp4', outputBucket: 'client-videos', deleteAfter: '30d'})).not.toThrow()
+  })
+
+  it('the local S3 refuses lifecycle documents S3 refuses, hostile ones included, and pollutes nothing', () => {
+    const rule = (inner: string) => `<LifecycleConfiguration><Rule>${inner}</Rule></LifecycleConfiguration>`
+    const refusal = (xml: string) => ('refusal' in checkConfiguration(xml) ? (checkConfiguration(xml) as {refusal: {code: string}}).refusal.code : 'accepted')
+    expect(refusal('not xml')).toBe('MalformedXML')
+    expect(refusal('<LifecycleConfiguration></LifecycleConfiguration>')).toBe('MalformedXML')
+    expect(refusal('<LifecycleConfiguration><Rule><Status>On</Status></Rule>')).toBe('MalformedXML')
+    expect(refusal(rule('<Status>Enabled</Status><Prefix>a</Prefix><Filter><Prefix>a</Prefix></Filter><Expiration><Days>1</Days></Expiration>'))).toBe('MalformedXML')
+    expect(refusal(rule('<Status>Enabled</Status><Filter><Prefix>a</Prefix></Filter>'))).toBe('InvalidRequest')
+    expect(refusal(rule(`<ID>${'x'.repeat(256)}</ID><Status>Enabled</Status><Expiration><Days>1</Days></Expiration>`))).toBe('InvalidArgument')
+    // Entities that expand a thousandfold and more are not expanded into the stored rule.
+    const laughs = ['a', 'b', 'c', 'd', 'e'].map((name, at) => `<!ENTITY ${name} "${at === 0 ? 'x'.repeat(10) : `&${'abcd'[at - 1]};`.repeat(10)}">`).join('')
+    const expanded = checkConfiguration(`<?xml version="1.0"?><!DOCTYPE l [${laughs}]>${rule('<ID>&e;</ID><Status>Enabled</Status><Expiration><Days>1</Days></Expiration>')}`)
+    expect(JSON.stringify(expanded).length).toBeLessThan(1000)
+    // Elements named after Object.prototype's keys are refused, not merged into objects.
+    expect(refusal(rule('<Status>Enabled</Status><Expiration><Days>1</Days></Expiration><__proto__><polluted>1</polluted></__proto__>'))).toBe('MalformedXML')
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined()
+    // A rule without an ID gets one, as S3 gives it.
+    expect(checkConfiguration(rule('<Status>Enabled</Status><Expiration><Days>1</Days></Expiration>'))).toMatchObject({rules: [{ID: expect.stringMatching(/^[\w-]{32}$/), Status: 'Enabled'}]})
   })
 
   it('deploy writes a lifecycle rule per --delete-after value, grants --output-bucket buckets to the function, and the caller policy covers them', () => {
