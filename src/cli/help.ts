@@ -1,12 +1,14 @@
 import {Help, type Command} from '@oclif/core'
 import {listFormats} from '../lib/encode/format-registry.js'
+import {COMPANIONS} from '../lib/config/companions.js'
 import {missingCompanion, missingCompanionMessage} from './companions.js'
 
 /**
  * oclif's help, with `--format` showing the formats registered in this run (built-ins and those of
  * installed plugins: the init hook has registered them) instead of a list frozen at build time, and
  * the topic of a companion package that is not installed (`engine lambda --help`) explained with
- * its install command, as running one of its commands does (exit 127).
+ * its install command, as running one of its commands does (exit 127). The root help lists the
+ * companions that are not installed, so that `engine help` still says that `engine lambda` exists.
  */
 export default class EngineHelp extends Help {
   override async showHelp(argv: string[]): Promise<void> {
@@ -15,6 +17,15 @@ export default class EngineHelp extends Help {
     if (!companion) return super.showHelp(argv)
     process.stderr.write(`error [UNKNOWN_COMMAND]: ${missingCompanionMessage(companion, this.config.bin)}\n`)
     process.exitCode = 127
+  }
+
+  protected override async showRootHelp(): Promise<void> {
+    await super.showRootHelp()
+    const missing = COMPANIONS.filter((companion) => missingCompanion(companion.topic, this.config))
+    if (missing.length === 0) return
+    const rows = missing.map((companion): [string, string] => [companion.topic, `${companion.what}; install with \`${this.config.bin} plugins install ${companion.name}\``])
+    this.log('')
+    this.log(this.section('NOT INSTALLED', rows))
   }
 
   override async showCommandHelp(command: Command.Loadable): Promise<void> {

@@ -87,6 +87,10 @@ describe('npm pack + npm install -g of the tarball', {timeout: 600_000}, () => {
       expect(result.stderr).toMatch(new RegExp(`^error \\[UNKNOWN_COMMAND\\]: \`engine lambda\` \\(.+\\) comes with the package html-video-engine-lambda, which is not installed: install it with \`${INSTALL_COMPANION}\`\n$`))
       expect(result.stdout).toBe('')
     }
+    // The root help still says that `engine lambda` exists and how to get it.
+    const help = await engine(['help'])
+    expect(help.code, help.stderr).toBe(0)
+    expect(help.stdout).toMatch(new RegExp(`NOT INSTALLED\\n\\s+lambda\\s+the serverless commands[^\\n]*\\n?[^\\n]*install with\\s+\`${INSTALL_COMPANION}\``))
     const json = await engine(['lambda', 'sites', 'ls', '--json'])
     expect(JSON.parse(json.stdout).error).toMatchObject({code: 'UNKNOWN_COMMAND', details: {package: 'html-video-engine-lambda', install: INSTALL_COMPANION}})
     // Nothing warns about the absent companion, in production or with a development NODE_ENV.
@@ -105,6 +109,7 @@ describe('npm pack + npm install -g of the tarball', {timeout: 600_000}, () => {
     const help = await engine(['lambda', '--help'], data)
     expect(help.code, help.stderr).toBe(0)
     expect(help.stdout).toContain('lambda render')
+    expect((await engine(['help'], data)).stdout).not.toContain('NOT INSTALLED')
     // A command that loads its module: the companion imports the core by its package exports.
     const policy = await engine(['lambda', 'policies', 'role', '--account-id', '123456789012'], data)
     expect(policy.code, policy.stderr).toBe(0)
