@@ -82,6 +82,23 @@ describe('batch rows from CSV, TSV, JSON Lines and JSON', () => {
     expect(rows[3].problems[0].reason).toBe('must be a JSON object of variable values, got an array')
   })
 
+  it('a downloadName field or column names the row\'s download name, not a variable, in every format and both shapes; a non-string is the row\'s problem', async () => {
+    const jsonl = '{"title":"Ada","downloadName":"Ada.mp4"}\n{"outputKey":"o/b.mp4","downloadName":"Bo – final.mp4","variables":{"title":"Bo"}}\n{"title":"Cy","downloadName":7}\n{"title":"Di","downloadName":""}\n'
+    const rows = await rowsOf(scratch(), 'rows.jsonl', jsonl)
+    expect(rows.map(({values, output, downloadName}) => ({values, output, downloadName}))).toEqual([
+      {values: {title: 'Ada'}, output: undefined, downloadName: 'Ada.mp4'},
+      {values: {title: 'Bo'}, output: 'o/b.mp4', downloadName: 'Bo – final.mp4'},
+      {values: {title: 'Cy'}, output: undefined, downloadName: undefined},
+      {values: {title: 'Di'}, output: undefined, downloadName: undefined},
+    ])
+    expect(rows[2].problems).toEqual([{field: '"downloadName"', reason: 'must be a file name such as "Ada.mp4", got a number'}])
+    const csv = await rowsOf(scratch(), 'rows.csv', 'title,downloadName\nAda,"Ada, final.mp4"\nBo,\n')
+    expect(csv.map(({values, downloadName, problems}) => ({values, downloadName, problems}))).toEqual([
+      {values: {title: 'Ada'}, downloadName: 'Ada, final.mp4', problems: []},
+      {values: {title: 'Bo'}, downloadName: undefined, problems: []},
+    ])
+  })
+
   it('reads a JSON array or {"rows": [...]}, and refuses other shapes saying what is accepted', async () => {
     expect((await rowsOf(scratch(), 'a.json', '[{"title":"Ada"}, 3]')).map((row) => [row.values, row.problems.length])).toEqual([
       [{title: 'Ada'}, 0],

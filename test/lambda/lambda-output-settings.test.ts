@@ -248,18 +248,31 @@ describe('--download-name, --output-bucket and --delete-after on the local stack
     expect(response.headers.get('content-disposition')).toBe('attachment; filename="frame five.png"')
   }, 120_000)
 
-  it('render-batch --output-bucket --delete-after: every row\'s output goes to that bucket, tagged', async () => {
+  it('render-batch --output-bucket --delete-after --download-name: every row\'s output goes to that bucket, tagged, under its own download name; a bad name stops only its row, named by line', async () => {
     const batch = join(scratch, 'rows.jsonl')
-    await writeFile(batch, `${JSON.stringify({outputKey: 'batch/one.mp4'})}\n`)
-    const result = await lambda(['render-batch', PROJECT, '--site-id', siteId, '--batch', batch, '--frames', '0-4', '--output-bucket', outputBucket, '--delete-after', '30d', '--json'])
-    expect(result.code, result.stderr).toBe(0)
-    const [entry] = JSON.parse(result.stdout) as {status: string; executionArn: string}[]
-    expect(entry.status).toBe('started')
-    const done = await waitForRender({render: entry.executionArn, endpoint: stack.env.ENGINE_AWS_ENDPOINT, pollMs: 300, signal: AbortSignal.timeout(180_000)})
-    expect(done.error).toBeUndefined()
-    expect(done.output).toMatchObject({bucketName: outputBucket, outputKey: 'batch/one.mp4'})
+    const rows = [
+      {outputKey: 'batch/one.mp4', downloadName: 'Ada – final.mp4', variables: {accent: '#ff0000'}},
+      {outputKey: 'batch/two.mp4', accent: '#00ff00'},
+      {outputKey: 'batch/three.mp4', downloadName: '../three.mp4'},
+    ]
+    await writeFile(batch, rows.map((row) => JSON.stringify(row)).join('\n'))
+    const result = await lambda(['render-batch', PROJECT, '--site-id', siteId, '--batch', batch, '--frames', '0-4', '--output-bucket', outputBucket, '--delete-after', '30d', '--download-name', 'Clip {index} {accent}.mp4', '--json'])
+    expect(result.code, result.stderr).toBe(1)
+    const entries = JSON.parse(result.stdout) as {line: number; status: string; executionArn: string; error?: {message: string}}[]
+    expect(entries.map((entry) => entry.status)).toEqual(['started', 'started', 'failed-to-start'])
+    expect(entries[2]!.error!.message).toMatch(/^line 3: "downloadName": "..\/three.mp4" contains a path separator/)
+    for (const entry of entries.slice(0, 2)) {
+      const done = await waitForRender({render: entry.executionArn, endpoint: stack.env.ENGINE_AWS_ENDPOINT, pollMs: 300, signal: AbortSignal.timeout(180_000)})
+      expect(done.error).toBeUndefined()
+      expect(done.output).toMatchObject({bucketName: outputBucket})
+    }
+    const head = (key: string) => s3().send(new HeadObjectCommand({Bucket: outputBucket, Key: key}))
+    // The row's own name, beyond ASCII; the template filled from the row (index from 0, values made safe for a file name).
+    expect((await head('batch/one.mp4')).ContentDisposition).toBe(`attachment; filename="Ada _ final.mp4"; filename*=UTF-8''Ada%20%E2%80%93%20final.mp4`)
+    expect((await head('batch/two.mp4')).ContentDisposition).toBe('attachment; filename="Clip 1 #00ff00.mp4"')
     const {TagSet} = await s3().send(new GetObjectTaggingCommand({Bucket: outputBucket, Key: 'batch/one.mp4'}))
     expect(TagSet).toEqual([{Key: 'engine-delete-after', Value: '30d'}])
     expect(await stack.bucket.exists('batch/one.mp4')).toBe(false)
+    await expect(head('batch/three.mp4')).rejects.toThrow()
   }, 240_000)
 })

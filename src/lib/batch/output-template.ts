@@ -30,15 +30,16 @@ export function templatePlaceholders(template: string): string[] {
 
 /**
  * Fills `{index}` and `{<key>}` from one row. A key the row lacks, or whose value is not a string,
- * number or boolean, cannot fill its placeholder; every such placeholder is reported.
+ * number or boolean, cannot fill its placeholder; every such placeholder is reported, under `flag`
+ * (the option the template came from).
  */
-export function fillOutputTemplate(template: string, index: number, row: Record<string, unknown>): TemplateFill {
+export function fillOutputTemplate(template: string, index: number, row: Record<string, unknown>, flag = '--output'): TemplateFill {
   const problems: Array<{field: string; reason: string}> = []
   const path = template.replace(PLACEHOLDER, (whole, key: string) => {
     if (key === INDEX_PLACEHOLDER) return String(index)
     const reason = unfillableReason(row, key)
     if (reason) {
-      problems.push({field: `--output ${whole}`, reason})
+      problems.push({field: `${flag} ${whole}`, reason})
       return whole
     }
     return sanitizeFileNamePart(String(row[key]))

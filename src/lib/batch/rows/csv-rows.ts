@@ -3,7 +3,7 @@ import {parse, type Info} from 'csv-parse'
 import {EngineError} from '../../errors/engine-error.js'
 import type {VariableDeclaration} from '../../variables/variable-declaration.js'
 import {typeCell} from './csv-cells.js'
-import {OUTPUT_FIELDS, outputProblem, type RowFieldProblem, type SourceRow} from './source-row.js'
+import {DOWNLOAD_NAME_FIELD, downloadNameField, OUTPUT_FIELDS, outputProblem, type RowFieldProblem, type SourceRow} from './source-row.js'
 
 /**
  * Rows of a CSV or TSV file: a header row of variable ids (and optionally an `output`/`outputKey`
@@ -61,8 +61,14 @@ function typedRow(record: string[], header: readonly string[], byId: ReadonlyMap
   const written: Record<string, unknown> = {}
   const values: Record<string, unknown> = {}
   let output: string | undefined
+  let downloadName: string | undefined
   header.forEach((column, position) => {
     const cell = record[position] ?? ''
+    if (column === DOWNLOAD_NAME_FIELD && !byId.has(column)) {
+      if (cell !== '') written[column] = cell
+      downloadName = downloadNameField(`column "${column}"`, cell).name
+      return
+    }
     if ((OUTPUT_FIELDS as readonly string[]).includes(column) && !byId.has(column)) {
       if (cell === '') return
       written[column] = cell
@@ -81,5 +87,5 @@ function typedRow(record: string[], header: readonly string[], byId: ReadonlyMap
     written[column] = typed.value
     values[column] = typed.value
   })
-  return {...position, written, values, output, problems}
+  return {...position, written, values, output, ...(downloadName !== undefined && {downloadName}), problems}
 }

@@ -16,6 +16,12 @@ export interface SourceRow extends RowPosition {
   values: Record<string, unknown>
   /** The row's own output (an `output` or `outputKey` field or column): a relative path or storage key. */
   output?: string
+  /**
+   * The file name a browser saves the row's output under (a `downloadName` field or column): the
+   * serverless batch sends it as Content-Disposition and checks it as a name; a local batch, whose
+   * outputs are files already, leaves it aside.
+   */
+  downloadName?: string
   /** What is wrong with the row as written; a row with problems never renders. */
   problems: RowFieldProblem[]
 }
@@ -28,6 +34,8 @@ export interface RowFieldProblem {
 
 /** Fields that name a row's output rather than a variable: `output` (local) and `outputKey` (the serverless batch line). */
 export const OUTPUT_FIELDS = ['output', 'outputKey'] as const
+/** The field or column naming a row's download name; like the output fields, not a variable unless declared. */
+export const DOWNLOAD_NAME_FIELD = 'downloadName'
 
 /**
  * Splits a row object into variable values and its own output. Two shapes are accepted, so that one
@@ -35,14 +43,13 @@ export const OUTPUT_FIELDS = ['output', 'outputKey'] as const
  * and wrapped (`{"outputKey": "a.mp4", "variables": {"title": "Ada"}}`). A declared variable named
  * like an output field stays a variable.
  */
-export function splitRow(object: Record<string, unknown>, declared: ReadonlySet<string>): Pick<SourceRow, 'values' | 'output' | 'problems'> {
+export function splitRow(object: Record<string, unknown>, declared: ReadonlySet<string>): Pick<SourceRow, 'values' | 'output' | 'downloadName' | 'problems'> {
   const outputKeys = OUTPUT_FIELDS.filter((key) => Object.hasOwn(object, key) && !declared.has(key))
-  const wrapped =
-    !declared.has('variables') &&
-    isPlainObject(object.variables) &&
-    Object.keys(object).every((key) => key === 'variables' || (outputKeys as readonly string[]).includes(key))
+  const namesDownload = Object.hasOwn(object, DOWNLOAD_NAME_FIELD) && !declared.has(DOWNLOAD_NAME_FIELD)
+  const rowFields: readonly string[] = namesDownload ? [...outputKeys, DOWNLOAD_NAME_FIELD] : outputKeys
+  const wrapped = !declared.has('variables') && isPlainObject(object.variables) && Object.keys(object).every((key) => key === 'variables' || rowFields.includes(key))
   const values: Record<string, unknown> = wrapped ? {...(object.variables as Record<string, unknown>)} : {...object}
-  if (!wrapped) for (const key of outputKeys) delete values[key]
+  if (!wrapped) for (const key of rowFields) delete values[key]
   const problems: RowFieldProblem[] = []
   const named = outputKeys.map((key) => ({key, value: object[key]})).filter(({value}) => value !== undefined && value !== null && value !== '')
   for (const {key, value} of named) {
@@ -51,7 +58,16 @@ export function splitRow(object: Record<string, unknown>, declared: ReadonlySet<
   }
   const strings = named.filter(({value}) => typeof value === 'string').map(({value}) => value as string)
   if (new Set(strings).size > 1) problems.push({field: '"output"', reason: `output "${strings[0]}" and outputKey "${strings[1]}" differ; keep one of them`})
-  return {values, output: problems.length === 0 ? strings[0] : undefined, problems}
+  const download = namesDownload ? downloadNameField(`"${DOWNLOAD_NAME_FIELD}"`, object[DOWNLOAD_NAME_FIELD]) : {}
+  if (download.problem) problems.push(download.problem)
+  return {values, output: problems.length === 0 ? strings[0] : undefined, ...(download.name !== undefined && {downloadName: download.name}), problems}
+}
+
+/** A download name as written: a string, or left out when empty; its rules as a name are the serverless batch's. */
+export function downloadNameField(field: string, value: unknown): {name?: string; problem?: RowFieldProblem} {
+  if (value === undefined || value === null || value === '') return {}
+  if (typeof value !== 'string') return {problem: {field, reason: `must be a file name such as "Ada.mp4", got ${kindOf(value)}`}}
+  return {name: value}
 }
 
 /** An output field (`field` as it is to be shown) must be a relative path that cannot climb out of where outputs go. */

@@ -13,6 +13,7 @@ import {
   stateMachineFlag,
 } from '../../cli/lambda-flags.js'
 import {entryLine, EntryPrinter} from '../../cli/lambda-batch-text.js'
+import {assertDownloadName} from '../../lib/lambda/output-settings.js'
 import {openRowSource} from 'html-video-engine/internal/lib/batch/rows/read-rows.js'
 import {STDIN_BATCH} from 'html-video-engine/internal/lib/batch/rows/batch-format.js'
 import {EngineError} from 'html-video-engine/internal/lib/errors/engine-error.js'
@@ -29,7 +30,7 @@ import {readStackRecord} from '../../lib/lambda/stack-record.js'
 export default class LambdaRenderBatch extends BaseCommand {
   static override summary = 'Render one video per row of a batch file on the serverless stack; returns a batch id at once'
   static override description =
-    'Rows come from --batch: CSV/TSV (a header of variable ids, optionally an outputKey column), JSON Lines ({"outputKey", "variables"} or flat rows), JSON, or - (standard input); ' +
+    'Rows come from --batch: CSV/TSV (a header of variable ids, optionally outputKey and downloadName columns), JSON Lines ({"outputKey", "downloadName", "variables"} or flat rows), JSON, or - (standard input); ' +
     'variables come only from the rows. The rows go to S3 and one batch workflow renders them in the cloud, --max-concurrent at a time, so the batch goes on when this command ends: ' +
     'follow it with `lambda batch progress <id>`, stop it with `lambda batch cancel <id>`, and render what did not succeed with --resume <id>. ' +
     'Every line ends as started (queued in the batch), failed-to-start, or (--dry-run) would-invoke; a failing line never affects the others.'
@@ -51,7 +52,10 @@ export default class LambdaRenderBatch extends BaseCommand {
     'dry-run': Flags.boolean({description: 'start nothing; every entry reports would-invoke (or invalid, with why)'}),
     'variables-file': Flags.string({description: 'not accepted: variables come only from the batch rows', hidden: true}),
     variables: Flags.string({description: 'not accepted: variables come only from the batch rows', hidden: true}),
-    // Every row's output goes there and is kept that long; one download name would fit no batch.
+    'download-name': Flags.string({
+      description: 'file name a browser saves each output under (Content-Disposition), for rows without a downloadName of their own: {index} and {<column>} placeholders, e.g. "Invoice {customer_id}.mp4"',
+    }),
+    // Every row's output goes there and is kept that long.
     'output-bucket': lambdaOutputFlags['output-bucket'],
     'delete-after': lambdaOutputFlags['delete-after'],
     ...lambdaSizeFlags,
@@ -81,6 +85,8 @@ export default class LambdaRenderBatch extends BaseCommand {
     if (flags.batch === undefined) throw new EngineError('INVALID_FLAG', '--batch is required: a .csv, .jsonl or .json file of rows (or - for standard input), or --resume <batchId>', {flag: '--batch'})
     const rows = await openRowSource(flags.batch === STDIN_BATCH ? STDIN_BATCH : flags.batch, flags['batch-format'] as (typeof BATCH_FORMATS)[number] | undefined)
     const config = {...configFromFlags(flags), ...outputSettingsFromFlags({'output-bucket': flags['output-bucket'], 'delete-after': flags['delete-after']})}
+    // The template's own text follows the name rules (a placeholder's value is made safe when filled).
+    const downloadNameTemplate = flags['download-name'] === undefined ? undefined : assertDownloadName(flags['download-name'], '--download-name')
     // A dry run talks to nothing: the Site ID is computed, not uploaded, and no bucket is needed.
     const bucketName = dryRun ? (flags.bucket ?? '(dry-run)') : required(flags.bucket, 'bucket', BUCKET_ENV)
     const stateMachineArn = dryRun ? flags['state-machine-arn'] : required(flags['state-machine-arn'], 'state-machine-arn', STATE_MACHINE_ENV)
@@ -106,6 +112,7 @@ export default class LambdaRenderBatch extends BaseCommand {
       stateMachineArn,
       config,
       outputKeyTemplate: flags['output-key'],
+      downloadNameTemplate,
       ...(plan.framesPerRow !== undefined && {plan: {framesPerRow: plan.framesPerRow, chunksPerRender: plan.chunks.count}}),
       dryRun,
       ...common,

@@ -4,6 +4,7 @@ import {EngineError, toEngineError, type ErrorJson} from 'html-video-engine/inte
 import {storageKeyProblem} from 'html-video-engine/internal/lib/render/storage-key.js'
 import type {RenderConfig, SiteHandle} from '../render-input.js'
 import {renderInput} from '../render-to-lambda.js'
+import {downloadNameProblem} from '../output-settings.js'
 import {validateConfig} from '../validate-config.js'
 import {batchRenderId} from './batch-ids.js'
 import type {BatchItem} from './batch-records.js'
@@ -32,6 +33,8 @@ export interface ItemSettings {
   config: Omit<RenderConfig, 'variables'>
   /** `--output-key` with placeholders, for rows without an outputKey of their own. */
   outputKeyTemplate: string
+  /** `--download-name` with the same placeholders, for rows without a downloadName of their own. */
+  downloadNameTemplate?: string
 }
 
 /**
@@ -45,7 +48,7 @@ export function batchItem(row: SourceRow, settings: ItemSettings, taken: Map<str
   if (row.problems.length > 0) return fail(row.problems.map((problem) => (problem.field ? `${problem.field}: ${problem.reason}` : problem.reason)).join('; '))
   let outputKey = row.output
   if (outputKey === undefined) {
-    const filled = fillOutputTemplate(settings.outputKeyTemplate, row.index, row.values)
+    const filled = fillOutputTemplate(settings.outputKeyTemplate, row.index, row.values, '--output-key')
     if (!filled.ok) return fail(filled.problems.map((problem) => `${problem.field}: ${problem.reason}`).join('; '))
     const problem = storageKeyProblem(filled.path)
     if (problem) return fail(`--output-key gives "${filled.path}", which ${problem}`, filled.path)
@@ -53,8 +56,10 @@ export function batchItem(row: SourceRow, settings: ItemSettings, taken: Map<str
   }
   const owner = taken.get(outputKey)
   if (owner !== undefined) return fail(`outputKey "${outputKey}" is also the output of line ${owner}; give each row its own`, outputKey)
+  const download = rowDownloadName(row, settings.downloadNameTemplate)
+  if ('problem' in download) return fail(download.problem, outputKey)
   const renderId = batchRenderId(settings.batchId, settings.run, row.index)
-  const config = {...settings.config, variables: row.values}
+  const config = {...settings.config, variables: row.values, ...(download.name !== undefined && {downloadName: download.name})}
   try {
     validateConfig(renderInput({siteHandle: settings.siteHandle, bucketName: settings.bucketName, config, outputKey}, renderId))
   } catch (error) {
@@ -63,4 +68,20 @@ export function batchItem(row: SourceRow, settings: ItemSettings, taken: Map<str
   }
   taken.set(outputKey, line)
   return {item: {index: row.index, line, renderId, outputKey, config}}
+}
+
+/**
+ * The row's download name: its own `downloadName`, else `--download-name` filled from the row
+ * (values made safe for file names), checked by the rules of `lambda render --download-name`.
+ */
+function rowDownloadName(row: SourceRow, template: string | undefined): {name?: string} | {problem: string} {
+  if (row.downloadName !== undefined) {
+    const problem = downloadNameProblem(row.downloadName)
+    return problem ? {problem: `"downloadName": ${JSON.stringify(row.downloadName.slice(0, 300))} ${problem}`} : {name: row.downloadName}
+  }
+  if (template === undefined) return {}
+  const filled = fillOutputTemplate(template, row.index, row.values, '--download-name')
+  if (!filled.ok) return {problem: filled.problems.map((problem) => `${problem.field}: ${problem.reason}`).join('; ')}
+  const problem = downloadNameProblem(filled.path)
+  return problem ? {problem: `--download-name gives ${JSON.stringify(filled.path.slice(0, 300))}, which ${problem}`} : {name: filled.path}
 }

@@ -49,6 +49,11 @@ export interface RenderBatchOnLambdaOptions extends LambdaBatchOptions {
   config: Omit<RenderConfig, 'variables'>
   /** Storage key of rows without an outputKey of their own, with `{index}`/`{<key>}` placeholders; default `batches/<batchId>/{index}.<ext>`. */
   outputKeyTemplate?: string
+  /**
+   * File name a browser saves each row's output under (Content-Disposition), for rows without a
+   * `downloadName` of their own, with the same placeholders (`Invoice {customer_id}.mp4`).
+   */
+  downloadNameTemplate?: string
   /** Frames and parallel chunks of one row's render, for progress and the concurrency warning. */
   plan?: {framesPerRow: number; chunksPerRender: number}
   dryRun?: boolean
@@ -84,6 +89,7 @@ export async function renderBatchOnLambda(options: RenderBatchOnLambdaOptions): 
       bucketName: options.bucketName,
       config: options.config,
       outputKeyTemplate: options.outputKeyTemplate ?? `batches/${batchId}/{index}${extension}`,
+      downloadNameTemplate: options.downloadNameTemplate,
     }
     const taken = new Map<string, number>()
     let total = 0
