@@ -1,8 +1,12 @@
+import {dirname} from 'node:path/posix'
 import {z} from 'zod'
+import {PINNED_FFMPEG} from '../encode/pinned-ffmpeg.js'
 import {EngineError} from '../errors/engine-error.js'
 
 export const BROWSER_MIRROR_ENV = 'ENGINE_BROWSER_MIRROR'
 export const NPM_REGISTRY_ENV = 'ENGINE_NPM_REGISTRY'
+/** A folder that serves the pinned ffmpeg archives by their published names (ffmpeg-7.0.2-amd64-static.tar.xz…). */
+export const FFMPEG_MIRROR_ENV = 'ENGINE_FFMPEG_MIRROR'
 export const DEFAULT_BROWSER_BASE_URL = 'https://storage.googleapis.com/chrome-for-testing-public'
 export const DEFAULT_NPM_REGISTRY = 'https://registry.npmjs.org'
 
@@ -12,6 +16,8 @@ export interface DownloadMirrors {
   browser: string
   /** npm registry that serves the static ffmpeg/ffprobe packages. */
   npmRegistry: string
+  /** A folder serving the pinned ffmpeg archives; undefined: the publisher's addresses. */
+  ffmpeg?: string
 }
 
 const httpUrl = z.url({protocol: /^https?$/})
@@ -25,6 +31,7 @@ export function downloadMirrors(env: NodeJS.ProcessEnv = process.env): DownloadM
   return {
     browser: mirror(env, BROWSER_MIRROR_ENV, DEFAULT_BROWSER_BASE_URL, 'the folder that holds <version>/linux64/chrome-headless-shell-linux64.zip'),
     npmRegistry: env[NPM_REGISTRY_ENV] ? mirror(env, NPM_REGISTRY_ENV, DEFAULT_NPM_REGISTRY, 'an npm registry') : (npmConfigRegistry(env) ?? DEFAULT_NPM_REGISTRY),
+    ffmpeg: env[FFMPEG_MIRROR_ENV]?.trim() ? mirror(env, FFMPEG_MIRROR_ENV, dirname(PINNED_FFMPEG.x86_64.urls[0]), `a folder that holds ${PINNED_FFMPEG.x86_64.archive}`) : undefined,
   }
 }
 

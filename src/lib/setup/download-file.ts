@@ -1,0 +1,83 @@
+import {createHash} from 'node:crypto'
+import {createWriteStream} from 'node:fs'
+import {Readable, Transform} from 'node:stream'
+import {pipeline} from 'node:stream/promises'
+
+export type DownloadProgress = (downloadedBytes: number, totalBytes: number) => void
+export type DownloadFail = (reason: string, cause?: unknown) => never
+
+/** No answer (headers) for this long ends a request. */
+export const ANSWER_TIMEOUT_MS = 30_000
+/** No byte for this long ends a download (a whole download may take minutes on a slow line). */
+export const STALL_TIMEOUT_MS = 60_000
+
+/**
+ * GETs `url` (redirects followed); a network error, no answer in time or a status other than 2xx
+ * goes to `fail` with the URL and the reason.
+ */
+export async function request(url: string, fail: DownloadFail, options: {signal?: AbortSignal; headers?: Record<string, string>; answerTimeoutMs?: number} = {}): Promise<Response> {
+  const answered = new AbortController()
+  const timer = setTimeout(() => answered.abort(new DOMException('no answer', 'TimeoutError')), options.answerTimeoutMs ?? ANSWER_TIMEOUT_MS)
+  const signal = options.signal ? AbortSignal.any([options.signal, answered.signal]) : answered.signal
+  let response: Response
+  try {
+    response = await fetch(url, {signal, headers: options.headers, redirect: 'follow'})
+  } catch (error) {
+    const reason = (error as Error).name === 'TimeoutError' || answered.signal.aborted ? 'no answer in time' : ((error as {cause?: Error}).cause?.message ?? (error as Error).message)
+    return fail(`${url}: ${reason}`, error)
+  } finally {
+    clearTimeout(timer)
+  }
+  if (!response.ok || !response.body) {
+    await response.body?.cancel()
+    return fail(`${url} answered ${response.status} ${response.statusText}`)
+  }
+  return response
+}
+
+export function bodyStream(response: Response): Readable {
+  return Readable.fromWeb(response.body! as import('node:stream/web').ReadableStream<Uint8Array>)
+}
+
+/**
+ * Streams `url` into `file` while hashing it: at most `maxBytes` (an announced or actual larger
+ * body is refused), and a download that sends nothing for STALL_TIMEOUT_MS is ended. Returns the
+ * digest in `encoding`; the caller compares it before reading the file.
+ */
+export async function downloadToFile(
+  url: string,
+  file: string,
+  options: {algorithm: string; encoding: 'hex' | 'base64'; maxBytes: number; fail: DownloadFail; onProgress?: DownloadProgress; stallTimeoutMs?: number},
+): Promise<{digest: string; bytes: number}> {
+  const {fail, maxBytes} = options
+  const stallMs = options.stallTimeoutMs ?? STALL_TIMEOUT_MS
+  const stall = new AbortController()
+  const response = await request(url, fail, {signal: stall.signal})
+  const total = Number(response.headers.get('content-length') ?? 0)
+  if (total > maxBytes) {
+    await response.body?.cancel()
+    fail(`${url} is ${total} bytes, more than the ${maxBytes} expected at most`)
+  }
+  const hash = createHash(options.algorithm)
+  let done = 0
+  let timer = setTimeout(() => stall.abort(), stallMs)
+  const meter = new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      done += chunk.length
+      if (done > maxBytes) return callback(new Error(`${url} sent more than ${maxBytes} bytes`))
+      clearTimeout(timer)
+      timer = setTimeout(() => stall.abort(), stallMs)
+      hash.update(chunk)
+      options.onProgress?.(done, total)
+      callback(null, chunk)
+    },
+  })
+  try {
+    await pipeline(bodyStream(response), meter, createWriteStream(file))
+  } catch (error) {
+    fail(stall.signal.aborted ? `${url}: no data for ${stallMs / 1000} s` : (error as Error).message, error)
+  } finally {
+    clearTimeout(timer)
+  }
+  return {digest: hash.digest(options.encoding), bytes: done}
+}
