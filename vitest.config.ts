@@ -14,7 +14,9 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     globalSetup: ['test/support/global-setup.ts'],
     setupFiles: ['test/support/plain-output.ts', 'test/support/register-builtin-plugins.ts'],
-    env: {TZ: 'UTC'},
+    // The pinned ffmpeg's publisher is outside: every download of it in the suite (and in the CLIs
+    // it starts) goes to a closed loopback port unless a test serves the archive itself.
+    env: {TZ: 'UTC', ENGINE_FFMPEG_MIRROR: 'http://127.0.0.1:9/no-ffmpeg-mirror'},
     testTimeout: 60_000,
     // Hooks are where test files start their processes (servers, browsers, stacks): room for a loaded machine.
     hookTimeout: 180_000,

@@ -65,8 +65,16 @@ if [ ! -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || [ ! -f /usr/share
   apt_install fonts-dejavu-core fonts-liberation
 fi
 
+# ffmpeg: the system's where apt can install it; else the pinned static build that the serverless
+# function carries (engine ffmpeg install, after the build), which needs the internet or
+# ENGINE_FFMPEG_MIRROR; offline that is only reported.
+pinned_ffmpeg=0
 if ! command -v ffmpeg >/dev/null 2>&1 || ! command -v ffprobe >/dev/null 2>&1; then
-  apt_install ffmpeg
+  if as_root && command -v apt-get >/dev/null 2>&1; then
+    apt_install ffmpeg
+  else
+    pinned_ffmpeg=1
+  fi
 fi
 
 if [ "${#missing[@]}" -gt 0 ]; then
@@ -77,4 +85,9 @@ fi
 
 say "building"
 npm run build --silent
+if [ "$pinned_ffmpeg" = 1 ]; then
+  say "no ffmpeg and no apt: downloading the pinned static build (engine ffmpeg install)"
+  "$node_bin" bin/run.js ffmpeg install \
+    || say "could not download it (offline?): run \`node bin/run.js ffmpeg install\` later, set ENGINE_FFMPEG_MIRROR, or install ffmpeg (sudo apt-get install -y ffmpeg)"
+fi
 say "ready"

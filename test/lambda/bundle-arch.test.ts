@@ -1,5 +1,5 @@
 import {existsSync} from 'node:fs'
-import {chmod, copyFile, mkdir, mkdtemp, rm, writeFile} from 'node:fs/promises'
+import {chmod, copyFile, mkdir, mkdtemp, readdir, rm, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {brotliCompressSync, brotliDecompressSync} from 'node:zlib'
@@ -8,6 +8,8 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {functionChromiumPackName, functionChromiumPackUrl, installedPackageBin} from '../../src/lib/browser/function-chromium.js'
 import {buildLambdaBundle, type BuildBundleOptions, type BundleReport} from '../../packages/lambda/src/lib/lambda/bundle/build-lambda-bundle.js'
 import {elfArch, fileElfInfo} from '../../packages/lambda/src/lib/lambda/bundle/elf-arch.js'
+import {encoderFiles} from '../../packages/lambda/src/lib/lambda/bundle/encoder-parts.js'
+import {PINNED_FFMPEG} from '../../src/lib/encode/pinned-ffmpeg.js'
 import {readZipEntry} from '../../packages/lambda/src/lib/lambda/bundle/read-zip.js'
 import {prepareCode} from '../../packages/lambda/src/lib/lambda/deploy/deploy-code.js'
 import type {EngineError} from '../../src/lib/errors/engine-error.js'
@@ -99,6 +101,22 @@ describe('lambda bundle --arch', {timeout: 120_000}, () => {
     expect(error.code).toBe('BUNDLE_FAILED')
     expect(error.message).toContain('@ffmpeg-installer/linux-arm64')
     expect(error.message).toContain('--ffmpeg <file> --ffprobe <file>')
+  })
+
+  it('offline, the pinned ffmpeg cannot be downloaded: the npm builds go in, with a warning naming the exact download and the flags', async () => {
+    const warnings: string[] = []
+    const env = {ENGINE_CACHE_DIR: join(scratch, 'offline-cache')}
+    const closed = 'http://127.0.0.1:9/ffmpeg-mirror'
+    const encoders = await encoderFiles(REPO_ROOT, {arch: 'x86_64', mirror: closed, env, onWarning: (message) => warnings.push(message)})
+    expect(encoders.ffmpeg).toMatchObject({source: 'npm-package', package: '@ffmpeg-installer/linux-x64', packageVersion: '4.1.0'})
+    expect(encoders.ffprobe).toMatchObject({source: 'npm-package', package: '@ffprobe-installer/linux-x64'})
+    expect(encoders.files.map((file) => file.source)).toEqual([NPM_FFMPEG, expect.stringContaining('@ffprobe-installer/linux-x64/ffprobe')])
+    expect(warnings).toHaveLength(1)
+    expect(warnings[0]).toContain('not the pinned ffmpeg 7.0.2, which could not be downloaded')
+    expect(warnings[0]).toContain(`${closed}/${PINNED_FFMPEG.x86_64.archive}`)
+    expect(warnings[0]).toContain(`Download ${PINNED_FFMPEG.x86_64.urls[0]} (sha256 ${PINNED_FFMPEG.x86_64.sha256}) yourself`)
+    expect(warnings[0]).toMatch(/--ffmpeg\/--ffprobe.*ENGINE_FFMPEG_MIRROR/)
+    expect(existsSync(join(env.ENGINE_CACHE_DIR, 'ffmpeg')) ? await readdir(join(env.ENGINE_CACHE_DIR, 'ffmpeg')) : []).toEqual([])
   })
 
   it('a binary for the other architecture is refused by flag name', async () => {

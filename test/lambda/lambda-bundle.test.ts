@@ -8,7 +8,9 @@ import {createSfnClient} from '../../packages/lambda/src/lib/lambda/aws-clients.
 import {buildLambdaBundle, MAX_UNZIPPED_BYTES, type BundleReport} from '../../packages/lambda/src/lib/lambda/bundle/build-lambda-bundle.js'
 import {extractZip, listZip, type ZipListing} from '../../packages/lambda/src/lib/lambda/bundle/read-zip.js'
 import type {RenderFailureRecord, RenderResultRecord} from '../../packages/lambda/src/lib/lambda/render-records.js'
-import {FUNCTION_CHROMIUM} from '../../src/lib/browser/function-chromium.js'
+import {FUNCTION_CHROMIUM, functionChromiumDir} from '../../src/lib/browser/function-chromium.js'
+import {PINNED_FFMPEG} from '../../src/lib/encode/pinned-ffmpeg.js'
+import {seedPinnedFfmpeg} from '../support/pinned-ffmpeg.js'
 import {hashFile} from '../../packages/lambda/src/lib/lambda/site-files.js'
 import {DETERMINISTIC_PROFILE} from '../../src/lib/profile/render-profile.js'
 import {resolveRenderOptions} from '../../src/lib/render/resolve-options.js'
@@ -33,12 +35,16 @@ describe('engine lambda bundle', () => {
   beforeAll(async () => {
     scratch = await mkdtemp(join(tmpdir(), 'engine-bundle-test-'))
     zipPath = join(scratch, 'out', 'engine-lambda.zip')
-    pluginEnv = {ENGINE_DATA_DIR: join(scratch, 'data'), ENGINE_CONFIG_DIR: join(scratch, 'config')}
+    // A cache of its own holding the pinned ffmpeg (this machine's standing in for it); the
+    // function's Chromium stays where the machine's cache has it.
+    const cacheDir = join(scratch, 'cache')
+    await seedPinnedFfmpeg(cacheDir)
+    pluginEnv = {ENGINE_DATA_DIR: join(scratch, 'data'), ENGINE_CONFIG_DIR: join(scratch, 'config'), ENGINE_CACHE_DIR: cacheDir, ENGINE_FUNCTION_CHROMIUM_DIR: functionChromiumDir()}
     const linked = await runCli(['plugins', 'link', join(REPO_ROOT, 'examples', 'format-plugin'), '--no-install'], {env: pluginEnv})
     expect(linked.code, linked.stderr).toBe(0)
-    // The system's ffmpeg goes in, the one a local render uses: with the function's Chromium on
-    // both sides, `lambda local --bundle` and `render --profile deterministic` make the same file.
-    const result = await runCli(['lambda', 'bundle', '--output', zipPath, '--ffmpeg', SYSTEM_FFMPEG, '--ffprobe', SYSTEM_FFPROBE, '--json'], {env: pluginEnv, timeoutMs: 240_000})
+    // By default the pinned ffmpeg goes in, the one `render --profile deterministic` encodes with:
+    // with the function's Chromium on both sides, `lambda local --bundle` and a local render make the same file.
+    const result = await runCli(['lambda', 'bundle', '--output', zipPath, '--json'], {env: pluginEnv, timeoutMs: 240_000})
     expect(result.code, result.stderr).toBe(0)
     report = JSON.parse(result.stdout) as BundleReport
     entries = await listZip(zipPath)
@@ -97,9 +103,10 @@ describe('engine lambda bundle', () => {
     expect(manifest.arch).toBe('x86_64')
     expect(manifest.chromium).toEqual({package: '@sparticuz/chromium', version: FUNCTION_CHROMIUM.version})
     expect(manifest.ffmpeg.encoders).toEqual(expect.arrayContaining(['libx264', 'libvpx-vp9', 'libopus', 'aac', 'prores_ks', 'gif', 'png']))
-    // The build given is the one carried, byte for byte, and the report says so.
-    expect(manifest.ffmpeg).toMatchObject({path: SYSTEM_FFMPEG, sha256: (await hashFile(SYSTEM_FFMPEG)).sha256, arch: 'x86_64', dynamic: true, version: expect.stringMatching(/\S/)})
-    expect(manifest.ffprobe).toMatchObject({path: SYSTEM_FFPROBE, sha256: (await hashFile(SYSTEM_FFPROBE)).sha256})
+    // The pinned build is the one carried, byte for byte, and the report says which archive it came from.
+    const pinned = {version: '7.0.2', archive: PINNED_FFMPEG.x86_64.archive, archiveSha256: PINNED_FFMPEG.x86_64.sha256, url: PINNED_FFMPEG.x86_64.urls[0]}
+    expect(manifest.ffmpeg).toMatchObject({source: 'pinned', pinned, sha256: (await hashFile(SYSTEM_FFMPEG)).sha256, arch: 'x86_64', dynamic: true, version: expect.stringMatching(/\S/)})
+    expect(manifest.ffprobe).toMatchObject({source: 'pinned', pinned, sha256: (await hashFile(SYSTEM_FFPROBE)).sha256})
     expect((await hashFile(join(dir, 'bin', 'ffmpeg'))).sha256).toBe(manifest.ffmpeg.sha256)
     // The handler module loads: the banner gives bundled CommonJS code require and __dirname.
     const loaded = (await import(join(dir, 'handler.mjs'))) as {handler?: unknown}
@@ -152,10 +159,10 @@ describe('engine lambda bundle', () => {
       const bundled = join(scratch, 'bundled.mp4')
       await stack.bucket.downloadFile('out/bundled.mp4', bundled)
       const local = join(scratch, 'local.mp4')
-      const rendered = await runCli(['render', join(LAMBDA_FIXTURES, 'project', 'index.html'), '--profile', 'deterministic', '--crf', '0', '--keyframe-interval', '0.5', '-o', local], {timeoutMs: 200_000})
+      const rendered = await runCli(['render', join(LAMBDA_FIXTURES, 'project', 'index.html'), '--profile', 'deterministic', '--crf', '0', '--keyframe-interval', '0.5', '-o', local], {env: pluginEnv, timeoutMs: 200_000})
       expect(rendered.code, rendered.stderr).toBe(0)
-      // No notice: the local render found the function's build.
-      expect(rendered.stderr).not.toMatch(/profile-browser-mismatch|captures with the serverless function's build/)
+      // No notice: the local render found the function's Chromium and ffmpeg.
+      expect(rendered.stderr).not.toMatch(/profile-(browser|ffmpeg)-mismatch|with the serverless function's/)
       expect(await probeVideoStream(bundled)).toMatchObject({codec_name: 'h264', width: 320, height: 180, nb_read_frames: '90'})
       expect((await hashFile(bundled)).sha256).toBe((await hashFile(local)).sha256)
     })

@@ -13,6 +13,7 @@ import {findPinnedFfmpeg, hostFfmpegArch, PINNED_FFMPEG, pinnedFfmpegDir, type P
 import type {EngineError} from '../../src/lib/errors/engine-error.js'
 import {downloadMirrors} from '../../src/lib/setup/download-mirrors.js'
 import {installPinnedFfmpeg} from '../../src/lib/setup/install-pinned-ffmpeg.js'
+import {seedPinnedFfmpeg} from '../support/pinned-ffmpeg.js'
 import {runCli} from '../support/run-cli.js'
 
 const execFileAsync = promisify(execFile)
@@ -172,12 +173,7 @@ describe('the pinned ffmpeg download (a loopback server stands in for the publis
     expect(refused.stderr).toContain(`${base}/mirror/${PINNED_FFMPEG.x86_64.archive} does not match its pinned sha256 (expected ${PINNED_FFMPEG.x86_64.sha256}`)
     expect(await readdir(join(env.ENGINE_CACHE_DIR, 'ffmpeg'))).toEqual([])
 
-    // The build as a first install leaves it (its record names the pinned archive's hash).
-    const directory = pinnedFfmpegDir(PINNED_FFMPEG.x86_64, env)
-    await mkdir(directory, {recursive: true})
-    await copyFile('/usr/bin/ffmpeg', join(directory, 'ffmpeg'))
-    await copyFile('/usr/bin/ffprobe', join(directory, 'ffprobe'))
-    await writeFile(join(directory, 'build.json'), JSON.stringify({version: '7.0.2', arch: 'x86_64', sha256: PINNED_FFMPEG.x86_64.sha256, url: PINNED_FFMPEG.x86_64.urls[0], ffmpegSha256: '', ffprobeSha256: ''}))
+    const directory = await seedPinnedFfmpeg(env.ENGINE_CACHE_DIR)
     hits.length = 0
     const cached = await runCli(['ffmpeg', 'install', '--arch', 'x86_64', '--json'], {env})
     expect(cached.code, cached.stderr).toBe(0)

@@ -1,6 +1,7 @@
 import {toEngineError} from '../errors/engine-error.js'
 import {checkFormatEncoders} from '../encode/format-encoder-status.js'
-import {FFMPEG_PATH_ENV, resolveFfmpeg} from '../encode/resolve-ffmpeg.js'
+import {findPinnedFfmpeg, hostFfmpegArch, PINNED_FFMPEG, PINNED_FFMPEG_VERSION} from '../encode/pinned-ffmpeg.js'
+import {FFMPEG_PATH_ENV, resolveFfmpeg, type FfmpegInfo} from '../encode/resolve-ffmpeg.js'
 import {staticFfmpegBuild, staticFfmpegDir} from '../encode/static-ffmpeg.js'
 import {ffmpegInstallCommand} from '../setup/install-static-ffmpeg.js'
 import type {DoctorCheck} from './doctor-check.js'
@@ -30,6 +31,7 @@ export async function checkFfmpeg(): Promise<DoctorCheck[]> {
     ]
   }
   const formats = await checkFormatEncoders(info.ffmpegPath)
+  const pinned = await pinnedBuildStatus(info)
   const missing = formats.filter((format) => !format.available)
   const ffmpeg: DoctorCheck = {
     name: 'ffmpeg',
@@ -39,9 +41,10 @@ export async function checkFfmpeg(): Promise<DoctorCheck[]> {
       `${info.ffmpegPath} ${info.version} (${info.source})` +
       (missing.length === 0
         ? `; encoders for ${formats.map((f) => f.format).join(', ')}`
-        : `; cannot encode ${missing.map((f) => `${f.format} (needs ${f.missing.join(', ')})`).join(', ')}`),
+        : `; cannot encode ${missing.map((f) => `${f.format} (needs ${f.missing.join(', ')})`).join(', ')}`) +
+      `; ${pinned.summary}`,
     fix: missing.length === 0 ? undefined : `install an ffmpeg build with ${[...new Set(missing.flatMap((f) => f.missing))].join(', ')}`,
-    info: {path: info.ffmpegPath, version: info.version, source: info.source, formats},
+    info: {path: info.ffmpegPath, version: info.version, source: info.source, formats, functionBuild: pinned.info},
   }
   const ffprobe: DoctorCheck = {
     name: 'ffprobe',
@@ -51,4 +54,20 @@ export async function checkFfmpeg(): Promise<DoctorCheck[]> {
     info: {path: info.ffprobePath},
   }
   return [ffmpeg, ffprobe]
+}
+
+/**
+ * Whether this is the serverless function's build, and where `--profile deterministic` finds it:
+ * the one ffmpeg that makes local and distributed renders the same file.
+ */
+async function pinnedBuildStatus(info: FfmpegInfo): Promise<{summary: string; info: {version: string; used: boolean; installed: string | null}}> {
+  const arch = hostFfmpegArch()
+  const installed = arch ? await findPinnedFfmpeg(PINNED_FFMPEG[arch]) : undefined
+  const used = info.source === 'pinned' || info.version === PINNED_FFMPEG_VERSION
+  const summary = used
+    ? "the serverless function's build"
+    : installed
+      ? `not the serverless function's build (${PINNED_FFMPEG_VERSION}, in the cache at ${installed.ffmpegPath}: --profile deterministic encodes with that one)`
+      : `not the serverless function's build (${PINNED_FFMPEG_VERSION}); --profile deterministic renders are the function's file only with it: ${arch ? '`engine ffmpeg install`' : 'render with --docker'}`
+  return {summary, info: {version: PINNED_FFMPEG_VERSION, used, installed: installed?.ffmpegPath ?? null}}
 }

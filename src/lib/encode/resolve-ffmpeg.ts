@@ -1,10 +1,11 @@
 import {execFile} from 'node:child_process'
 import {delimiter, dirname, join} from 'node:path'
 import {EngineError} from '../errors/engine-error.js'
+import {findPinnedFfmpeg, hostFfmpegArch, PINNED_FFMPEG} from './pinned-ffmpeg.js'
 import {findStaticFfmpeg, isExecutable, staticFfmpegBuild} from './static-ffmpeg.js'
 
 /** Where the ffmpeg binary was found, so that `engine doctor` can say why this one was used. */
-export type FfmpegSource = 'option' | 'env' | 'path' | 'ffmpeg-static' | 'cache' | 'npm-package'
+export type FfmpegSource = 'option' | 'env' | 'path' | 'ffmpeg-static' | 'pinned' | 'cache' | 'npm-package'
 
 export interface FfmpegInfo {
   ffmpegPath: string
@@ -17,6 +18,11 @@ export interface FfmpegInfo {
 export interface ResolveFfmpegOptions {
   ffmpegPath?: string
   ffprobePath?: string
+  /**
+   * The pinned build in engine's cache (`engine ffmpeg install`) before PATH: what the
+   * deterministic profile encodes with. Otherwise it comes after PATH, before the npm builds.
+   */
+  preferPinned?: boolean
   /** Defaults to process.env; tests pass their own. */
   env?: NodeJS.ProcessEnv
 }
@@ -30,18 +36,20 @@ const INSTALL_FIX =
 const DOWNLOAD_FIX = staticFfmpegBuild()
   ? '; or let engine download a static build: `engine doctor --fix`, or render with --yes (ENGINE_AUTO_INSTALL=1)'
   : ''
+const PINNED_FIX = hostFfmpegArch() ? `; or \`engine ffmpeg install\` (the static ffmpeg ${PINNED_FFMPEG.x86_64.version} the serverless function carries)` : ''
 
 const resolved = new Map<string, Promise<FfmpegInfo>>()
 
 /**
  * Finds ffmpeg and ffprobe: an explicit option, then ENGINE_FFMPEG_PATH / ENGINE_FFPROBE_PATH,
- * then PATH, then the optional `ffmpeg-static` package, then the static build of this platform
+ * then PATH, then the optional `ffmpeg-static` package, then the pinned build in the cache
+ * (first of all with `preferPinned`), then the npm static build of this platform
  * (downloaded into the cache, or installed as engine's optional npm dependency). A path the user named explicitly must work:
  * it is never silently replaced by another binary.
  */
 export function resolveFfmpeg(options: ResolveFfmpegOptions = {}): Promise<FfmpegInfo> {
   const env = options.env ?? process.env
-  const key = JSON.stringify([options.ffmpegPath, options.ffprobePath, env[FFMPEG_PATH_ENV], env[FFPROBE_PATH_ENV], env.PATH, env.ENGINE_CACHE_DIR])
+  const key = JSON.stringify([options.ffmpegPath, options.ffprobePath, options.preferPinned, env[FFMPEG_PATH_ENV], env[FFPROBE_PATH_ENV], env.PATH, env.ENGINE_CACHE_DIR])
   let result = resolved.get(key)
   if (!result) {
     result = locate(options, env)
@@ -70,16 +78,27 @@ async function locateFfmpeg(options: ResolveFfmpegOptions, env: NodeJS.ProcessEn
   if (options.ffmpegPath) return {path: options.ffmpegPath, source: 'option', describe: `ffmpeg path "${options.ffmpegPath}"`}
   const fromEnv = env[FFMPEG_PATH_ENV]
   if (fromEnv) return {path: fromEnv, source: 'env', describe: `${FFMPEG_PATH_ENV}="${fromEnv}"`}
+  const pinned = () => findHostPinnedFfmpeg(env)
+  const first = options.preferPinned ? await pinned() : undefined
+  if (first) return first
   const onPath = await findOnPath('ffmpeg', env)
   if (onPath) return {path: onPath, source: 'path', describe: `ffmpeg on PATH (${onPath})`}
   const bundled = await importFfmpegStatic()
   if (bundled) return {path: bundled, source: 'ffmpeg-static', describe: `ffmpeg-static (${bundled})`}
+  const cachedPinned = options.preferPinned ? undefined : await pinned()
+  if (cachedPinned) return cachedPinned
   const staticBuild = await findStaticFfmpeg(env)
   if (staticBuild) {
     const describe = `the static ffmpeg ${staticBuild.source === 'cache' ? 'in the engine cache' : 'npm package'} (${staticBuild.ffmpegPath})`
     return {path: staticBuild.ffmpegPath, source: staticBuild.source, describe, ffprobePath: staticBuild.ffprobePath}
   }
-  throw new EngineError('FFMPEG_NOT_FOUND', `ffmpeg was not found on PATH, nor a static build in the engine cache: ${INSTALL_FIX}${DOWNLOAD_FIX}`)
+  throw new EngineError('FFMPEG_NOT_FOUND', `ffmpeg was not found on PATH, nor a static build in the engine cache: ${INSTALL_FIX}${DOWNLOAD_FIX}${PINNED_FIX}`)
+}
+
+async function findHostPinnedFfmpeg(env: NodeJS.ProcessEnv): Promise<Located | undefined> {
+  const arch = hostFfmpegArch()
+  const found = arch ? await findPinnedFfmpeg(PINNED_FFMPEG[arch], env) : undefined
+  return found && {path: found.ffmpegPath, source: 'pinned', describe: `the pinned ffmpeg ${found.record.version} in the engine cache (${found.ffmpegPath})`, ffprobePath: found.ffprobePath}
 }
 
 async function locateFfprobe(options: ResolveFfmpegOptions, env: NodeJS.ProcessEnv, ffmpegPath: string): Promise<string> {

@@ -6,7 +6,6 @@ import type {CompileFunction} from '../compose/apply-variables.js'
 import type {CompiledComposition} from '../compose/compile-composition.js'
 import {outputExtension} from '../encode/format-plugin.js'
 import {getFormat} from '../encode/format-registry.js'
-import {resolveFfmpeg} from '../encode/resolve-ffmpeg.js'
 import {EngineError, toEngineError} from '../errors/engine-error.js'
 import {DEFAULT_POSTER_FORMAT, posterFrame, posterPath} from '../still/poster.js'
 import {writeImage} from '../still/write-image.js'
@@ -16,6 +15,7 @@ import {renderedFrames} from '../plan/frame-range.js'
 import {outputSize, planRender} from '../plan/plan-render.js'
 import {assertWithinLimits, type RenderLimits} from '../plan/render-limits.js'
 import {resolveRenderBrowser} from '../profile/resolve-render-browser.js'
+import {resolveRenderFfmpeg} from '../profile/resolve-render-ffmpeg.js'
 import type {ResolvedRenderOptions} from '../plan/render-options.js'
 import type {RenderPlan} from '../plan/render-plan.js'
 import type {PageFontReport} from '../fonts/page/page-fonts.js'
@@ -136,9 +136,9 @@ async function render(request: RenderRequest, emit: (event: RenderEvent) => void
   const output = options.output ? resolve(options.output) : defaultOutputPath(request.composition, format)
   await prepareOutputPath(output, {sweep: !request.partialsSwept})
 
-  const [ffmpeg, {browser: resolved, notices: browserNotices}] = await toolsOnce()
+  const [{ffmpeg, notices: ffmpegNotices}, {browser: resolved, notices: browserNotices}] = await toolsOnce()
   const browser = browserForPlan(resolved, planned)
-  for (const notice of browserNotices) emit({type: 'warning', ...notice})
+  for (const notice of [...browserNotices, ...ffmpegNotices]) emit({type: 'warning', ...notice})
   const poster =
     options.poster === undefined
       ? undefined
@@ -235,5 +235,5 @@ async function render(request: RenderRequest, emit: (event: RenderEvent) => void
 
 /** ffmpeg and the capture browser of this machine, resolved together. */
 function resolveTools(options: ResolvedRenderOptions) {
-  return Promise.all([resolveFfmpeg(), resolveRenderBrowser(options)])
+  return Promise.all([resolveRenderFfmpeg(options), resolveRenderBrowser(options)])
 }

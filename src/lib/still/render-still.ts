@@ -6,7 +6,6 @@ import type {CompileFunction} from '../compose/apply-variables.js'
 import {assertPixelsWithinLimits, type RenderLimits} from '../plan/render-limits.js'
 import type {CompiledComposition} from '../compose/compile-composition.js'
 import {getFormat} from '../encode/format-registry.js'
-import {resolveFfmpeg} from '../encode/resolve-ffmpeg.js'
 import {EngineError, toEngineError} from '../errors/engine-error.js'
 import {compileAndReport} from '../render/compile-and-report.js'
 import {finalizePlan} from '../render/finalize-plan.js'
@@ -16,6 +15,7 @@ import {outputSize, planRender} from '../plan/plan-render.js'
 import type {RenderPlan} from '../plan/render-plan.js'
 import type {ResolvedRenderOptions} from '../plan/render-options.js'
 import {resolveRenderBrowser} from '../profile/resolve-render-browser.js'
+import {resolveRenderFfmpeg} from '../profile/resolve-render-ffmpeg.js'
 import type {ReadyReport} from '../runtime/page-protocol.js'
 import {defaultOutputPath} from '../render/output-path.js'
 import type {RenderEventListener} from '../render/render-events.js'
@@ -78,7 +78,7 @@ export async function renderStill(request: StillRequest): Promise<StillResult> {
 
   const {compiled, warn, fonts} = await compileAndReport(request, options, emit)
   const frameOptions = {...options, format: FRAME_FORMAT}
-  const tools = Promise.all([resolveFfmpeg(), resolveRenderBrowser(options)])
+  const tools = Promise.all([resolveRenderFfmpeg(options), resolveRenderBrowser(options)])
   tools.catch(() => {})
   const timed = await timeComposition(compiled, {options: frameOptions, format: getFormat(FRAME_FORMAT), browser: (await tools)[1].browser, pool: request.pool, strict: options.strict, warn, signal})
   const {plan} = planRender(timed, frameOptions, getFormat(FRAME_FORMAT))
@@ -98,9 +98,9 @@ export async function renderStill(request: StillRequest): Promise<StillResult> {
     capture: format === 'jpeg' ? {imageFormat: 'jpeg', jpegQuality: quality, transparent: false} : {imageFormat: 'png', jpegQuality: quality, transparent: true},
   }
 
-  const [ffmpeg, {browser: resolved, notices}] = await tools
+  const [{ffmpeg, notices: ffmpegNotices}, {browser: resolved, notices}] = await tools
   const browser = browserForPlan(resolved, plan)
-  for (const notice of notices) emit({type: 'warning', ...notice})
+  for (const notice of [...notices, ...ffmpegNotices]) emit({type: 'warning', ...notice})
   const workDir = await makeTempDirectory('still')
   try {
     const requests = planPageRequests(stillPlan, {signal, onNotice: requestNoticeReporter(compiled, warn)})

@@ -4,23 +4,25 @@ import {listInstalledPlugins} from 'html-video-engine/internal/lib/config/instal
 import {FUNCTION_ARCHES, FUNCTION_CHROMIUM, functionChromiumPackName, type FunctionArch} from 'html-video-engine/internal/lib/browser/function-chromium.js'
 import {buildLambdaBundle, DEFAULT_BUNDLE_NAME, mib} from '../../lib/lambda/bundle/build-lambda-bundle.js'
 import type {BinaryInfo} from '../../lib/lambda/bundle/encoder-parts.js'
+import {PINNED_FFMPEG} from 'html-video-engine/internal/lib/encode/pinned-ffmpeg.js'
 
 export default class LambdaBundle extends BaseCommand {
   static override summary = 'Build the render function bundle (zip) that `lambda deploy` uploads'
   static override description =
     'Compiles the handler into one file with esbuild and adds @sparticuz/chromium, static Linux ffmpeg and ffprobe, the render profile\'s fonts, the page runtime and the hooks of your installed and linked plugins. ' +
     'Fails above 248 MiB unzipped (Lambda\'s limit is 250 MiB), naming the largest parts. `lambda deploy` without --code runs this itself. ' +
-    'Every binary is checked to be built for --arch. Pass the same static ffmpeg build with --ffmpeg/--ffprobe that local renders use (docs/guides/serverless.md names the download) and `lambda local --bundle` gives the same file as `engine render --profile deterministic`.'
+    `Every binary is checked to be built for --arch. ffmpeg and ffprobe are the pinned static build ${PINNED_FFMPEG.x86_64.version} (${PINNED_FFMPEG.x86_64.urls[0]} or its arm64 twin, sha256-checked, kept in the engine cache after the first download; a mirror: ENGINE_FFMPEG_MIRROR), the same build \`engine ffmpeg install\` gives --profile deterministic, so \`lambda local --bundle\` gives the same file as \`engine render --profile deterministic\`. ` +
+    'When it cannot be downloaded, the bundle carries the npm packages\' older builds and says so; --ffmpeg/--ffprobe carry a build you name.'
   static override examples = [
     '<%= config.bin %> lambda bundle',
     '<%= config.bin %> lambda bundle --output dist/engine-lambda.zip --json',
     '<%= config.bin %> lambda bundle --ffmpeg ffmpeg-7.0.2-amd64-static/ffmpeg --ffprobe ffmpeg-7.0.2-amd64-static/ffprobe',
-    `<%= config.bin %> lambda bundle --arch arm64 --chromium-pack ${functionChromiumPackName('arm64')} --ffmpeg ffmpeg-7.0.2-arm64-static/ffmpeg --ffprobe ffmpeg-7.0.2-arm64-static/ffprobe`,
+    `<%= config.bin %> lambda bundle --arch arm64 --chromium-pack ${functionChromiumPackName('arm64')}`,
   ]
   static override flags = {
     output: Flags.string({char: 'o', description: 'where to write the zip', default: DEFAULT_BUNDLE_NAME}),
-    arch: Flags.string({description: 'function architecture: x86_64 (default) or arm64 (needs --chromium-pack, and arm64 ffmpeg/ffprobe)', options: [...FUNCTION_ARCHES], default: 'x86_64'}),
-    ffmpeg: Flags.string({description: 'a static Linux ffmpeg to carry instead of the npm package\'s 2018 build (with --ffprobe)', dependsOn: ['ffprobe']}),
+    arch: Flags.string({description: 'function architecture: x86_64 (default) or arm64 (needs --chromium-pack; the pinned ffmpeg is downloaded for it)', options: [...FUNCTION_ARCHES], default: 'x86_64'}),
+    ffmpeg: Flags.string({description: `a static Linux ffmpeg to carry instead of the pinned build ${PINNED_FFMPEG.x86_64.version} (with --ffprobe)`, dependsOn: ['ffprobe']}),
     ffprobe: Flags.string({description: 'the ffprobe of the same build (with --ffmpeg)', dependsOn: ['ffmpeg']}),
     'chromium-pack': Flags.string({description: `a Chromium pack from @sparticuz/chromium's releases (${functionChromiumPackName('arm64')} for arm64); its files replace the npm package's x64 build`}),
     json: Flags.boolean({description: 'print the bundle report as JSON'}),
@@ -35,6 +37,7 @@ export default class LambdaBundle extends BaseCommand {
       ffmpegPath: flags.ffmpeg,
       ffprobePath: flags.ffprobe,
       chromiumPack: flags['chromium-pack'],
+      onWarning: (message) => this.warn(message),
     })
     if (flags.json) {
       this.log(JSON.stringify(report, null, 2))
@@ -58,5 +61,6 @@ export default class LambdaBundle extends BaseCommand {
 }
 
 function origin(binary: BinaryInfo): string {
-  return binary.path ? `${binary.path}, sha256 ${binary.sha256.slice(0, 16)}…` : `${binary.package}@${binary.packageVersion}`
+  if (binary.pinned) return `pinned static build, ${binary.pinned.archive} sha256 ${binary.pinned.archiveSha256.slice(0, 16)}…`
+  return binary.path ? `${binary.path}, sha256 ${binary.sha256.slice(0, 16)}…` : `${binary.package}@${binary.packageVersion}, the fallback`
 }

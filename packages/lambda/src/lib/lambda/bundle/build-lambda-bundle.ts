@@ -17,6 +17,7 @@ import type {FunctionArch} from 'html-video-engine/internal/lib/browser/function
 import {pluginFiles, type BundledPlugin} from './plugin-files.js'
 import {writeZip} from './write-zip.js'
 import {makeTempDirectory} from 'html-video-engine/internal/lib/files/temp-directory.js'
+import {downloadMirrors} from 'html-video-engine/internal/lib/setup/download-mirrors.js'
 
 /** Lambda allows 250 MiB unzipped; the rest is headroom for what the runtime adds. */
 export const MAX_UNZIPPED_BYTES = 248 * 1024 * 1024
@@ -31,9 +32,13 @@ export interface BuildBundleOptions {
   plugins?: readonly InstalledPlugin[]
   /** The function's architecture (default x86_64); every binary in the bundle is checked to be built for it. */
   arch?: FunctionArch
-  /** A static ffmpeg and ffprobe to carry instead of the npm packages' (`--ffmpeg`, `--ffprobe`). */
+  /** A static ffmpeg and ffprobe to carry instead of the pinned build (`--ffmpeg`, `--ffprobe`). */
   ffmpegPath?: string
   ffprobePath?: string
+  /** Where the pinned ffmpeg's archive is served (default: ENGINE_FFMPEG_MIRROR, else its publisher). */
+  ffmpegMirror?: string
+  /** Told what the bundle carries in place of what it should (the npm ffmpeg when the pinned one cannot be downloaded). */
+  onWarning?: (message: string) => void
   /** A sparticuz Chromium pack whose brotli files replace the package's (`--chromium-pack`; needed for arm64). */
   chromiumPack?: string
 }
@@ -73,7 +78,7 @@ export interface BundleReport extends BundleManifest {
 /**
  * Builds the function bundle for one architecture: the handler compiled into one ES module, the
  * serverless Chromium package (unpacked to /tmp at cold start; its brotli files from a pack when
- * one is given), static ffmpeg and ffprobe (the npm packages', or the build given), the render profile's fonts,
+ * one is given), static ffmpeg and ffprobe (the pinned build, the build given, or the npm packages' when the pinned one cannot be downloaded), the render profile's fonts,
  * the in-page runtime and the hooks of the user's plugins. Nothing of the CLI, the local stack or
  * deploy-only clients goes in. Fails above the unzipped limit, naming the largest parts; nothing is left at `output` then.
  */
@@ -89,7 +94,7 @@ export async function buildLambdaBundle(options: BuildBundleOptions): Promise<Bu
     const [handler, browser, encoders, fonts, plugins] = await Promise.all([
       bundleHandler(companionRoot, root, handlerPath),
       browserFiles(companionRoot, {arch, pack: options.chromiumPack, workDir}),
-      encoderFiles(companionRoot, {arch, ffmpegPath: options.ffmpegPath, ffprobePath: options.ffprobePath}),
+      encoderFiles(companionRoot, {arch, ffmpegPath: options.ffmpegPath, ffprobePath: options.ffprobePath, mirror: options.ffmpegMirror ?? downloadMirrors().ffmpeg, onWarning: options.onWarning}),
       fontFiles(),
       pluginFiles(options.plugins ?? [], workDir),
     ])

@@ -41,7 +41,7 @@ export async function prepareCode(codeZip: string | undefined, arch: Architectur
   const workDir = await makeTempDirectory('deploy')
   try {
     step('bundle (engine lambda bundle)')
-    const bundle = await buildLambdaBundle({output: join(workDir, DEFAULT_BUNDLE_NAME), plugins: await listInstalledPlugins()})
+    const bundle = await buildLambdaBundle({output: join(workDir, DEFAULT_BUNDLE_NAME), plugins: await listInstalledPlugins(), onWarning: (message) => step(`warning: ${message}`)})
     return {zipPath: bundle.path, sha256: bundle.sha256, formats: bundle.formats, dispose: () => rm(workDir, {recursive: true, force: true})}
   } catch (error) {
     await rm(workDir, {recursive: true, force: true})
