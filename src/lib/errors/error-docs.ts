@@ -78,8 +78,8 @@ export const ERROR_DOCS: Readonly<Record<ErrorCode, ErrorDoc>> = {
     fix: 'Keep assets inside the project; use `--allow-private-network` only for a composition you trust; see docs/explanation/sandbox.md.',
   },
   DOWNLOAD_FAILED: {
-    cause: 'A public URL the page loads could not be downloaded (no answer within 30 s, too many redirects, over the size cap, an HTTP error); or a static ffmpeg/ffprobe from the npm registry failed (unreachable, missing version, hash mismatch).',
-    fix: 'Check the URL; host large media yourself or put it in the project. For ffmpeg: check ENGINE_NPM_REGISTRY (or your npm registry) and the connection, or install ffmpeg with the system package manager.',
+    cause: 'A public URL the page loads could not be downloaded (no answer within 30 s, too many redirects, over the size cap, an HTTP error); or a static ffmpeg/ffprobe from the npm registry failed (unreachable, missing version, hash mismatch); or the pinned ffmpeg 7.0.2 archive (`engine ffmpeg install`, `lambda bundle`) was unreachable, did not match its sha256, or held entries outside its folder or links (refused whole; nothing is installed).',
+    fix: 'Check the URL; host large media yourself or put it in the project. For ffmpeg: check ENGINE_NPM_REGISTRY (or your npm registry) and the connection, or install ffmpeg with the system package manager; for the pinned build, serve the archive from a folder named in ENGINE_FFMPEG_MIRROR, or download it yourself and pass `--ffmpeg`/`--ffprobe` to `lambda bundle`.',
   },
   BATCH_PREFLIGHT: {
     cause: 'A batch was refused before any row rendered: a malformed row, a placeholder a row cannot fill, two rows writing the same file, a strict-variables mismatch, or a `--resume` manifest made from other inputs.',
