@@ -51,6 +51,11 @@ describe('a price before rendering: lambda render --estimate and estimatePrice',
     expect(oneMinute).toMatchObject({frames: 1800, chunks: 3})
     expect(oneMinute.usd).toBeGreaterThan(0.025)
     expect(oneMinute.usd).toBeLessThan(0.035)
+
+    // More than 40 chunks at once run as the Distributed Map's child workflows: each child's start is
+    // a transition too, as the 42-chunk render's cost counts them (lambda-many-chunks.test.ts: 88).
+    const wide = await estimatePrice({projectDir: PROJECT, config: {fps: 14, keyframeInterval: 0.1, chunkSize: 1, maxParallelChunks: 42}})
+    expect(wide).toMatchObject({chunks: 42, stateTransitions: 4 + 42 * 2})
   })
 
   it('a composition whose length is known only when it renders, or a bad flag, is refused naming why', async () => {

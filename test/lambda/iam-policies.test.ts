@@ -100,7 +100,7 @@ describe('engine lambda policies', () => {
       `arn:aws:states:eu-west-1:${ACCOUNT}:stateMachine:videos`,
       `arn:aws:states:eu-west-1:${ACCOUNT}:stateMachine:videos-batch`,
     ])
-    expect(document.Statement.find((statement) => statement.Sid === 'BatchCounts')?.Resource).toBe(`arn:aws:states:eu-west-1:${ACCOUNT}:mapRun:videos-batch/*`)
+    expect(document.Statement.find((statement) => statement.Sid === 'BatchCounts')?.Resource).toEqual([`arn:aws:states:eu-west-1:${ACCOUNT}:mapRun:videos-batch/*`, `arn:aws:states:eu-west-1:${ACCOUNT}:mapRun:videos/*`])
     expect(document.Statement.find((statement) => statement.Sid === 'SitesAndOutputs')?.Resource).toBe('arn:aws:s3:::my-renders/*')
   })
 

@@ -45,6 +45,9 @@ describe('a render of more than 40 chunks at once on the local stack', () => {
     expect(mapRuns).toHaveLength(1)
     const mapRun = await sfn.send(new DescribeMapRunCommand({mapRunArn: mapRuns![0]!.mapRunArn}))
     expect(mapRun).toMatchObject({status: 'SUCCEEDED', maxConcurrency: 42, itemCounts: {total: 42, succeeded: 42, failed: 0}})
+    // The cost counts the child workflows' transitions, which the render's own history does not show:
+    // Plan, FanOut, the Map and Assemble, then per child its start and its one chunk task.
+    expect(done.cost.stateTransitions).toBe(4 + 42 * 2)
 
     const output = join(scratch, 'many.mp4')
     await stack.bucket.downloadFile('out/many.mp4', output)

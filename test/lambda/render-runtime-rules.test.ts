@@ -2,7 +2,9 @@ import {describe, expect, it} from 'vitest'
 import {isEngineError} from '../../src/lib/errors/engine-error.js'
 import {planChunks} from '../../packages/lambda/src/lib/lambda/chunk-plan.js'
 import {chunkWorkers, defaultChunkFrames, functionVcpus, idleCpuWarning, invocationVcpus} from '../../packages/lambda/src/lib/lambda/runtime/chunk-sizing.js'
-import {invocationKey, parseInvocationKey} from '../../packages/lambda/src/lib/lambda/runtime/invocation-records.js'
+import {invocationKey, parseInvocationKey, type InvocationRecord} from '../../packages/lambda/src/lib/lambda/runtime/invocation-records.js'
+import {costOfInvocations} from '../../packages/lambda/src/lib/lambda/runtime/render-cost.js'
+import {chunkChildStatesEntered} from '../../packages/lambda/src/lib/lambda/state-machine-definition.js'
 import {defaultTimeoutSeconds, MAX_RENDER_TIMEOUT_SECONDS, parseTimeout, renderDeadline} from '../../packages/lambda/src/lib/lambda/runtime/render-timeout.js'
 
 describe('chunks sized to the function', () => {
@@ -71,5 +73,19 @@ describe('invocation cost records', () => {
     expect(parseInvocationKey(key)).toEqual({action: 'renderChunk', chunk: 12, outcome: 'stopped', durationMs: 4322, memoryMb: 3008})
     expect(parseInvocationKey(invocationKey('r1', {action: 'plan', outcome: 'succeeded', durationMs: 10, memoryMb: 10_240}))).toEqual({action: 'plan', outcome: 'succeeded', durationMs: 10, memoryMb: 10_240})
     expect(parseInvocationKey('renders/r1/invocations/something-else')).toBeUndefined()
+  })
+})
+
+describe('the cost of a render whose chunks ran as Distributed Map children', () => {
+  it('adds each child\'s start, and with the history its one state too, to what the render\'s own count holds', () => {
+    expect(chunkChildStatesEntered()).toBe(1)
+    const records = Array.from({length: 5}, () => ({durationMs: 1000, memoryMb: 3008, outcome: 'succeeded'})) as unknown as InvocationRecord[]
+    const children = {started: 3, statesEach: chunkChildStatesEntered()}
+    // Running (no history): plan + 3 chunks + assemble as entered states, the Choice and the Map, plus 3 child starts.
+    expect(costOfInvocations(records, undefined, 3008, children).cost.stateTransitions).toBe(5 + 2 + 3)
+    expect(costOfInvocations(records, undefined, 3008).cost.stateTransitions).toBe(5 + 2)
+    // Ended: the render's own history (Plan, FanOut, the Map, Assemble), and per child its start and its task.
+    const events = ['TaskStateEntered', 'ChoiceStateEntered', 'MapStateEntered', 'TaskStateEntered'].map((type, id) => ({type, id})) as never[]
+    expect(costOfInvocations(records, events, 3008, children).cost.stateTransitions).toBe(4 + 3 * 2)
   })
 })

@@ -11,6 +11,8 @@ import {DEFAULT_ENTRY} from './deploy-site.js'
 import {estimateCost, type CostEstimate} from './estimate-cost.js'
 import {renderOptionsOf, type RenderConfig} from './render-input.js'
 import {checkConfig} from './validate-config.js'
+import {chunkChildStatesEntered} from './state-machine-definition.js'
+import {chunkFanOut} from './workflow-limits.js'
 
 /**
  * The chunk profile the estimate assumes (not measured on Lambda here): a 240-frame 1080p chunk
@@ -75,8 +77,10 @@ export async function estimatePrice(options: EstimatePriceOptions): Promise<Pric
   const perFrame = ASSUMED_PROFILE.secondsPerFrameAt1080p * (pixels / PIXELS_1080P) * (MAX_VCPUS / vcpus)
   const chunkSeconds = chunkPlan.chunks.map((chunk) => round(ASSUMED_PROFILE.coldStartSeconds + (chunk.end - chunk.start) * perFrame))
   const seconds = [ASSUMED_PROFILE.planSeconds, ...chunkSeconds, ASSUMED_PROFILE.assembleSeconds]
-  // Plan, the Map and its end, one per chunk, assemble, the end: as a render's history counts them.
-  const stateTransitions = chunkPlan.chunks.length + 4
+  // Plan, the Choice, the Map, assemble, and each chunk's state; a Distributed Map (more than 40
+  // chunks at once) also bills the start of each chunk's child workflow.
+  const {distributed} = chunkFanOut(chunkPlan.chunks.length, chunkPlan.maxParallelChunks)
+  const stateTransitions = 4 + chunkPlan.chunks.length * (distributed ? 1 + chunkChildStatesEntered() : 1)
   const cost = estimateCost(
     seconds.map((value) => ({durationMs: value * 1000, memoryMb})),
     stateTransitions,

@@ -1,4 +1,4 @@
-import {DescribeExecutionCommand, GetExecutionHistoryCommand, type HistoryEvent, type SFNClient} from '@aws-sdk/client-sfn'
+import {DescribeExecutionCommand, DescribeMapRunCommand, GetExecutionHistoryCommand, ListMapRunsCommand, type HistoryEvent, type SFNClient} from '@aws-sdk/client-sfn'
 import type {S3Client} from '@aws-sdk/client-s3'
 import {EngineError, type ErrorJson} from 'html-video-engine/internal/lib/errors/engine-error.js'
 import {createS3Client, createSfnClient, STATE_MACHINE_ENV, type AwsClientOptions} from './aws-clients.js'
@@ -13,8 +13,9 @@ import {chunkProgressKey, chunkProgressPrefix, chunksPrefix, renderRecordKey, re
 import type {WebhookDelivery, WebhookEventType} from 'html-video-engine/internal/lib/notify/index.js'
 import {parseTaskCause} from './task-errors.js'
 import {readInvocations} from './runtime/invocation-records.js'
-import {costOfInvocations, type InvocationCounts} from './runtime/render-cost.js'
-import {CHUNK_MAP_STATES} from './state-machine-definition.js'
+import {childTransitions, costOfInvocations, statesEntered, type ChildWorkflows, type InvocationCounts} from './runtime/render-cost.js'
+import {CHUNK_MAP_STATES, chunkChildStatesEntered} from './state-machine-definition.js'
+import {chunkFanOut} from './workflow-limits.js'
 
 export type ExecutionStatus = 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'TIMED_OUT' | 'ABORTED' | 'PENDING_REDRIVE'
 export type RenderStage = 'planning' | 'rendering' | 'assembling' | 'done' | 'failed'
@@ -122,7 +123,8 @@ export async function getRenderProgress(options: ProgressOptions): Promise<Rende
   const stoppedAt = execution.stopDate
   const memoryMb = record?.plan.memoryMb ?? DEFAULT_MEMORY_MB
   // Renders started before invocations kept their own records are costed from the history alone.
-  const recorded = invocationRecords.length > 0 ? costOfInvocations(invocationRecords, events, memoryMb) : undefined
+  const children = record && chunkFanOut(record.chunks.length, record.maxParallelChunks).distributed ? await childWorkflows(sfn, executionArn, options.endpoint) : undefined
+  const recorded = invocationRecords.length > 0 ? costOfInvocations(invocationRecords, events, memoryMb, children) : undefined
   return {
     renderId: input.renderId,
     executionArn,
@@ -145,8 +147,8 @@ export async function getRenderProgress(options: ProgressOptions): Promise<Rende
     cost: recorded
       ? recorded.cost
       : events
-      ? estimateCost(invocationDurations(events).map((durationMs) => ({durationMs, memoryMb})), events.filter((event) => event.type?.endsWith('StateEntered')).length)
-      : estimateRunningCost(record, finished ?? []),
+      ? estimateCost(invocationDurations(events).map((durationMs) => ({durationMs, memoryMb})), statesEntered(events) + childTransitions(children, true))
+      : estimateRunningCost(record, finished ?? [], children),
     ...(recorded && {invocations: recorded.invocations}),
     warnings: [...(record?.warnings ?? []), ...(result?.warnings ?? [])],
     ...(webhook && {webhook}),
@@ -173,9 +175,26 @@ function stageFromRecords(record: RenderRecord | undefined, finishedChunks: numb
  * The cost so far of a running render, from the invocations its records describe (the plan and
  * the finished chunks) and the states those took: the exact figure comes from the history at the end.
  */
-function estimateRunningCost(record: RenderRecord | undefined, finished: readonly FinishedChunk[]): CostEstimate {
+function estimateRunningCost(record: RenderRecord | undefined, finished: readonly FinishedChunk[], children: ChildWorkflows | undefined): CostEstimate {
   const invocations = [...(record ? [record.plan] : []), ...finished.flatMap((chunk) => (chunk.invocation ? [chunk.invocation] : []))]
-  return estimateCost(invocations, (record ? 2 : 1) + finished.length)
+  return estimateCost(invocations, (record ? 2 : 1) + finished.length + childTransitions(children, false))
+}
+
+/**
+ * The Distributed Map's child workflows so far, from its map run's counts: two requests whatever
+ * the number of chunks, where reading every child's history would take one or more per chunk (up
+ * to 10,000, against GetExecutionHistory's throttle). What each child enters comes from its
+ * definition, which has one path: its chunk task. Before the map has started there is no map run.
+ */
+async function childWorkflows(sfn: SFNClient, executionArn: string, endpoint: string | undefined): Promise<ChildWorkflows | undefined> {
+  try {
+    const mapRunArn = (await sfn.send(new ListMapRunsCommand({executionArn, maxResults: 1}))).mapRuns?.[0]?.mapRunArn
+    if (!mapRunArn) return undefined
+    const counts = (await sfn.send(new DescribeMapRunCommand({mapRunArn}))).executionCounts
+    return {started: Math.max(0, (counts?.total ?? 0) - (counts?.pending ?? 0)), statesEach: chunkChildStatesEntered()}
+  } catch (error) {
+    throw awsFailure(error, `reading the map run of ${executionArn} (the cost of its child workflows)`, {endpoint})
+  }
 }
 
 function frameCount(chunks: readonly ChunkItem[]): number {

@@ -148,3 +148,17 @@ export function renderStateMachineDefinition(functionArn: string): StateMachineD
     },
   }
 }
+
+/**
+ * States one chunk's child workflow of the Distributed Map enters on its way from StartAt to its
+ * end: each a billed state transition (retries stay in their state).
+ */
+export function chunkChildStatesEntered(definition: StateMachineDefinition = renderStateMachineDefinition('')): number {
+  const processor = definition.States[CHUNK_MAP_STATES.distributed]!.ItemProcessor as {StartAt: string; States: Record<string, {Next?: string; End?: boolean}>}
+  let entered = 0
+  for (let name: string | undefined = processor.StartAt; name !== undefined && entered < Object.keys(processor.States).length; entered++) {
+    const state: {Next?: string; End?: boolean} = processor.States[name]!
+    name = state.End ? undefined : state.Next
+  }
+  return entered
+}

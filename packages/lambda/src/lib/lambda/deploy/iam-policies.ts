@@ -38,6 +38,7 @@ function arns(scope: PolicyScope) {
     executions: `arn:aws:states:${region}:${accountId}:execution:${name}:*`,
     batchExecutions: `arn:aws:states:${region}:${accountId}:execution:${name}-batch:*`,
     mapRuns: `arn:aws:states:${region}:${accountId}:mapRun:${name}-batch/*`,
+    renderMapRuns: `arn:aws:states:${region}:${accountId}:mapRun:${name}/*`,
     alarms: `arn:aws:cloudwatch:${region}:${accountId}:alarm:${name}-*`,
   }
 }
@@ -68,9 +69,10 @@ function callerStatements(scope: PolicyScope): Statement[] {
     {Sid: 'SitesAndOutputs', Effect: 'Allow', Action: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject', 's3:AbortMultipartUpload'], Resource: arn.objects},
     {Sid: 'StartRenders', Effect: 'Allow', Action: ['states:StartExecution'], Resource: [arn.stateMachine, arn.batchStateMachine]},
     {Sid: 'FollowRenders', Effect: 'Allow', Action: ['states:DescribeExecution', 'states:GetExecutionHistory', 'states:StopExecution'], Resource: [arn.executions, arn.batchExecutions]},
-    // lambda batch progress (the Distributed Map's counts) and batch cancel (the batch's running renders).
-    {Sid: 'FollowBatches', Effect: 'Allow', Action: ['states:ListMapRuns', 'states:ListExecutions'], Resource: [arn.stateMachine, arn.batchStateMachine, arn.batchExecutions]},
-    {Sid: 'BatchCounts', Effect: 'Allow', Action: ['states:DescribeMapRun'], Resource: arn.mapRuns},
+    // lambda batch progress (the Distributed Map's counts) and batch cancel (the batch's running renders);
+    // a render's progress counts the child workflows of its Distributed Map (its cost).
+    {Sid: 'FollowBatches', Effect: 'Allow', Action: ['states:ListMapRuns', 'states:ListExecutions'], Resource: [arn.stateMachine, arn.batchStateMachine, arn.executions, arn.batchExecutions]},
+    {Sid: 'BatchCounts', Effect: 'Allow', Action: ['states:DescribeMapRun'], Resource: [arn.mapRuns, arn.renderMapRuns]},
     // engine lambda still: one direct invocation of the render function.
     {Sid: 'RenderStills', Effect: 'Allow', Action: ['lambda:InvokeFunction'], Resource: [arn.function, `${arn.function}:*`]},
     ...outputBucketCallerStatements(scope.outputBuckets ?? []),
