@@ -10,6 +10,7 @@ import type {RenderEvent} from '../../src/lib/render/render-events.js'
 import {resolveRenderOptions} from '../../src/lib/render/resolve-options.js'
 import {spawnServe} from '../server/support/spawn-serve.js'
 import {near, pixelAt} from '../support/media.js'
+import {overrideEnv} from '../support/override-env.js'
 import {rawRequest} from './support/raw-http.js'
 import {PROCESSES} from '../support/timeouts.js'
 
@@ -57,6 +58,7 @@ let project: string
 let outside: string
 let local: Listener
 let publicHost: Listener
+let restoreEnv: () => void
 
 beforeAll(async () => {
   base = await mkdtemp(join(tmpdir(), 'engine-sandbox-'))
@@ -72,11 +74,12 @@ beforeAll(async () => {
   local = await listen('127.0.0.1')
   publicHost = await listen('127.0.0.2')
   // The stand-in for a public host: a name the engine maps to another loopback address and vouches for.
-  process.env.ENGINE_HOST_RESOLVER_RULES = 'MAP assets.example.test 127.0.0.2'
+  // A download cache of its own: the shared one may hold this URL from an earlier run on the same port.
+  restoreEnv = overrideEnv({ENGINE_HOST_RESOLVER_RULES: 'MAP assets.example.test 127.0.0.2', ENGINE_CACHE_DIR: join(base, 'cache')})
 })
 
 afterAll(async () => {
-  delete process.env.ENGINE_HOST_RESOLVER_RULES
+  restoreEnv()
   for (const listener of [local, publicHost]) listener?.server.close()
   await rm(base, {recursive: true, force: true})
 })
