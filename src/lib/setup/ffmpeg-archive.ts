@@ -29,7 +29,10 @@ export async function extractPrograms(archive: string, programs: readonly Archiv
   const names = new Set(programs.map((program) => program.inside))
   const wanted = new Map(programs.map((program) => [program.inside, program.file]))
   const written = new Map<string, string>()
+  // Each write is settled as it is started: a write cut short by a broken archive must not surface
+  // later as an unhandled rejection.
   const writes: Promise<void>[] = []
+  let writeError: Error | undefined
   let problem: string | undefined
   const parser = new Parser({
     strict: true,
@@ -42,18 +45,25 @@ export async function extractPrograms(archive: string, programs: readonly Archiv
         return
       }
       wanted.delete(entry.path.replace(/^\.\//, ''))
-      writes.push(writeEntry(entry, file).then((sha256) => void written.set(file, sha256)))
+      writes.push(
+        writeEntry(entry, file).then(
+          (sha256) => void written.set(file, sha256),
+          (error: Error) => void (writeError ??= error),
+        ),
+      )
     },
   })
   const decoded = Readable.fromWeb(new xz.XzReadableStream(Readable.toWeb(createReadStream(archive)) as unknown as ReadableStream<Uint8Array>) as unknown as WebReadableStream<Uint8Array>)
   try {
     await pipeline(decoded, parser)
-    await Promise.all(writes)
   } catch (error) {
+    // Writes cut short are not awaited: an entry of a broken stream may never end.
     if (problem) refuse(problem)
     return refuse(`the archive cannot be read (${(error as Error).message}): it is truncated or not a tar.xz`, error)
   }
+  await Promise.all(writes)
   if (problem) refuse(problem)
+  if (writeError) refuse(`a program could not be written out of it (${writeError.message})`, writeError)
   if (wanted.size > 0) refuse(`the archive has no ${[...wanted.keys()].join(', ')}`)
   return written
 }
