@@ -1,4 +1,5 @@
 import {defineConfig} from 'vitest/config'
+import SlowFirstSequencer from './test/support/slow-first-sequencer.js'
 
 // One time zone for the suite and every process it starts (engine CLIs, servers, browsers inherit
 // it): what a test expects of a date must not depend on where the machine is.
@@ -22,6 +23,7 @@ export default defineConfig({
     hookTimeout: 180_000,
     // Browser and ffmpeg tests are CPU-heavy; two cores run two files at a time at most.
     maxWorkers: 2,
+    sequence: {sequencer: SlowFirstSequencer},
     reporters: ['default', './test/support/summary-reporter.ts'],
   },
 })
