@@ -1,6 +1,6 @@
 import {execFile} from 'node:child_process'
 import {existsSync} from 'node:fs'
-import {mkdtemp, readFile, rm} from 'node:fs/promises'
+import {mkdtemp, readFile, rm, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {dirname, join, relative, resolve} from 'node:path'
 import {promisify} from 'node:util'
@@ -152,6 +152,10 @@ describe('npm pack + npm install -g of the tarball', {timeout: 600_000}, () => {
         expect(init.code, init.stderr).toBe(0)
         expect(init.stdout).toContain('engine render index.html')
         const project = join(dir, 'my-video')
+        // What is under test is the first render fetching its browser and ffmpeg, not a 1280x720
+        // render: the project renders at a quarter of its size (320x180), through its own config.
+        const config = join(project, 'engine.config.json')
+        await writeFile(config, JSON.stringify({...JSON.parse(await readFile(config, 'utf8')), scale: 0.25}, null, 2))
 
         const render = await runBare(['engine', 'render', 'index.html', '--yes'], {cwd: project, env: bare, timeoutMs: 300_000})
         expect(render.code, render.stderr).toBe(0)
@@ -160,8 +164,8 @@ describe('npm pack + npm install -g of the tarball', {timeout: 600_000}, () => {
         expect(render.stderr).toContain(`npm ${build.ffmpeg.name}@${build.ffmpeg.version}, ${build.ffprobe.name}@${build.ffprobe.version}`)
         expect(render.stderr).toContain(`from ${mirror.registry}`)
         expect(mirror.requests).toEqual(expect.arrayContaining([`/npm/${build.ffmpeg.name}`, `/npm/${build.ffprobe.name}`, `/chrome/${PINNED_BROWSER.buildId}/linux64/chrome-headless-shell-linux64.zip`]))
-        // The project's composition: 4 s at 30 fps, 1280x720.
-        expect(await probeVideoStream(join(project, 'renders', 'my-video.mp4'))).toMatchObject({codec_name: 'h264', width: 1280, height: 720, nb_read_frames: '120'})
+        // The project's composition: 4 s at 30 fps, 1280x720 at the scale of its config.
+        expect(await probeVideoStream(join(project, 'renders', 'my-video.mp4'))).toMatchObject({codec_name: 'h264', width: 320, height: 180, nb_read_frames: '120'})
 
         const doctor = await runBare(['engine', 'doctor'], {cwd: project, env: bare})
         expect(doctor.stdout).toMatch(/ok {7}ffmpeg: .*bare-cache.* \(cache\)/)
