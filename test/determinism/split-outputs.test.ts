@@ -1,15 +1,29 @@
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
+import {renderComposition} from '../../src/lib/render/render-composition.js'
+import {resolveRenderOptions} from '../../src/lib/render/resolve-options.js'
 import {decodedFrameHashes, ffprobe} from '../support/media.js'
 import {runCli} from '../support/run-cli.js'
 import {FIXTURES, sha256File, useScratchDir} from './support.js'
 import {PROCESSES} from '../support/timeouts.js'
 
-
 /** Indices (presentation order) of the frames decoded as keyframes. */
 async function keyframes(file: string): Promise<number[]> {
   const {frames} = (await ffprobe(file, ['-select_streams', 'v:0', '-show_entries', 'frame=key_frame'])) as {frames: {key_frame: number}[]}
   return frames.flatMap((frame, index) => (frame.key_frame === 1 ? [index] : []))
+}
+
+const SCENE = join(FIXTURES, 'scene.html')
+
+/** `engine render scene.html` as a user runs it: the path of the mp4 test. */
+async function renderWithCli(format: string, workers: number, output: string): Promise<void> {
+  const result = await runCli(['render', SCENE, '--quiet', '--format', format, '--workers', String(workers), '--keyframe-interval', '0.25', '-o', output])
+  expect(result.code, result.stderr).toBe(0)
+}
+
+/** The same render in-process (the library the CLI calls, with the same options), without a Node start-up per render. */
+async function renderInProcess(format: 'webm' | 'mov' | 'gif', workers: number, output: string): Promise<void> {
+  await renderComposition({composition: SCENE, options: resolveRenderOptions({format, workers, keyframeInterval: 0.25, output})})
 }
 
 // scene.html: 30 frames of GSAP, CSS animation, random canvas and a timer clock. A 0.25 s keyframe
@@ -28,8 +42,7 @@ describe('encoded outputs whatever the split (default quality, plain `engine ren
       const outputs: string[] = []
       for (const workers of [1, 2, 3]) {
         const output = join(scratch(), `workers-${workers}.${format}`)
-        const result = await runCli(['render', join(FIXTURES, 'scene.html'), '--quiet', '--format', format, '--workers', String(workers), '--keyframe-interval', '0.25', '-o', output])
-        expect(result.code, result.stderr).toBe(0)
+        await (format === 'mp4' ? renderWithCli(format, workers, output) : renderInProcess(format, workers, output))
         outputs.push(output)
       }
       const [one, ...others] = await Promise.all(outputs.map(sha256File))
