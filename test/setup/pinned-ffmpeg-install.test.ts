@@ -105,7 +105,9 @@ describe('the pinned ffmpeg download (a loopback server stands in for the publis
     const pinned = spec('good.tar.xz', [`${base}/releases/moved.tar.xz`, `${base}/releases/good.tar.xz`], await sha256(good))
     const env = cacheEnv('good')
     hits.length = 0
-    const first = await installPinnedFfmpeg(pinned, {env})
+    const progress: number[] = []
+    const first = await installPinnedFfmpeg(pinned, {env, onProgress: (done, total) => done === total && progress.push(total)})
+    expect(progress).toEqual([(await readFile(good)).length])
     expect(first).toMatchObject({source: 'download', ffmpegPath: join(pinnedFfmpegDir(pinned, env), 'ffmpeg'), record: {url: `${base}/releases/good.tar.xz`, sha256: pinned.sha256}})
     expect(hits).toEqual(['/releases/moved.tar.xz', '/releases/good.tar.xz'])
     expect((await readdir(first.directory)).sort()).toEqual(['build.json', 'ffmpeg', 'ffprobe'])

@@ -1,5 +1,6 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand} from 'html-video-engine/internal/cli/base-command.js'
+import {downloadProgress} from 'html-video-engine/internal/cli/download-progress.js'
 import {listInstalledPlugins} from 'html-video-engine/internal/lib/config/installed-plugins.js'
 import {FUNCTION_ARCHES, FUNCTION_CHROMIUM, functionChromiumPackName, type FunctionArch} from 'html-video-engine/internal/lib/browser/function-chromium.js'
 import {buildLambdaBundle, DEFAULT_BUNDLE_NAME, mib} from '../../lib/lambda/bundle/build-lambda-bundle.js'
@@ -30,6 +31,7 @@ export default class LambdaBundle extends BaseCommand {
 
   async run(): Promise<void> {
     const {flags} = await this.parse(LambdaBundle)
+    const progress = downloadProgress()
     const report = await buildLambdaBundle({
       output: flags.output,
       plugins: await listInstalledPlugins(),
@@ -38,7 +40,8 @@ export default class LambdaBundle extends BaseCommand {
       ffprobePath: flags.ffprobe,
       chromiumPack: flags['chromium-pack'],
       onWarning: (message) => this.warn(message),
-    })
+      onProgress: progress.update,
+    }).finally(() => progress.end())
     if (flags.json) {
       this.log(JSON.stringify(report, null, 2))
       return

@@ -39,6 +39,8 @@ export interface BuildBundleOptions {
   ffmpegMirror?: string
   /** Told what the bundle carries in place of what it should (the npm ffmpeg when the pinned one cannot be downloaded). */
   onWarning?: (message: string) => void
+  /** The pinned ffmpeg's first download, as it goes. */
+  onProgress?: (label: string, downloadedBytes: number, totalBytes: number) => void
   /** A sparticuz Chromium pack whose brotli files replace the package's (`--chromium-pack`; needed for arm64). */
   chromiumPack?: string
 }
@@ -94,7 +96,7 @@ export async function buildLambdaBundle(options: BuildBundleOptions): Promise<Bu
     const [handler, browser, encoders, fonts, plugins] = await Promise.all([
       bundleHandler(companionRoot, root, handlerPath),
       browserFiles(companionRoot, {arch, pack: options.chromiumPack, workDir}),
-      encoderFiles(companionRoot, {arch, ffmpegPath: options.ffmpegPath, ffprobePath: options.ffprobePath, mirror: options.ffmpegMirror ?? downloadMirrors().ffmpeg, onWarning: options.onWarning}),
+      encoderFiles(companionRoot, {arch, ffmpegPath: options.ffmpegPath, ffprobePath: options.ffprobePath, mirror: options.ffmpegMirror ?? downloadMirrors().ffmpeg, onWarning: options.onWarning, onProgress: options.onProgress}),
       fontFiles(),
       pluginFiles(options.plugins ?? [], workDir),
     ])

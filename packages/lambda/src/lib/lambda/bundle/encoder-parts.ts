@@ -47,13 +47,15 @@ export interface BinaryInfo {
 
 export interface EncoderPartOptions {
   arch: FunctionArch
-  /** --ffmpeg and --ffprobe: a static build to carry instead of the npm packages. */
+  /** --ffmpeg and --ffprobe: a static build to carry instead of the pinned one. */
   ffmpegPath?: string
   ffprobePath?: string
   /** Where the pinned build's archive is served instead of its publisher (ENGINE_FFMPEG_MIRROR). */
   mirror?: string
   /** Told when the pinned build cannot be had and the npm builds go in instead. */
   onWarning?: (message: string) => void
+  /** The pinned build's first download, as it goes (label: the archive's name). */
+  onProgress?: (label: string, downloadedBytes: number, totalBytes: number) => void
   env?: NodeJS.ProcessEnv
 }
 
@@ -99,7 +101,7 @@ function describe(binary: {info: BinaryInfo}): string {
 async function pinnedBuild(options: EncoderPartOptions): Promise<PinnedFfmpegResult | undefined> {
   const pinned = PINNED_FFMPEG[options.arch]
   try {
-    return await installPinnedFfmpeg(pinned, {mirror: options.mirror, env: options.env})
+    return await installPinnedFfmpeg(pinned, {mirror: options.mirror, env: options.env, onProgress: (done, total) => options.onProgress?.(pinned.archive, done, total)})
   } catch (error) {
     const packages = ENCODER_PACKAGES[options.arch]
     options.onWarning?.(
