@@ -160,10 +160,15 @@ describe('the pinned ffmpeg download (a loopback server stands in for the publis
   })
 
   it('offline (every address refuses): one error listing each address and the fix', async () => {
-    const closed = 'http://127.0.0.1:9'
+    // A port that was just free and is closed again: the connection is refused.
+    const probe = createServer()
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve))
+    const closed = `http://127.0.0.1:${(probe.address() as AddressInfo).port}`
+    await new Promise((resolve) => probe.close(resolve))
     const error = await failure(installPinnedFfmpeg(spec('good.tar.xz', [`${closed}/a.tar.xz`, `${closed}/b.tar.xz`], 'ab'.repeat(32)), {env: cacheEnv('offline')}))
     expect(error.code).toBe('DOWNLOAD_FAILED')
-    expect(error.message).toMatch(/^could not download ffmpeg 9\.9 .*http:\/\/127\.0\.0\.1:9\/a\.tar\.xz: .*http:\/\/127\.0\.0\.1:9\/b\.tar\.xz: /)
+    expect(error.message).toContain(`could not download ffmpeg 9.9 (${hostFfmpegArch()}): ${closed}/a.tar.xz: connect ECONNREFUSED`)
+    expect(error.message).toContain(`; ${closed}/b.tar.xz: connect ECONNREFUSED`)
     expect(error.message).toMatch(/--ffmpeg\/--ffprobe/)
   })
 
