@@ -4,6 +4,7 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {startDownloadMirror, type DownloadMirror} from '../support/download-mirror.js'
+import {seedPinnedFfmpeg} from '../support/pinned-ffmpeg.js'
 import {REPO_ROOT, type CliResult} from '../support/run-cli.js'
 
 interface ManifestCommand {
@@ -69,6 +70,10 @@ describe('every help example runs as written, in a project made by `engine init`
       ENGINE_BROWSER_MIRROR: mirror.browserBaseUrl,
       ENGINE_NPM_REGISTRY: mirror.registry,
     }
+    // The pinned ffmpeg archive cannot be downloaded here: its cache holds this machine's ffmpeg
+    // under the pinned build's record, so `ffmpeg install` finds it installed, as on a second run
+    // (test/setup/pinned-ffmpeg-install.test.ts downloads it from a loopback mirror).
+    for (const arch of ['x86_64', 'arm64'] as const) await seedPinnedFfmpeg(env.ENGINE_CACHE_DIR!, arch)
     const init = await shell('engine init .', project, env)
     expect(init.code, init.stderr).toBe(0)
     // What is under test is that each example runs as written, not a 1280x720 render at 30 fps: the
