@@ -48,7 +48,11 @@ export async function installMissingTools(options: InstallMissingToolsOptions): 
   }
   const progress = downloadProgress(stderr)
   try {
-    for (const {download} of missing) await download!.run(progress.update)
+    const notice = (message: string) => {
+      progress.end()
+      stderr.write(`warning: ${message}\n`)
+    }
+    for (const {download} of missing) await download!.run(progress.update, notice)
   } finally {
     progress.end()
   }

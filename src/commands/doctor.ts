@@ -14,7 +14,7 @@ export default class Doctor extends BaseCommand {
   static override flags = {
     json: Flags.boolean({description: 'machine-readable report'}),
     fix: Flags.boolean({
-      description: 'download what is missing first: the pinned headless browser and, where npm has one for this platform, a static ffmpeg/ffprobe (mirrors: ENGINE_BROWSER_MIRROR, ENGINE_NPM_REGISTRY)',
+      description: 'download what is missing first: the pinned headless browser and a static ffmpeg/ffprobe (on Linux the pinned 7.0.2 build, else or when it cannot be had the npm build for this platform; mirrors: ENGINE_BROWSER_MIRROR, ENGINE_FFMPEG_MIRROR, ENGINE_NPM_REGISTRY)',
     }),
     'browser-path': Flags.string({description: 'check this browser executable instead of the one found automatically'}),
     ...trustProjectConfigFlag,

@@ -11,6 +11,7 @@ import {EngineError} from '../../src/lib/errors/engine-error.js'
 import {DEFAULT_NPM_REGISTRY, downloadMirrors} from '../../src/lib/setup/download-mirrors.js'
 import {installConsent} from '../../src/lib/setup/install-consent.js'
 import {installStaticFfmpeg} from '../../src/lib/setup/install-static-ffmpeg.js'
+import {ffmpegToolDownload} from '../../src/lib/setup/missing-tools.js'
 import {execFile} from 'node:child_process'
 import {promisify} from 'node:util'
 import {bareCommand, canHideSystemTools, nodeOnlyPath, runBare} from '../support/bare-machine.js'
@@ -83,6 +84,19 @@ describe('static ffmpeg from an npm registry (loopback mirror)', {timeout: 120_0
     expect(error.message).toContain('answered 404')
   })
 
+  it('the download a render offers: the pinned build first, and the npm build when its archive cannot be had, said in a notice', async () => {
+    const env = {ENGINE_CACHE_DIR: join(dir, 'fallback')}
+    const download = ffmpegToolDownload({...downloadMirrors({}), npmRegistry: mirror.registry, ffmpeg: mirror.ffmpegMirror}, env)!
+    expect(download.what).toMatch(/^static ffmpeg and ffprobe 7\.0\.2 \(ffmpeg-7\.0\.2-amd64-static\.tar\.xz, sha256-checked; the serverless function's build\), else static ffmpeg and ffprobe \(npm @ffmpeg-installer\/linux-x64@4\.1\.0/)
+    expect(download.from).toBe(`${mirror.ffmpegMirror}/ffmpeg-7.0.2-amd64-static.tar.xz (else ${mirror.registry})`)
+    const notices: string[] = []
+    await download.run(() => {}, (message) => notices.push(message))
+    expect(notices).toHaveLength(1)
+    expect(notices[0]).toContain(`could not download ffmpeg 7.0.2 (x86_64): ${mirror.ffmpegMirror}/ffmpeg-7.0.2-amd64-static.tar.xz answered 404`)
+    expect(notices[0]).toMatch(/; downloading static ffmpeg and ffprobe \(npm @ffmpeg-installer\/linux-x64@4\.1\.0, .*\) instead$/)
+    expect(await resolveFfmpeg({env: {...env, PATH: nodeOnlyPath()}})).toMatchObject({source: 'cache'})
+  })
+
   it('installs ffmpeg and ffprobe into the cache, where a render finds them with nothing on PATH', async () => {
     const env = {ENGINE_CACHE_DIR: join(dir, 'good'), PATH: nodeOnlyPath()}
     const seen = new Set<string>()
@@ -103,7 +117,7 @@ describe.skipIf(!canHideSystemTools)('a first render on a machine without a brow
   beforeAll(async () => {
     mirror = await startDownloadMirror()
     dir = await mkdtemp(join(tmpdir(), 'engine-first-render-'))
-    env = {HOME: dir, PATH: nodeOnlyPath(), ENGINE_CACHE_DIR: join(dir, 'cache'), ENGINE_BROWSER_MIRROR: mirror.browserBaseUrl, ENGINE_NPM_REGISTRY: mirror.registry}
+    env = {HOME: dir, PATH: nodeOnlyPath(), ENGINE_CACHE_DIR: join(dir, 'cache'), ENGINE_BROWSER_MIRROR: mirror.browserBaseUrl, ENGINE_NPM_REGISTRY: mirror.registry, ENGINE_FFMPEG_MIRROR: mirror.ffmpegMirror}
   }, 60_000)
   afterAll(async () => {
     await mirror?.close()

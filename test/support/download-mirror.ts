@@ -17,6 +17,8 @@ export interface DownloadMirror {
   browserBaseUrl: string
   /** Registry URL for ENGINE_NPM_REGISTRY. */
   registry: string
+  /** A folder that has no pinned ffmpeg archive (404): the pinned download fails as offline, at once. */
+  ffmpegMirror: string
   /** Every path asked for, in order. */
   requests: string[]
   /** Tarball bytes served per file ('ffmpeg', 'ffprobe'); a test may swap them to serve a forgery (the documents keep the published hash). */
@@ -68,6 +70,7 @@ export async function startDownloadMirror(): Promise<DownloadMirror> {
   return {
     browserBaseUrl: `${origin}/chrome`,
     registry: `${origin}/npm`,
+    ffmpegMirror: `${origin}/ffmpeg`,
     requests,
     tarballs,
     close: () => new Promise((resolve) => server.close(() => resolve())),

@@ -1,19 +1,25 @@
 import {toEngineError} from '../errors/engine-error.js'
 import {checkFormatEncoders} from '../encode/format-encoder-status.js'
-import {findPinnedFfmpeg, hostFfmpegArch, PINNED_FFMPEG, PINNED_FFMPEG_VERSION} from '../encode/pinned-ffmpeg.js'
+import {findPinnedFfmpeg, hostFfmpegArch, PINNED_FFMPEG, PINNED_FFMPEG_VERSION, pinnedFfmpegDir} from '../encode/pinned-ffmpeg.js'
 import {FFMPEG_PATH_ENV, resolveFfmpeg, type FfmpegInfo} from '../encode/resolve-ffmpeg.js'
 import {staticFfmpegBuild, staticFfmpegDir} from '../encode/static-ffmpeg.js'
 import {ffmpegInstallCommand} from '../setup/install-static-ffmpeg.js'
 import type {DoctorCheck} from './doctor-check.js'
 
 /**
- * The download where npm has a static build for this platform, else the system package; a path
+ * The pinned static build where one exists for this machine (the npm build where it cannot be
+ * downloaded), the npm build on other platforms npm covers, else the system package; a path
  * the user set is theirs to correct (nothing is downloaded in its place).
  */
 function fix(): string {
   const build = staticFfmpegBuild()
   const manual = `${ffmpegInstallCommand()}, or set ENGINE_FFMPEG_PATH / ENGINE_FFPROBE_PATH`
   if (process.env[FFMPEG_PATH_ENV]) return `correct or unset ${FFMPEG_PATH_ENV}; or ${manual}`
+  const arch = hostFfmpegArch()
+  if (arch) {
+    const pinned = PINNED_FFMPEG[arch]
+    return `\`engine doctor --fix\` (downloads the static ffmpeg ${pinned.version} into ${pinnedFfmpegDir(pinned)}; a mirror: ENGINE_FFMPEG_MIRROR${build ? `; else ${build.ffmpeg.name}@${build.ffmpeg.version} from npm` : ''}), or ${manual}`
+  }
   if (!build) return manual
   return `\`engine doctor --fix\` (downloads ${build.ffmpeg.name}@${build.ffmpeg.version} and ${build.ffprobe.name}@${build.ffprobe.version} from npm into ${staticFfmpegDir(build)}; a mirror: ENGINE_NPM_REGISTRY), or ${manual}`
 }

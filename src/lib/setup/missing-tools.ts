@@ -3,19 +3,23 @@ import {browserCacheDir} from '../browser/engine-cache-dir.js'
 import {installPinnedBrowser, PINNED_BROWSER} from '../browser/pinned-browser.js'
 import {resolveBrowser} from '../browser/resolve-browser.js'
 import {FFMPEG_PATH_ENV, resolveFfmpeg} from '../encode/resolve-ffmpeg.js'
+import {hostFfmpegArch, PINNED_FFMPEG, pinnedFfmpegDir} from '../encode/pinned-ffmpeg.js'
 import {staticFfmpegBuild, staticFfmpegDir} from '../encode/static-ffmpeg.js'
-import {EngineError, isEngineError} from '../errors/engine-error.js'
-import {downloadMirrors} from './download-mirrors.js'
+import {EngineError, isEngineError, toEngineError} from '../errors/engine-error.js'
+import {downloadMirrors, type DownloadMirrors} from './download-mirrors.js'
+import {installPinnedFfmpeg, pinnedFfmpegUrls} from './install-pinned-ffmpeg.js'
 import {installStaticFfmpeg} from './install-static-ffmpeg.js'
 
 export type ToolProgress = (label: string, downloadedBytes: number, totalBytes: number) => void
+/** Told when a download falls back to its second source. */
+export type ToolNotice = (message: string) => void
 
 /** A download that provides a missing tool, described before it runs (what, from where, into where). */
 export interface ToolDownload {
   what: string
   from: string
   into: string
-  run(onProgress: ToolProgress): Promise<void>
+  run(onProgress: ToolProgress, onNotice?: ToolNotice): Promise<void>
 }
 
 export interface MissingTool {
@@ -49,7 +53,7 @@ export async function findMissingTools(options: FindMissingToolsOptions): Promis
   }
   if (options.ffmpeg && !env[FFMPEG_PATH_ENV]) {
     const problem = await failure(() => resolveFfmpeg({env}), 'FFMPEG_NOT_FOUND')
-    if (problem) missing.push({tool: 'ffmpeg', problem, download: staticFfmpegBuild() ? ffmpegDownload(mirrors.npmRegistry, env) : undefined})
+    if (problem) missing.push({tool: 'ffmpeg', problem, download: ffmpegToolDownload(mirrors, env)})
   }
   return missing
 }
@@ -66,14 +70,38 @@ function browserDownload(baseUrl: string, env: NodeJS.ProcessEnv): ToolDownload 
   }
 }
 
-function ffmpegDownload(registry: string, env: NodeJS.ProcessEnv): ToolDownload {
-  const build = staticFfmpegBuild()!
-  return {
-    what: `static ffmpeg and ffprobe (npm ${build.ffmpeg.name}@${build.ffmpeg.version}, ${build.ffprobe.name}@${build.ffprobe.version})`,
-    from: registry,
-    into: staticFfmpegDir(build, env),
+/**
+ * The pinned static build (the serverless function's, modern) where one exists for this machine,
+ * falling back to the npm registry's older static build when it cannot be downloaded; the npm
+ * build alone elsewhere; nothing where neither exists.
+ */
+export function ffmpegToolDownload(mirrors: DownloadMirrors, env: NodeJS.ProcessEnv): ToolDownload | undefined {
+  const npm = staticFfmpegBuild()
+  const arch = hostFfmpegArch()
+  const npmDownload: ToolDownload | undefined = npm && {
+    what: `static ffmpeg and ffprobe (npm ${npm.ffmpeg.name}@${npm.ffmpeg.version}, ${npm.ffprobe.name}@${npm.ffprobe.version})`,
+    from: mirrors.npmRegistry,
+    into: staticFfmpegDir(npm, env),
     run: async (onProgress) => {
-      await installStaticFfmpeg({registry, env, onProgress: (file, done, total) => onProgress(file, done, total)})
+      await installStaticFfmpeg({registry: mirrors.npmRegistry, env, onProgress: (file, done, total) => onProgress(file, done, total)})
+    },
+  }
+  if (!arch) return npmDownload
+  const pinned = PINNED_FFMPEG[arch]
+  const from = pinnedFfmpegUrls(pinned, mirrors.ffmpeg)[0]
+  const into = pinnedFfmpegDir(pinned, env)
+  return {
+    what: `static ffmpeg and ffprobe ${pinned.version} (${pinned.archive}, sha256-checked; the serverless function's build)${npmDownload ? `, else ${npmDownload.what}` : ''}`,
+    from: npmDownload ? `${from} (else ${npmDownload.from})` : from,
+    into: npmDownload ? `${into} (else ${npmDownload.into})` : into,
+    run: async (onProgress, onNotice) => {
+      try {
+        await installPinnedFfmpeg(pinned, {mirror: mirrors.ffmpeg, env, onProgress: (done, total) => onProgress(pinned.archive, done, total)})
+      } catch (error) {
+        if (!npmDownload) throw error
+        onNotice?.(`${toEngineError(error).message}; downloading ${npmDownload.what} instead`)
+        await npmDownload.run(onProgress)
+      }
     },
   }
 }
