@@ -86,6 +86,13 @@ describe('the pinned ffmpeg download (a loopback server stands in for the publis
 
     server = createServer((request, response) => {
       hits.push(request.url!)
+      if (request.url === '/releases/trickle.tar.xz') {
+        // Headers, then a byte now and then: never stalled, never done.
+        response.writeHead(200, {'content-length': 1_000_000})
+        const timer = setInterval(() => response.write('x'), 50)
+        response.on('close', () => clearInterval(timer))
+        return
+      }
       const file = served.get(request.url!)
       if (!file) {
         response.writeHead(404).end()
@@ -157,6 +164,15 @@ describe('the pinned ffmpeg download (a loopback server stands in for the publis
     expect(error.message).toContain('nothing was installed')
     expect(await readdir(join(env.ENGINE_CACHE_DIR, 'ffmpeg'))).toEqual([])
     expect(await readFile(join(scratch, 'evil'), 'utf8')).toBe('outside\n')
+  })
+
+  it('a download that trickles is ended at its deadline, and the next address is tried', async () => {
+    const pinned = spec('good.tar.xz', [`${base}/releases/trickle.tar.xz`, `${base}/releases/good.tar.xz`], await sha256(good))
+    const started = performance.now()
+    await expect(installPinnedFfmpeg(pinned, {env: cacheEnv('trickle'), deadlineMs: 400, stallTimeoutMs: 5_000})).resolves.toMatchObject({source: 'download', record: {url: `${base}/releases/good.tar.xz`}})
+    expect(performance.now() - started).toBeLessThan(5_000)
+    const error = await failure(installPinnedFfmpeg({...pinned, urls: [`${base}/releases/trickle.tar.xz`]}, {env: cacheEnv('trickle-only'), deadlineMs: 400, stallTimeoutMs: 5_000}))
+    expect(error.message).toContain(`${base}/releases/trickle.tar.xz: not downloaded within 0.4 s`)
   })
 
   it('offline (every address refuses): one error listing each address and the fix', async () => {

@@ -47,12 +47,15 @@ export function bodyStream(response: Response): Readable {
 export async function downloadToFile(
   url: string,
   file: string,
-  options: {algorithm: string; encoding: 'hex' | 'base64'; maxBytes: number; fail: DownloadFail; onProgress?: DownloadProgress; stallTimeoutMs?: number},
+  options: {algorithm: string; encoding: 'hex' | 'base64'; maxBytes: number; fail: DownloadFail; onProgress?: DownloadProgress; stallTimeoutMs?: number; deadlineMs?: number},
 ): Promise<{digest: string; bytes: number}> {
   const {fail, maxBytes} = options
   const stallMs = options.stallTimeoutMs ?? STALL_TIMEOUT_MS
   const stall = new AbortController()
-  const response = await request(url, fail, {signal: stall.signal})
+  // A body that trickles in just under the stall limit is still ended at the deadline.
+  const deadline = options.deadlineMs === undefined ? undefined : AbortSignal.timeout(options.deadlineMs)
+  const signal = deadline ? AbortSignal.any([stall.signal, deadline]) : stall.signal
+  const response = await request(url, fail, {signal})
   const total = Number(response.headers.get('content-length') ?? 0)
   if (total > maxBytes) {
     await response.body?.cancel()
@@ -75,6 +78,7 @@ export async function downloadToFile(
   try {
     await pipeline(bodyStream(response), meter, createWriteStream(file))
   } catch (error) {
+    if (deadline?.aborted) fail(`${url}: not downloaded within ${options.deadlineMs! / 1000} s`, error)
     fail(stall.signal.aborted ? `${url}: no data for ${stallMs / 1000} s` : (error as Error).message, error)
   } finally {
     clearTimeout(timer)

@@ -10,6 +10,8 @@ import {extractPrograms} from './ffmpeg-archive.js'
 
 /** The published archives are about 40 MB; a body far larger is not the build. */
 const MAX_ARCHIVE_BYTES = 256 * 1024 * 1024
+/** 40 MB at 0.5 Mbit/s; a download slower than that ends rather than holds a bundle or a render forever. */
+const ARCHIVE_DEADLINE_MS = 15 * 60_000
 
 export interface PinnedFfmpegResult extends InstalledPinnedFfmpeg {
   /** 'cache': there from before; 'download': fetched and placed now. */
@@ -35,7 +37,7 @@ export function pinnedFfmpegFix(pinned: PinnedFfmpegBuild): string {
  */
 export async function installPinnedFfmpeg(
   pinned: PinnedFfmpegBuild,
-  options: {mirror?: string; env?: NodeJS.ProcessEnv; onProgress?: DownloadProgress; stallTimeoutMs?: number} = {},
+  options: {mirror?: string; env?: NodeJS.ProcessEnv; onProgress?: DownloadProgress; stallTimeoutMs?: number; deadlineMs?: number} = {},
 ): Promise<PinnedFfmpegResult> {
   const cached = await findPinnedFfmpeg(pinned, options.env)
   if (cached) return {...cached, source: 'cache'}
@@ -71,7 +73,7 @@ export async function installPinnedFfmpeg(
 }
 
 /** Downloads the archive from the first address that answers; returns that address. */
-async function downloadArchive(pinned: PinnedFfmpegBuild, archive: string, options: {mirror?: string; onProgress?: DownloadProgress; stallTimeoutMs?: number}): Promise<string> {
+async function downloadArchive(pinned: PinnedFfmpegBuild, archive: string, options: {mirror?: string; onProgress?: DownloadProgress; stallTimeoutMs?: number; deadlineMs?: number}): Promise<string> {
   const urls = pinnedFfmpegUrls(pinned, options.mirror)
   const unreachable: string[] = []
   for (const url of urls) {
@@ -80,7 +82,7 @@ async function downloadArchive(pinned: PinnedFfmpegBuild, archive: string, optio
     }
     let digest: string
     try {
-      ;({digest} = await downloadToFile(url, archive, {algorithm: 'sha256', encoding: 'hex', maxBytes: MAX_ARCHIVE_BYTES, fail, onProgress: options.onProgress, stallTimeoutMs: options.stallTimeoutMs}))
+      ;({digest} = await downloadToFile(url, archive, {algorithm: 'sha256', encoding: 'hex', maxBytes: MAX_ARCHIVE_BYTES, fail, onProgress: options.onProgress, stallTimeoutMs: options.stallTimeoutMs, deadlineMs: options.deadlineMs ?? ARCHIVE_DEADLINE_MS}))
     } catch (error) {
       unreachable.push((error as Error).message)
       continue
