@@ -4,12 +4,13 @@ import {join} from 'node:path'
 import {DescribeMapRunCommand, ListMapRunsCommand} from '@aws-sdk/client-sfn'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {createSfnClient} from '../../packages/lambda/src/lib/lambda/aws-clients.js'
-import {waitForRender} from '../../packages/lambda/src/lib/lambda/index.js'
+import {getRenderProgress, waitForRender} from '../../packages/lambda/src/lib/lambda/index.js'
 import type {RenderFailureRecord, RenderRecord} from '../../packages/lambda/src/lib/lambda/render-records.js'
 import {renderFailureKey, renderRecordKey} from '../../packages/lambda/src/lib/lambda/storage-keys.js'
 import {probeVideoStream} from '../support/media.js'
 import {runCli, type CliResult} from '../support/run-cli.js'
 import {sharedStack} from '../support/shared-stack.js'
+import {StandInCloud} from './stand-in-cloud.js'
 import {LAMBDA_FIXTURES, type RunningStack} from './support.js'
 
 const PROJECT = join(LAMBDA_FIXTURES, 'project')
@@ -48,6 +49,12 @@ describe('a render of more than 40 chunks at once on the local stack', () => {
     // The cost counts the child workflows' transitions, which the render's own history does not show:
     // Plan, FanOut, the Map and Assemble, then per child its start and its one chunk task.
     expect(done.cost.stateTransitions).toBe(4 + 42 * 2)
+    // A caller whose policy predates this (no states:ListMapRuns) still gets the progress, told what the cost leaves out.
+    const denied = createSfnClient({endpoint: stack.env.ENGINE_AWS_ENDPOINT})
+    denied.middlewareStack.use(new StandInCloud({accountId: '000000000000', region: 'us-east-1', concurrency: 1000, memoryCapMb: 10240, codeHashes: new Map(), passThrough: ['SFNClient'], denied: (command) => command === 'ListMapRuns'}).plugin())
+    const partial = await getRenderProgress({render: executionArn, sfn: denied, endpoint: stack.env.ENGINE_AWS_ENDPOINT})
+    expect(partial).toMatchObject({status: 'SUCCEEDED', cost: {stateTransitions: 4}})
+    expect(partial.warnings).toContainEqual({code: 'cost-without-child-workflows', message: expect.stringMatching(/leaves out the state transitions .* \(AccessDenied: .*states:ListMapRuns and states:DescribeMapRun/)})
 
     const output = join(scratch, 'many.mp4')
     await stack.bucket.downloadFile('out/many.mp4', output)
