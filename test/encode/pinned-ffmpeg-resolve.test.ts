@@ -2,6 +2,7 @@ import {mkdtemp, rm} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {functionFfmpeg} from '../../packages/lambda/src/lib/lambda/runtime/function-ffmpeg.js'
 import {checkFfmpeg} from '../../src/lib/doctor/check-ffmpeg.js'
 import {hostFfmpegArch} from '../../src/lib/encode/pinned-ffmpeg.js'
 import {resolveRenderFfmpeg} from '../../src/lib/profile/resolve-render-ffmpeg.js'
@@ -54,6 +55,8 @@ describe('which ffmpeg a render encodes with: the pinned build under --profile d
       const [ffmpeg] = await checkFfmpeg()
       expect(ffmpeg.summary).toContain(`not the serverless function's build (7.0.2-static, in the cache at ${join(directory, 'ffmpeg')}: --profile deterministic encodes with that one)`)
       expect(ffmpeg.info).toMatchObject({functionBuild: {version: '7.0.2-static', used: false, installed: join(directory, 'ffmpeg')}})
+      // The local stack's function encodes with it too, as the default bundle would.
+      expect(await functionFfmpeg()).toMatchObject({ffmpegPath: join(directory, 'ffmpeg'), source: 'pinned'})
       process.env.ENGINE_CACHE_DIR = empty.ENGINE_CACHE_DIR
       const [missing] = await checkFfmpeg()
       expect(missing.summary).toMatch(/not the serverless function's build \(7\.0\.2-static\); .*`engine ffmpeg install`/)

@@ -3,7 +3,7 @@ import {basename, join} from 'node:path'
 import {contentType} from 'html-video-engine/internal/lib/sandbox/content-type.js'
 import {outputExtension, type SegmentRef} from 'html-video-engine/internal/lib/encode/format-plugin.js'
 import {getFormat} from 'html-video-engine/internal/lib/encode/format-registry.js'
-import {resolveFfmpeg} from 'html-video-engine/internal/lib/encode/resolve-ffmpeg.js'
+import {functionFfmpeg} from '../runtime/function-ffmpeg.js'
 import {EngineError} from 'html-video-engine/internal/lib/errors/engine-error.js'
 import {frameTime} from 'html-video-engine/internal/lib/plan/fps.js'
 import {renderedFrames} from 'html-video-engine/internal/lib/plan/frame-range.js'
@@ -59,7 +59,7 @@ export async function assembleAction(event: AssembleEvent, context: ActionContex
     if (audio) downloads.push(audio)
     await downloadAll(bucket, downloads)
 
-    const ffmpeg = await resolveFfmpeg()
+    const ffmpeg = await functionFfmpeg()
     const outputPath = join(workDir, 'output' + (outputExtension(format) ?? ''))
     await assembleRender(stored.plan, segments, {outputPath, audioTrack: audio?.path, ffmpeg})
     await throwIfStopped(bucket, renderId)

@@ -3,7 +3,7 @@ import {join} from 'node:path'
 import {functionProfileBrowser} from '../runtime/function-browser.js'
 import {compileComposition} from 'html-video-engine/internal/lib/compose/compile-composition.js'
 import {getFormat} from 'html-video-engine/internal/lib/encode/format-registry.js'
-import {resolveFfmpeg} from 'html-video-engine/internal/lib/encode/resolve-ffmpeg.js'
+import {functionFfmpeg} from '../runtime/function-ffmpeg.js'
 import {formatFps} from 'html-video-engine/internal/lib/plan/fps.js'
 import {renderedFrames} from 'html-video-engine/internal/lib/plan/frame-range.js'
 import {outputSize, planRender} from 'html-video-engine/internal/lib/plan/plan-render.js'
@@ -134,7 +134,7 @@ export async function planAction({render, executionStartedAt}: PlanEvent, contex
 async function finishOnce(planned: RenderPlan, bucket: BucketObjects, renderId: string): Promise<{finished: FinishedPlan; audioKey: string | null; warnings: {code: string; message: string}[]}> {
   const workDir = await makeTempDirectory('plan')
   try {
-    const [ffmpeg, browser] = await Promise.all([resolveFfmpeg(), functionProfileBrowser()])
+    const [ffmpeg, browser] = await Promise.all([functionFfmpeg(), functionProfileBrowser()])
     const warnings: {code: string; message: string}[] = []
     const requests = planPageRequests(planned, {onNotice: ({code, message}) => warnings.push({code, message})})
     const finished = await finalizePlan(planned, {browser: browserForPlan(browser, planned), ffmpeg, requests, workDir, dynamicRange: {hdr: false, sdr: true}})

@@ -4,7 +4,7 @@ import {basename, join} from 'node:path'
 import {promisify} from 'node:util'
 import type {BrowserChoice} from 'html-video-engine/internal/lib/browser/browser-choice.js'
 import {functionProfileBrowser} from '../runtime/function-browser.js'
-import {resolveFfmpeg} from 'html-video-engine/internal/lib/encode/resolve-ffmpeg.js'
+import {functionFfmpeg} from '../runtime/function-ffmpeg.js'
 import {stillExtension} from 'html-video-engine/internal/lib/still/still-settings.js'
 import {EngineError} from 'html-video-engine/internal/lib/errors/engine-error.js'
 import type {RenderPlan} from 'html-video-engine/internal/lib/plan/render-plan.js'
@@ -94,7 +94,7 @@ async function renderAndStore(event: RenderChunkEvent, stored: StoredPlan, conte
   }
   const requests = planPageRequests(plan)
   // The plan was finished on another invocation: its font files come from the site's packages.
-  const [ffmpeg, resolved, fontPackages] = await Promise.all([resolveFfmpeg(), functionProfileBrowser(), siteFontPackages(siteDir)])
+  const [ffmpeg, resolved, fontPackages] = await Promise.all([functionFfmpeg(), functionProfileBrowser(), siteFontPackages(siteDir)])
   const browser = browserForPlan(resolved, plan)
   const browserInfo = await describeBrowser(browser, chunk.index)
   const frames = chunk.end - chunk.start
