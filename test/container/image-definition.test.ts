@@ -4,6 +4,7 @@ import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {functionChromiumDir} from '../../src/lib/browser/function-chromium.js'
 import {imageTag} from '../../src/lib/container/container-image.js'
+import {PINNED_FFMPEG, pinnedFfmpegDir} from '../../src/lib/encode/pinned-ffmpeg.js'
 import {fontsConf} from '../../src/lib/profile/fonts-conf.js'
 import {DETERMINISTIC_PROFILE, pinnedPackages} from '../../src/lib/profile/render-profile.js'
 import {useScratchDir} from '../determinism/support.js'
@@ -39,6 +40,15 @@ describe('the container image definition', PROCESSES, () => {
     expect(dockerfile.indexOf('ENV ENGINE_FUNCTION_CHROMIUM_DIR=')).toBeLessThan(dockerfile.indexOf('engine browser install --function'))
     expect(dockerfile).toContain('ENGINE_NPM_REGISTRY="$NPM_REGISTRY"')
     expect(functionChromiumDir({ENGINE_FUNCTION_CHROMIUM_DIR: directory, ENGINE_CACHE_DIR: '/tmp/engine-cache'})).toBe(directory)
+  })
+
+  it("puts the serverless function's ffmpeg ahead of Debian's on PATH when it can be downloaded", async () => {
+    const dockerfile = await readFile(join(DOCKER_DIR, 'Dockerfile'), 'utf8')
+    expect(dockerfile).toContain('ENGINE_FFMPEG_MIRROR="$FFMPEG_MIRROR" ENGINE_CACHE_DIR=/opt/engine-ffmpeg engine ffmpeg install')
+    // Where `engine ffmpeg install` puts the x86_64 build under that cache (the image is linux/amd64).
+    const linked = /ln -s (\/opt\/engine-ffmpeg\/\S+)\/\$program \/usr\/local\/bin\/\$program/.exec(dockerfile)?.[1]
+    const directory = pinnedFfmpegDir(PINNED_FFMPEG.x86_64, {ENGINE_CACHE_DIR: '/opt/engine-ffmpeg'})
+    expect(linked && new RegExp(`^${linked.replace(/[.]/g, '\\.').replace('*', '[^/]+')}$`).test(directory)).toBe(true)
   })
 
   it('ships a fontconfig that sees only the profile fonts, and their checksums', async () => {
