@@ -7,6 +7,7 @@ import {promisify} from 'node:util'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {PINNED_BROWSER} from '../../src/lib/browser/pinned-browser.js'
 import {staticFfmpegBuild} from '../../src/lib/encode/static-ffmpeg.js'
+import {PINNED_FFMPEG} from '../../src/lib/encode/pinned-ffmpeg.js'
 import {canHideSystemTools, nodeOnlyPath, runBare} from '../support/bare-machine.js'
 import {startDownloadMirror} from '../support/download-mirror.js'
 import {near, pixelAt, probeVideoStream} from '../support/media.js'
@@ -147,6 +148,8 @@ describe('npm pack + npm install -g of the tarball', {timeout: 600_000}, () => {
           ENGINE_CACHE_DIR: join(dir, 'bare-cache'),
           ENGINE_BROWSER_MIRROR: mirror.browserBaseUrl,
           ENGINE_NPM_REGISTRY: mirror.registry,
+          // No pinned ffmpeg archive there (404), as offline: the render falls back to the npm build.
+          ENGINE_FFMPEG_MIRROR: mirror.ffmpegMirror,
         }
         const init = await runBare(['engine', 'init', 'my-video'], {cwd: dir, env: bare})
         expect(init.code, init.stderr).toBe(0)
@@ -162,8 +165,9 @@ describe('npm pack + npm install -g of the tarball', {timeout: 600_000}, () => {
         const build = staticFfmpegBuild()!
         expect(render.stderr).toContain(`chrome-headless-shell ${PINNED_BROWSER.buildId} (the pinned capture browser)`)
         expect(render.stderr).toContain(`npm ${build.ffmpeg.name}@${build.ffmpeg.version}, ${build.ffprobe.name}@${build.ffprobe.version}`)
-        expect(render.stderr).toContain(`from ${mirror.registry}`)
-        expect(mirror.requests).toEqual(expect.arrayContaining([`/npm/${build.ffmpeg.name}`, `/npm/${build.ffprobe.name}`, `/chrome/${PINNED_BROWSER.buildId}/linux64/chrome-headless-shell-linux64.zip`]))
+        expect(render.stderr).toContain(`from ${mirror.ffmpegMirror}/${PINNED_FFMPEG.x86_64.archive} (else ${mirror.registry})`)
+        expect(render.stderr).toContain(`could not download ffmpeg ${PINNED_FFMPEG.x86_64.version} (x86_64)`)
+        expect(mirror.requests).toEqual(expect.arrayContaining([`/ffmpeg/${PINNED_FFMPEG.x86_64.archive}`, `/npm/${build.ffmpeg.name}`, `/npm/${build.ffprobe.name}`, `/chrome/${PINNED_BROWSER.buildId}/linux64/chrome-headless-shell-linux64.zip`]))
         // The project's composition: 4 s at 30 fps, 1280x720 at the scale of its config.
         expect(await probeVideoStream(join(project, 'renders', 'my-video.mp4'))).toMatchObject({codec_name: 'h264', width: 320, height: 180, nb_read_frames: '120'})
 
