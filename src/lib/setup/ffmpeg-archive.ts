@@ -6,7 +6,7 @@ import type {ReadableStream as WebReadableStream} from 'node:stream/web'
 import {Parser, type ReadEntry} from 'tar'
 import xz from 'xz-decompress'
 
-/** A program of a static build is under 200 MB; an entry claiming more is not the build. */
+/** ffmpeg and ffprobe of a static build are about 80 MB each: an entry claiming over 400 MB is not the build. */
 const MAX_PROGRAM_BYTES = 400 * 1024 * 1024
 
 export interface ArchiveProgram {
