@@ -12,7 +12,8 @@ import {
 } from '@aws-sdk/client-s3'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {checkOutputSettings} from '../../packages/lambda/src/cli/lambda-flags.js'
-import {createS3Client} from '../../packages/lambda/src/lib/lambda/aws-clients.js'
+import {DescribeExecutionCommand} from '@aws-sdk/client-sfn'
+import {createS3Client, createSfnClient} from '../../packages/lambda/src/lib/lambda/aws-clients.js'
 import {renderCallerPolicy} from '../../packages/lambda/src/lib/lambda/deploy/iam-policies.js'
 import {deployStack} from '../../packages/lambda/src/lib/lambda/deploy/deploy-stack.js'
 import {stackResources} from '../../packages/lambda/src/lib/lambda/deploy/stack-resources.js'
@@ -25,6 +26,7 @@ import {BucketObjects} from '../../packages/lambda/src/lib/lambda/s3-objects.js'
 import {probeVideoStream} from '../support/media.js'
 import {runCli, type CliResult} from '../support/run-cli.js'
 import {sharedStack} from '../support/shared-stack.js'
+import {until} from '../support/until.js'
 import {StandInCloud, writeBundle} from './stand-in-cloud.js'
 import {LAMBDA_FIXTURES, type RunningStack} from './support.js'
 
@@ -261,7 +263,10 @@ describe('--download-name, --output-bucket and --delete-after on the local stack
     const entries = JSON.parse(result.stdout) as {line: number; status: string; executionArn: string; error?: {message: string}}[]
     expect(entries.map((entry) => entry.status)).toEqual(['started', 'started', 'failed-to-start'])
     expect(entries[2]!.error!.message).toMatch(/^line 3: "downloadName": "..\/three.mp4" contains a path separator/)
+    const sfn = createSfnClient({endpoint: stack.env.ENGINE_AWS_ENDPOINT})
     for (const entry of entries.slice(0, 2)) {
+      // A row's render starts when the batch workflow's map reaches it: until then its execution does not exist.
+      await until(() => sfn.send(new DescribeExecutionCommand({executionArn: entry.executionArn})).then(() => true, () => false), 60_000, 300)
       const done = await waitForRender({render: entry.executionArn, endpoint: stack.env.ENGINE_AWS_ENDPOINT, pollMs: 300, signal: AbortSignal.timeout(180_000)})
       expect(done.error).toBeUndefined()
       expect(done.output).toMatchObject({bucketName: outputBucket})

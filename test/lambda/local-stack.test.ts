@@ -63,7 +63,7 @@ describe('serverless stack through `engine lambda local`', () => {
 
     // Progress, polled to completion by renderId.
     const seen: RenderProgress[] = []
-    const done = await waitForRender({render: handle.renderId, endpoint: stack.env.ENGINE_AWS_ENDPOINT, stateMachineArn: stack.env.ENGINE_SFN_ARN, pollMs: 300, onProgress: (p) => seen.push(p), signal: AbortSignal.timeout(180_000)})
+    const done = await waitForRender({render: handle.renderId, endpoint: stack.env.ENGINE_AWS_ENDPOINT, stateMachineArn: stack.env.ENGINE_SFN_ARN, pollMs: 100, onProgress: (p) => seen.push(p), signal: AbortSignal.timeout(180_000)})
     expect(done.error).toBeUndefined()
     expect(done).toMatchObject({status: 'SUCCEEDED', stage: 'done', chunks: {done: 3, total: 3}, frames: {done: 90, total: 90}})
     expect(seen.some((p) => p.status === 'RUNNING')).toBe(true)
