@@ -44,12 +44,14 @@ describe('temporary directories of killed engine processes are swept, never thos
     const exited = new Promise((resolve) => child.once('exit', resolve))
     child.kill('SIGKILL')
     await exited
-    const left = join(tmp, (await renderDir())!)
+    const leftName = (await renderDir())!
+    const left = join(tmp, leftName)
     expect(existsSync(left)).toBe(true)
 
-    // A live process's directory, just as old: never touched.
+    // A live process's directory, just as old: never touched. Its suffix comes from the directory's
+    // own name, never the path (the scratch folder's random name may hold "-h" too).
     const live = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], {stdio: 'ignore'})
-    const liveDir = join(tmp, `engine-render-p${live.pid}-h${left.split('-h')[1]}`)
+    const liveDir = join(tmp, `engine-render-p${live.pid}-h${leftName.split('-h')[1]}`)
     await mkdir(liveDir)
     try {
       // Not old enough yet: kept.
