@@ -93,13 +93,13 @@ export async function buildLambdaBundle(options: BuildBundleOptions): Promise<Bu
   const workDir = await makeTempDirectory('bundle')
   try {
     const handlerPath = join(workDir, BUNDLE_LAYOUT.handler)
-    const [handler, browser, encoders, fonts, plugins] = await Promise.all([
+    const [handler, browser, encoders, fonts, plugins] = await allStopped([
       bundleHandler(companionRoot, root, handlerPath),
       browserFiles(companionRoot, {arch, pack: options.chromiumPack, workDir}),
       encoderFiles(companionRoot, {arch, ffmpegPath: options.ffmpegPath, ffprobePath: options.ffprobePath, mirror: options.ffmpegMirror ?? downloadMirrors().ffmpeg, onWarning: options.onWarning, onProgress: options.onProgress}),
       fontFiles(),
       pluginFiles(options.plugins ?? [], workDir),
-    ])
+    ] as const)
     const runtimePath = join(root, RUNTIME_BUNDLE_PATH)
     if (!existsSync(runtimePath)) throw new EngineError('BUNDLE_FAILED', `${runtimePath} is missing: run \`npm run build\` first`, {runtimePath})
     const version = engineVersion(root)
@@ -149,6 +149,18 @@ export async function buildLambdaBundle(options: BuildBundleOptions): Promise<Bu
   } finally {
     await rm(workDir, {recursive: true, force: true})
   }
+}
+
+/**
+ * Like Promise.all, but rejects only once every part has stopped: the parts write into the work
+ * directory, and removing it while one still writes fails (ENOTEMPTY), which would hide the first
+ * part's error (an ffmpeg for the wrong architecture) and leave files behind.
+ */
+async function allStopped<T extends readonly unknown[]>(parts: {readonly [K in keyof T]: Promise<T[K]>}): Promise<T> {
+  const settled = await Promise.allSettled(parts)
+  const failed = settled.find((result) => result.status === 'rejected')
+  if (failed) throw failed.reason
+  return settled.map((result) => (result as PromiseFulfilledResult<unknown>).value) as unknown as T
 }
 
 /** Bytes per part, largest first. */
