@@ -5,6 +5,7 @@ import {tmpdir} from 'node:os'
 import {join, sep} from 'node:path'
 import {EngineError} from 'html-video-engine/internal/lib/errors/engine-error.js'
 import type {SiteManifest} from './deploy-site.js'
+import {mapLimited} from './map-limited.js'
 import type {BucketObjects} from './s3-objects.js'
 import {siteEntryProblem} from './site-address.js'
 import {siteKey, siteManifestKey} from './storage-keys.js'
@@ -29,14 +30,7 @@ export async function fetchSite(bucket: BucketObjects, siteId: string, root: str
   const partial = `${dir}.partial-${randomBytes(4).toString('hex')}`
   await mkdir(partial, {recursive: true})
   try {
-    let next = 0
-    const worker = async () => {
-      while (next < manifest.files.length) {
-        const file = manifest.files[next++]
-        await bucket.downloadFile(siteKey(siteId, file.path), join(partial, ...file.path.split('/')))
-      }
-    }
-    await Promise.all(Array.from({length: DOWNLOAD_CONCURRENCY}, worker))
+    await mapLimited(manifest.files, DOWNLOAD_CONCURRENCY, (file) => bucket.downloadFile(siteKey(siteId, file.path), join(partial, ...file.path.split('/'))))
     await writeFile(join(partial, COMPLETE_MARKER), siteId)
     // Left behind by an invocation that died mid-rename; complete copies always carry the marker.
     if (existsSync(dir) && !existsSync(join(dir, COMPLETE_MARKER))) await rm(dir, {recursive: true, force: true})

@@ -16,6 +16,7 @@ import {BucketObjects} from '../s3-objects.js'
 import {chunkManifestKey, chunkName, chunkSegmentPrefix, posterScratchKey, renderRecordKey, renderResultKey, scratchPrefix} from '../storage-keys.js'
 import {elapsedMs, type ActionContext} from './action-context.js'
 import {readPlan} from './read-plan.js'
+import {mapLimited} from '../map-limited.js'
 import {makeTempDirectory} from 'html-video-engine/internal/lib/files/temp-directory.js'
 import {readStop, stoppedError} from '../runtime/render-stop.js'
 import {outputObjectHeaders, type OutputSettings} from '../output-settings.js'
@@ -123,14 +124,7 @@ async function readChunkManifest(bucket: BucketObjects, renderId: string, index:
 }
 
 async function downloadAll(bucket: BucketObjects, downloads: readonly {key: string; path: string}[]): Promise<void> {
-  let next = 0
-  const worker = async () => {
-    while (next < downloads.length) {
-      const {key, path} = downloads[next++]
-      await bucket.downloadFile(key, path)
-    }
-  }
-  await Promise.all(Array.from({length: DOWNLOAD_CONCURRENCY}, worker))
+  await mapLimited(downloads, DOWNLOAD_CONCURRENCY, ({key, path}) => bucket.downloadFile(key, path))
 }
 
 async function throwIfStopped(bucket: BucketObjects, renderId: string, removeStored?: () => Promise<void>): Promise<void> {
