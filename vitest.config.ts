@@ -1,6 +1,7 @@
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {defineConfig} from 'vitest/config'
+import {memoryScratchRoot} from './test/support/memory-scratch.js'
 import SlowFirstSequencer from './test/support/slow-first-sequencer.js'
 
 // One time zone for the suite and every process it starts (engine CLIs, servers, browsers inherit
@@ -10,6 +11,12 @@ process.env.TZ = 'UTC'
 // the same modules: V8's code cache on disk takes about an eighth off each start's CPU (0.80 ->
 // 0.70 CPU-s for `engine render`). It changes nothing a test sees; Node validates it by content.
 process.env.NODE_COMPILE_CACHE ??= join(tmpdir(), 'engine-test-node-compile-cache')
+// Temporary files in memory where the machine has room for them (see memory-scratch.ts), for the
+// run and every process it starts; a TMPDIR the caller chose is kept.
+if (process.env.TMPDIR === undefined) {
+  const root = memoryScratchRoot()
+  if (root) process.env.TMPDIR = process.env.ENGINE_TEST_MEMORY_TMPDIR = root
+}
 
 export default defineConfig({
   resolve: {
