@@ -10,8 +10,8 @@ const NEEDED_BYTES = 4 * 1024 ** 3
 
 /**
  * A temporary directory for the run in memory, where the machine has a roomy tmpfs at /dev/shm;
- * undefined otherwise (the run then keeps the system's). The suite creates and removes hundreds of
- * thousands of files (frames, segments, projects, caches): on this machine's ext4 /tmp, allocating
+ * undefined otherwise (the run then keeps the system's). The suite creates and removes files by the
+ * thousand (frames, segments, projects, caches): on this machine's ext4 /tmp, allocating
  * their inodes cost a sixth of the CPU of the render tests (75 -> 63 CPU-s, 52 -> 44 s for five
  * render files, measured twice). Folders of earlier runs that were killed before their teardown
  * are removed here, since their memory stays taken until then.

@@ -84,35 +84,28 @@ export async function getRenderProgress(options: ProgressOptions): Promise<Rende
   const input = JSON.parse(execution.input ?? '{}') as RenderInput
   const s3 = options.s3 ?? createS3Client(options)
   const bucket = new BucketObjects(s3, input.bucketName)
-  const [record, result, webhook, invocationRecords] = await Promise.all([
+  const recordsFailure = (error: unknown) => {
+    throw awsFailure(error, `reading the records of render ${input.renderId}`, {bucketName: input.bucketName, endpoint: options.endpoint})
+  }
+  const [record, webhook, invocationRecords] = await Promise.all([
     bucket.getJson<RenderRecord>(renderRecordKey(input.renderId)),
-    bucket.getJson<RenderResultRecord>(renderResultKey(input.renderId)),
     bucket.getJson<RenderProgress['webhook']>(renderWebhookDeliveryKey(input.renderId)),
     readInvocations(bucket, input.renderId),
-  ]).catch((error: unknown) => {
-    throw awsFailure(error, `reading the records of render ${input.renderId}`, {bucketName: input.bucketName, endpoint: options.endpoint})
-  })
+  ]).catch(recordsFailure)
+  // Assemble writes the result, then deletes the scratch (chunk manifests and counts), and only
+  // then does the execution report SUCCEEDED. So the scratch is read before the result: a result
+  // still missing after it was missing while the scratch was read whole. Read the other way round,
+  // a poll could find neither, count no frames, and a progress bar would jump back to zero.
+  const scratch = events === undefined ? await readScratch(bucket, record, input.renderId, options.endpoint) : undefined
+  const result = await bucket.getJson<RenderResultRecord>(renderResultKey(input.renderId)).catch(recordsFailure)
 
-  // Once assemble has written the result it deletes the scratch (chunk manifests included) before
-  // the execution reports SUCCEEDED: from then on the result says every chunk is done.
-  const finished =
-    events === undefined
-      ? result
-        ? (record?.chunks ?? []).map((chunk, index) => ({index: chunk.index, invocation: result.chunks[index]}))
-        : await readFinishedChunks(bucket, input.renderId).catch((error: unknown) => {
-            throw awsFailure(error, `reading the chunk records of render ${input.renderId}`, {bucketName: input.bucketName, endpoint: options.endpoint})
-          })
-      : undefined
+  // Once the result is written, it says every chunk is done.
+  const finished = scratch ? (result ? (record?.chunks ?? []).map((chunk, index) => ({index: chunk.index, invocation: result.chunks[index]})) : scratch.finished) : undefined
   const finishedChunks = finished
     ? new Set(finished.map((chunk) => chunk.index))
     : new Set(events!.filter((event) => event.type === 'MapIterationSucceeded').map((event) => event.mapIterationSucceededEventDetails?.index))
   const succeeded = status === 'SUCCEEDED'
-  const runningFrames =
-    status === 'RUNNING' && record
-      ? await framesOfRunningChunks(bucket, record, finishedChunks).catch((error: unknown) => {
-          throw awsFailure(error, `reading the chunk progress of render ${input.renderId}`, {bucketName: input.bucketName, endpoint: options.endpoint})
-        })
-      : 0
+  const runningFrames = scratch && !result ? scratch.runningFrames : 0
   const finishedFrames = frameCount((record?.chunks ?? []).filter((chunk) => finishedChunks.has(chunk.index)))
   const framesDone = succeeded ? (record?.totalFrames ?? 0) : finishedFrames + runningFrames
   // A prefix of frame files has no one URL to give.
@@ -209,6 +202,17 @@ function frameCount(chunks: readonly ChunkItem[]): number {
   return chunks.reduce((sum, chunk) => sum + chunk.end - chunk.start, 0)
 }
 
+/** The chunks a running render has finished, and the frames its other chunks report so far. */
+async function readScratch(bucket: BucketObjects, record: RenderRecord | undefined, renderId: string, endpoint: string | undefined): Promise<{finished: FinishedChunk[]; runningFrames: number}> {
+  try {
+    const finished = await readFinishedChunks(bucket, renderId)
+    const runningFrames = record ? await framesOfRunningChunks(bucket, record, new Set(finished.map((chunk) => chunk.index))) : 0
+    return {finished, runningFrames}
+  } catch (error) {
+    throw awsFailure(error, `reading the chunk records of render ${renderId}`, {bucketName: bucket.bucketName, endpoint})
+  }
+}
+
 /** Frames captured so far by chunks that have not finished, from the counts they report. */
 async function framesOfRunningChunks(bucket: BucketObjects, record: RenderRecord, finished: ReadonlySet<number | undefined>): Promise<number> {
   const reported = new Set(await bucket.listKeys(chunkProgressPrefix(record.renderId)))
@@ -225,15 +229,16 @@ async function framesOfRunningChunks(bucket: BucketObjects, record: RenderRecord
 /**
  * A running chunk's count, or undefined while it cannot be read whole. The chunk rewrites the
  * record every 2 s; the local stack's S3 server can serve a read that overlaps a rewrite short
- * (see atomic-object-writes.ts), which parses as broken JSON. The count is only an estimate of
- * work in flight, so such a read counts as no report rather than failing the progress call.
+ * (see atomic-object-writes.ts), which parses as broken JSON. Such a read is made once more (the
+ * next rewrite is 2 s away); if that too is broken, the count is left out rather than failing the
+ * progress call, since it is only an estimate of work in flight.
  */
-async function readChunkProgress(bucket: BucketObjects, key: string): Promise<ChunkProgressRecord | undefined> {
+async function readChunkProgress(bucket: BucketObjects, key: string, retries = 1): Promise<ChunkProgressRecord | undefined> {
   try {
     return await bucket.getJson<ChunkProgressRecord>(key)
   } catch (error) {
-    if (error instanceof SyntaxError) return undefined
-    throw error
+    if (!(error instanceof SyntaxError)) throw error
+    return retries > 0 ? readChunkProgress(bucket, key, retries - 1) : undefined
   }
 }
 
