@@ -4,12 +4,15 @@ import type {RenderFailureRecord, RenderRecord} from '../render-records.js'
 import {notifyRenderWebhook} from '../render-webhook.js'
 import {readStop, stopRender} from '../runtime/render-stop.js'
 import {BucketObjects} from '../s3-objects.js'
-import {chunkFailuresPrefix, renderFailureKey, renderRecordKey} from '../storage-keys.js'
+import {chunkFailuresPrefix, renderCancelKey, renderFailureKey, renderRecordKey} from '../storage-keys.js'
 import {parseTaskCause} from '../task-errors.js'
 import type {ActionContext} from './action-context.js'
 
 /** How a Distributed Map fails when its children do (tolerated failures: none). */
 const DISTRIBUTED_MAP_FAILED = 'States.ExceedToleratedFailureThreshold'
+/** How long the failure path leaves a cancel under way to stop the execution itself. */
+export const CANCEL_GRACE_MS = 30_000
+const CANCEL_POLL_MS = 250
 
 /**
  * The workflow's failure path: stops the render's chunks that are still running (AWS does not: a
@@ -19,11 +22,17 @@ const DISTRIBUTED_MAP_FAILED = 'States.ExceedToleratedFailureThreshold'
  * stopRender). A render being cancelled is the cancel's to record and announce. The workflow then
  * fails with the original error.
  */
-export async function notifyFailureAction(event: NotifyFailureEvent, context: ActionContext): Promise<NotifiedFailure> {
+export async function notifyFailureAction(event: NotifyFailureEvent, context: ActionContext, cancelGraceMs = CANCEL_GRACE_MS): Promise<NotifiedFailure> {
   const bucket = new BucketObjects(context.s3, event.bucketName)
   const caught = await chunkFailureOf(bucket, event.renderId, event.failure)
   const failed = {Error: caught.Error ?? 'States.TaskFailed', Cause: caught.Cause ?? ''}
   if ((await readStop(bucket, event.renderId))?.reason === 'cancelled') {
+    // A chunk saw the cancel's stop marker before the cancel had stopped the execution. Returning
+    // now would end the execution FAILED with the chunk's words, ahead of the cancel's stop
+    // (ABORTED, as the cancel reports it). The cancel's record is its last write, after the stop:
+    // once it is there the execution is stopped and this result is dropped. A cancel that died on
+    // the way still ends the render, FAILED, when the grace is over.
+    await waitForCancelRecord(bucket, event.renderId, cancelGraceMs)
     await stopRender(bucket, event.renderId, 'cancelled')
     return {notified: false, failureKey: renderFailureKey(event.renderId), failure: failed}
   }
@@ -63,6 +72,13 @@ export interface NotifiedFailure {
  * The error to record: the one caught, unless it is the Distributed Map's own (its children
  * failed), when the first chunk that noted its failure says what went wrong.
  */
+async function waitForCancelRecord(bucket: BucketObjects, renderId: string, graceMs: number): Promise<void> {
+  const deadline = Date.now() + graceMs
+  while (!(await bucket.exists(renderCancelKey(renderId)).catch(() => false)) && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, CANCEL_POLL_MS))
+  }
+}
+
 async function chunkFailureOf(bucket: BucketObjects, renderId: string, caught: NotifyFailureEvent['failure']): Promise<NotifyFailureEvent['failure']> {
   if (caught.Error !== DISTRIBUTED_MAP_FAILED) return caught
   const [first] = (await bucket.listKeys(chunkFailuresPrefix(renderId)).catch(() => [])).sort()
