@@ -11,7 +11,7 @@ import type {ActionContext} from './action-context.js'
 /** How a Distributed Map fails when its children do (tolerated failures: none). */
 const DISTRIBUTED_MAP_FAILED = 'States.ExceedToleratedFailureThreshold'
 /** How long the failure path leaves a cancel under way to stop the execution itself. */
-export const CANCEL_GRACE_MS = 30_000
+const CANCEL_GRACE_MS = 30_000
 const CANCEL_POLL_MS = 250
 
 /**
@@ -68,10 +68,7 @@ export interface NotifiedFailure {
   failure: {Error: string; Cause: string}
 }
 
-/**
- * The error to record: the one caught, unless it is the Distributed Map's own (its children
- * failed), when the first chunk that noted its failure says what went wrong.
- */
+/** Returns once the cancel's record is there, or when `graceMs` is over; a failed read counts as not there yet. */
 async function waitForCancelRecord(bucket: BucketObjects, renderId: string, graceMs: number): Promise<void> {
   const deadline = Date.now() + graceMs
   while (!(await bucket.exists(renderCancelKey(renderId)).catch(() => false)) && Date.now() < deadline) {
@@ -79,6 +76,10 @@ async function waitForCancelRecord(bucket: BucketObjects, renderId: string, grac
   }
 }
 
+/**
+ * The error to record: the one caught, unless it is the Distributed Map's own (its children
+ * failed), when the first chunk that noted its failure says what went wrong.
+ */
 async function chunkFailureOf(bucket: BucketObjects, renderId: string, caught: NotifyFailureEvent['failure']): Promise<NotifyFailureEvent['failure']> {
   if (caught.Error !== DISTRIBUTED_MAP_FAILED) return caught
   const [first] = (await bucket.listKeys(chunkFailuresPrefix(renderId)).catch(() => [])).sort()
