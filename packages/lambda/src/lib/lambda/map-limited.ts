@@ -1,3 +1,5 @@
+import {allStopped} from './all-stopped.js'
+
 /**
  * `items.map(work)` with at most `limit` calls in flight, results in input order. After a failure
  * no new call starts, and the first error is thrown only once the calls in flight have ended:
@@ -19,8 +21,6 @@ export async function mapLimited<T, R>(items: readonly T[], limit: number, work:
       }
     }
   }
-  const settled = await Promise.allSettled(Array.from({length: Math.min(limit, items.length)}, worker))
-  const rejected = settled.find((result) => result.status === 'rejected')
-  if (rejected) throw rejected.reason
+  await allStopped(Array.from({length: Math.min(limit, items.length)}, worker))
   return results
 }

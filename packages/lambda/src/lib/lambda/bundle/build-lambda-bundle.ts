@@ -1,4 +1,5 @@
 import {existsSync} from 'node:fs'
+import {allStopped} from '../all-stopped.js'
 import {mkdir, rm, stat} from 'node:fs/promises'
 import {basename, dirname, join, resolve} from 'node:path'
 import {fileURLToPath} from 'node:url'
@@ -93,6 +94,7 @@ export async function buildLambdaBundle(options: BuildBundleOptions): Promise<Bu
   const workDir = await makeTempDirectory('bundle')
   try {
     const handlerPath = join(workDir, BUNDLE_LAYOUT.handler)
+    // The parts write into the work directory: it is removed only once all of them have stopped.
     const [handler, browser, encoders, fonts, plugins] = await allStopped([
       bundleHandler(companionRoot, root, handlerPath),
       browserFiles(companionRoot, {arch, pack: options.chromiumPack, workDir}),
@@ -149,18 +151,6 @@ export async function buildLambdaBundle(options: BuildBundleOptions): Promise<Bu
   } finally {
     await rm(workDir, {recursive: true, force: true})
   }
-}
-
-/**
- * Like Promise.all, but rejects only once every part has stopped: the parts write into the work
- * directory, and removing it while one still writes fails (ENOTEMPTY), which would hide the first
- * part's error (an ffmpeg for the wrong architecture) and leave files behind.
- */
-async function allStopped<T extends readonly unknown[]>(parts: {readonly [K in keyof T]: Promise<T[K]>}): Promise<T> {
-  const settled = await Promise.allSettled(parts)
-  const failed = settled.find((result) => result.status === 'rejected')
-  if (failed) throw failed.reason
-  return settled.map((result) => (result as PromiseFulfilledResult<unknown>).value) as unknown as T
 }
 
 /** Bytes per part, largest first. */
