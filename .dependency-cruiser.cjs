@@ -24,7 +24,11 @@ const LAYERS = [
   {name: 'plan', folders: ['src/lib/plan', 'src/lib/runtime']},
   {name: 'model', folders: ['src/lib/compose', 'src/lib/variables', 'src/lib/fonts']},
   {name: 'base', folders: ['src/lib/browser', 'src/lib/sandbox', 'src/lib/errors', 'src/lib/files', 'src/lib/trace']},
+  {name: 'vendor', folders: ['src/lib/vendor']},
 ]
+
+/** Packages the build bundles into one file each (src/lib/vendor): their values are loaded only from there. */
+const VENDORED = ['puppeteer-core', '@puppeteer/browsers', 'cheerio', 'postcss']
 
 const escape = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 const pathsOf = (layer) => [...(layer.folders ?? []).map((folder) => `^${escape(folder)}/`), ...(layer.files ?? []).map((file) => `^${escape(file)}$`)]
@@ -81,6 +85,13 @@ module.exports = {
       to: {},
     },
     {
+      name: 'vendored-packages-through-vendor',
+      comment: 'the build bundles these packages into src/lib/vendor; a value import elsewhere would load the many-file package beside the bundle (type-only imports are fine)',
+      severity: 'error',
+      from: {path: ['^src/', '^plugins/', `^${escape(COMPANION)}/`], pathNot: '^src/lib/vendor/'},
+      to: {path: VENDORED.map((name) => `node_modules/${escape(name)}/`), dependencyTypesNot: ['type-only']},
+    },
+    {
       name: 'plugins-use-the-plugin-api',
       comment: 'built-in plugins are written like third-party ones: they import only the public plugin API',
       severity: 'error',
@@ -98,7 +109,7 @@ module.exports = {
   ],
   options: {
     doNotFollow: {path: 'node_modules'},
-    exclude: {path: ['node_modules', '^dist/']},
+    exclude: {path: ['^dist/']},
     tsPreCompilationDeps: true,
     // tsconfig.json maps the companion's html-video-engine/internal/* imports to the core's
     // sources, so that the layer rules see through the package boundary.

@@ -1,9 +1,10 @@
-// Compiles the TypeScript sources, bundles the in-page runtime into one classic script, and
-// regenerates the oclif manifest, so that `bin/run.js` works straight after `npm run build`; then
+// Compiles the TypeScript sources, bundles the in-page runtime into one classic script, replaces
+// the vendor modules' output with bundles of the packages they re-export, and regenerates the oclif manifest, so that `bin/run.js` works straight after `npm run build`; then
 // the same for the serverless companion (packages/lambda), which compiles against the core's
 // declarations and so comes second.
 import {execFileSync} from 'node:child_process'
-import {rmSync, existsSync} from 'node:fs'
+import {existsSync, readdirSync, rmSync} from 'node:fs'
+import {createRequire} from 'node:module'
 import {dirname, join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {build} from 'esbuild'
@@ -24,6 +25,39 @@ if (existsSync(runtimeEntry)) {
     target: 'chrome120',
     minify: false,
     legalComments: 'none',
+  })
+}
+
+// Node loads a package of hundreds of small modules far slower than the same code in one file; the
+// vendor modules (src/lib/vendor) are the only way in to such packages, so bundling them once here
+// makes every process start cheaper without changing which code runs.
+const vendorDir = join(root, 'dist/src/lib/vendor')
+// cheerio's entry adds fromURL and stream decoding, which load an HTTP client (undici, 1.3 MB);
+// `load`, all the vendor module re-exports, comes from the file the entry takes it from.
+const requireFromRoot = createRequire(join(root, 'package.json'))
+const cheerioLoadOnly = {
+  name: 'cheerio-load-only',
+  setup(build) {
+    build.onResolve({filter: /^cheerio$/}, () => ({path: join(dirname(requireFromRoot.resolve('cheerio/package.json')), 'dist/esm/load-parse.js')}))
+  },
+}
+for (const name of readdirSync(vendorDir).filter((file) => file.endsWith('.js'))) {
+  rmSync(join(vendorDir, `${name}.map`), {force: true})
+  await build({
+    entryPoints: [join(root, 'src/lib/vendor', name.replace(/\.js$/, '.ts'))],
+    outfile: join(vendorDir, name),
+    allowOverwrite: true,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node22',
+    // ws loads these native speed-ups only when they are installed.
+    external: ['bufferutil', 'utf-8-validate'],
+    // Bundled CommonJS calls require() for Node's built-ins, which an ES module lacks.
+    banner: {js: "import {createRequire as __vendorCreateRequire} from 'node:module';\nconst require = __vendorCreateRequire(import.meta.url);"},
+    plugins: [cheerioLoadOnly],
+    legalComments: 'linked',
+    logLevel: 'warning',
   })
 }
 

@@ -1,4 +1,5 @@
-import puppeteer, {type Browser} from 'puppeteer-core'
+import type {Browser} from 'puppeteer-core'
+import puppeteer from '../vendor/puppeteer.js'
 import {EngineError} from '../errors/engine-error.js'
 import {abortReason} from './abort-reason.js'
 import type {BrowserChoice} from './browser-choice.js'

@@ -1,5 +1,5 @@
 import {access, constants} from 'node:fs/promises'
-import {Browser, computeExecutablePath, detectBrowserPlatform, install} from '@puppeteer/browsers'
+import {Browser, computeExecutablePath, detectBrowserPlatform, install} from '../vendor/puppeteer.js'
 import {EngineError} from '../errors/engine-error.js'
 import {browserCacheDir} from './engine-cache-dir.js'
 

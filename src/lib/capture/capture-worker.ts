@@ -1,4 +1,5 @@
-import {ProtocolError, TimeoutError, type Protocol} from 'puppeteer-core'
+import type {Protocol} from 'puppeteer-core'
+import {ProtocolError, TimeoutError} from '../vendor/puppeteer.js'
 import {abortReason} from '../browser/abort-reason.js'
 import type {BrowserChoice} from '../browser/browser-choice.js'
 import {launchLease, type BrowserLease, type BrowserPool} from '../browser/browser-pool.js'

@@ -1,7 +1,7 @@
 import {relative, sep} from 'node:path'
 import type {CheerioAPI} from 'cheerio'
 import type {Element} from 'domhandler'
-import postcss from 'postcss'
+import postcss from '../vendor/postcss.js'
 import {PAGE_ORIGIN} from '../sandbox/page-origin.js'
 import {projectFile} from '../sandbox/project-file.js'
 import {describeElement, isInsideTemplate} from './load-html.js'

@@ -1,4 +1,5 @@
-import {load, type CheerioAPI} from 'cheerio'
+import type {CheerioAPI} from 'cheerio'
+import {load} from '../vendor/cheerio.js'
 import type {AnyNode, Element} from 'domhandler'
 
 /** Parses with parse5 keeping source locations, so findings can name a line. */

@@ -1,4 +1,5 @@
-import postcss, {type AtRule, type ChildNode} from 'postcss'
+import type {AtRule, ChildNode} from 'postcss'
+import postcss from '../vendor/postcss.js'
 import {INSTANCE_ATTRIBUTE} from './runtime-instance.js'
 import {isRelativeUrl, rebaseCssUrls, type UrlRebaser} from './rebase-url.js'
 

@@ -1,6 +1,7 @@
 import type {CheerioAPI} from 'cheerio'
 import type {Element} from 'domhandler'
-import postcss, {type Declaration, type Root} from 'postcss'
+import type {Declaration, Root} from 'postcss'
+import postcss from '../vendor/postcss.js'
 import {mapGenericFamilies, parseFamilyList, parseFontShorthand, parseFontStyle, parseFontWeight, type FamilyName} from './css-font-values.js'
 import type {FontStyle} from './font-catalog.js'
 import {expandVariables, mapOutsideVariables, variableNames, type CustomProperties} from './css-variables.js'

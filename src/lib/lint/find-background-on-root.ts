@@ -1,4 +1,4 @@
-import postcss from 'postcss'
+import postcss from '../vendor/postcss.js'
 import type {CheerioAPI} from 'cheerio'
 import type {Element} from 'domhandler'
 import {isInsideTemplate, lineOf, loadHtml} from '../compose/load-html.js'

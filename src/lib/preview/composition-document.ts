@@ -1,4 +1,4 @@
-import {load} from 'cheerio'
+import {load} from '../vendor/cheerio.js'
 import {compileComposition} from '../compose/compile-composition.js'
 import type {Fps} from '../plan/fps.js'
 import {RUNTIME_CONFIG_GLOBAL, runtimeConfig} from '../runtime/runtime-config.js'

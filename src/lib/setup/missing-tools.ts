@@ -1,4 +1,4 @@
-import {detectBrowserPlatform} from '@puppeteer/browsers'
+import {detectBrowserPlatform} from '../vendor/puppeteer.js'
 import {browserCacheDir} from '../browser/engine-cache-dir.js'
 import {installPinnedBrowser, PINNED_BROWSER} from '../browser/pinned-browser.js'
 import {resolveBrowser} from '../browser/resolve-browser.js'

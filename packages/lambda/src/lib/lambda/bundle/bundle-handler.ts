@@ -1,5 +1,5 @@
 import {existsSync} from 'node:fs'
-import {join} from 'node:path'
+import {basename, dirname, join} from 'node:path'
 import {build, type Metafile, type Plugin} from 'esbuild'
 import {EngineError} from 'html-video-engine/internal/lib/errors/engine-error.js'
 
@@ -40,7 +40,7 @@ export async function bundleHandler(packageRoot: string, engineRoot: string, out
     format: 'esm',
     target: 'node22',
     external: [...EXTERNAL_PACKAGES],
-    plugins: [engineInternals(engineRoot)],
+    plugins: [engineInternals(engineRoot), vendorSources(engineRoot)],
     minify: true,
     keepNames: true,
     legalComments: 'external',
@@ -62,6 +62,24 @@ function engineInternals(engineRoot: string): Plugin {
     name: 'engine-internals',
     setup(build) {
       build.onResolve({filter: /^html-video-engine\/internal\//}, (args) => ({path: join(engineRoot, 'dist', 'src', args.path.slice('html-video-engine/internal/'.length))}))
+    },
+  }
+}
+
+/**
+ * The core's build replaces its vendor modules with ready-made bundles, which would hide from
+ * esbuild (and from the report) which packages they hold: the handler takes their sources instead,
+ * which re-export the packages themselves.
+ */
+function vendorSources(engineRoot: string): Plugin {
+  return {
+    name: 'engine-vendor-sources',
+    setup(build) {
+      build.onResolve({filter: /\/vendor\/[a-z-]+\.js$/}, (args) => {
+        const file = join(args.resolveDir, args.path)
+        const vendorDir = join(engineRoot, 'dist', 'src', 'lib', 'vendor')
+        return dirname(file) === vendorDir ? {path: join(engineRoot, 'src', 'lib', 'vendor', basename(file).replace(/\.js$/, '.ts'))} : undefined
+      })
     },
   }
 }
