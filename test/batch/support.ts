@@ -1,26 +1,16 @@
-import {mkdir, mkdtemp, rm, writeFile} from 'node:fs/promises'
-import {tmpdir} from 'node:os'
+import {mkdir, writeFile} from 'node:fs/promises'
 import {dirname, join} from 'node:path'
-import {afterEach, beforeEach} from 'vitest'
 import type {RenderRow} from '../../src/lib/batch/index.js'
 import {EngineError} from '../../src/lib/errors/engine-error.js'
 import {resolveRenderOptions, type ResolvedRenderOptions} from '../../src/lib/render/resolve-options.js'
 import type {RenderOptionsInput} from '../../src/lib/plan/render-options.js'
 import type {RenderRequest} from '../../src/lib/render/render-composition.js'
+import {useScratchDir as scratchDir} from '../support/scratch-dir.js'
 
 export const CARD = join(import.meta.dirname, 'fixtures/card.html')
 
 /** Call at describe level: a fresh scratch directory for every test. */
-export function useScratchDir(): () => string {
-  let dir: string | undefined
-  beforeEach(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'engine-batch-test-'))
-  })
-  afterEach(async () => {
-    if (dir) await rm(dir, {recursive: true, force: true})
-  })
-  return () => dir!
-}
+export const useScratchDir = (): (() => string) => scratchDir('engine-batch-test-', 'test')
 
 export async function writeRows(dir: string, rows: unknown, name = 'rows.json'): Promise<string> {
   const path = join(dir, name)

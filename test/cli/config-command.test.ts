@@ -1,9 +1,9 @@
-import {mkdir, mkdtemp, rm, writeFile} from 'node:fs/promises'
-import {tmpdir} from 'node:os'
+import {mkdir, writeFile} from 'node:fs/promises'
 import {join} from 'node:path'
-import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {describe, expect, it} from 'vitest'
 import {probeVideoStream} from '../support/media.js'
 import {REPO_ROOT, runCli} from '../support/run-cli.js'
+import {useScratchDir} from '../support/scratch-dir.js'
 
 const COLOR = join(REPO_ROOT, 'test', 'server', 'fixtures', 'color.html')
 
@@ -15,16 +15,10 @@ interface Effective {
 
 // A few engine processes and one short render.
 describe('engine config, cosmiconfig search places and --config', {timeout: 120_000}, () => {
-  let dir: string
-  beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'engine-config-command-'))
-  })
-  afterAll(async () => {
-    if (dir) await rm(dir, {recursive: true, force: true})
-  })
+  const scratch = useScratchDir('engine-config-command-')
 
   it('finds .config/enginerc.yaml and prints each value with where it came from; secrets are not printed', async () => {
-    const project = join(dir, 'project')
+    const project = join(scratch(), 'project')
     await mkdir(join(project, '.config'), {recursive: true})
     await writeFile(join(project, '.config', 'enginerc.yaml'), 'fps: 24\nquality: draft\n')
     const result = await runCli(['config', '--json'], {cwd: project, env: {ENGINE_SERVER_TOKEN: 'hunter2', ENGINE_PLUGIN_TIMEOUT: '5'}})
@@ -43,17 +37,17 @@ describe('engine config, cosmiconfig search places and --config', {timeout: 120_
   })
 
   it('--config names the file instead of the search, for engine config and for a render; a missing one is refused', async () => {
-    const file = join(dir, 'ci.json')
+    const file = join(scratch(), 'ci.json')
     await writeFile(file, JSON.stringify({fps: 15}))
-    const effective = JSON.parse((await runCli(['config', '--config', file, '--json'], {cwd: dir})).stdout) as Effective
+    const effective = JSON.parse((await runCli(['config', '--config', file, '--json'], {cwd: scratch()})).stdout) as Effective
     expect(effective.options.fps).toMatchObject({value: 15, source: file})
 
-    const output = join(dir, 'fifteen.mp4')
-    const render = await runCli(['render', COLOR, '--config', file, '--frames', '0-2', '-o', output, '--quiet'], {cwd: dir})
+    const output = join(scratch(), 'fifteen.mp4')
+    const render = await runCli(['render', COLOR, '--config', file, '--frames', '0-2', '-o', output, '--quiet'], {cwd: scratch()})
     expect(render.code, render.stderr).toBe(0)
     expect(await probeVideoStream(output)).toMatchObject({r_frame_rate: '15/1', nb_read_frames: '3'})
 
-    expect(await runCli(['config', '--config', 'nope.json'], {cwd: dir})).toMatchObject({
+    expect(await runCli(['config', '--config', 'nope.json'], {cwd: scratch()})).toMatchObject({
       code: 1,
       stderr: 'error [INVALID_FLAG]: --config: nope.json does not exist; give the path of a config file (.json, .yaml, package.json…)\n',
     })

@@ -1,11 +1,12 @@
 import {execFile, spawn} from 'node:child_process'
-import {mkdtemp, readdir, readFile, rm, stat} from 'node:fs/promises'
+import {readdir, readFile, stat} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {promisify} from 'node:util'
-import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {describe, expect, it} from 'vitest'
 import {near, pixelAt, probeVideoStream} from '../support/media.js'
 import {REPO_ROOT, runCli} from '../support/run-cli.js'
+import {useScratchDir} from '../support/scratch-dir.js'
 
 const exec = promisify(execFile)
 const BIN = join(REPO_ROOT, 'bin', 'run.js')
@@ -35,17 +36,11 @@ async function stdoutTempDirectories(): Promise<string[]> {
 }
 
 describe('`-` for standard input and output, and --json on the remaining commands', {timeout: 180_000}, () => {
-  let dir: string
-  beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'engine-conventions-stdio-'))
-  })
-  afterAll(async () => {
-    if (dir) await rm(dir, {recursive: true, force: true})
-  })
+  const scratch = useScratchDir('engine-conventions-stdio-')
 
   it('render -o - writes the finished video to stdout, variables from stdin, the summary to stderr', async () => {
     const before = await stdoutTempDirectories()
-    const file = join(dir, 'piped.webm')
+    const file = join(scratch(), 'piped.webm')
     const rendered = await sh(`${engine} render ${COLOR} --format webm --frames 0-5 --variables-file - -o - > ${file}`, '{"color": "#ff0000"}')
     expect(rendered.code, rendered.stderr).toBe(0)
     expect(rendered.stderr).toMatch(/standard output: 6 frames, /)
@@ -53,7 +48,7 @@ describe('`-` for standard input and output, and --json on the remaining command
     expect(near(await pixelAt(file, 3, 200, 150), {r: 255, g: 0, b: 0})).toBe(true)
     expect(await stdoutTempDirectories()).toEqual(before)
 
-    const still = join(dir, 'still.png')
+    const still = join(scratch(), 'still.png')
     const snapped = await sh(`${engine} still ${COLOR} --variables '{"color": "#0000ff"}' -o - > ${still}`)
     expect(snapped.code, snapped.stderr).toBe(0)
     expect((await readFile(still)).subarray(1, 4).toString()).toBe('PNG')
@@ -83,8 +78,8 @@ describe('`-` for standard input and output, and --json on the remaining command
 
   it('a failed render to stdout writes nothing there and leaves no temporary file', async () => {
     const before = await stdoutTempDirectories()
-    const file = join(dir, 'failed.mp4')
-    const failed = await sh(`${engine} render ${join(dir, 'missing.html')} -o - > ${file}`)
+    const file = join(scratch(), 'failed.mp4')
+    const failed = await sh(`${engine} render ${join(scratch(), 'missing.html')} -o - > ${file}`)
     expect(failed.code).toBe(1)
     expect((await stat(file)).size).toBe(0)
     expect(await stdoutTempDirectories()).toEqual(before)
@@ -115,7 +110,7 @@ describe('`-` for standard input and output, and --json on the remaining command
     expect(lines.at(-1)).toMatchObject({type: 'stopping', signal: 'SIGTERM'})
     expect(lines.every((line) => ['listening', 'log', 'stopping'].includes(line.type))).toBe(true)
 
-    const context = join(dir, 'image-context')
+    const context = join(scratch(), 'image-context')
     const built = await runCli(['docker', 'build', '--context', context, '--json'], {env: userEnv})
     expect(built.code, built.stderr).toBe(0)
     const described = JSON.parse(built.stdout) as {tag: string; contextDir: string; command: string[]}

@@ -1,10 +1,10 @@
 import {execFile, spawn} from 'node:child_process'
-import {mkdir, mkdtemp, readFile, rm, writeFile} from 'node:fs/promises'
-import {tmpdir} from 'node:os'
+import {mkdir, readFile, writeFile} from 'node:fs/promises'
 import {join} from 'node:path'
 import {promisify} from 'node:util'
-import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {describe, expect, it} from 'vitest'
 import {REPO_ROOT, runCli} from '../support/run-cli.js'
+import {useScratchDir} from '../support/scratch-dir.js'
 
 const exec = promisify(execFile)
 const BIN = join(REPO_ROOT, 'bin', 'run.js')
@@ -38,13 +38,7 @@ function interruptWhenReady(args: string[], ready: RegExp): Promise<number | nul
 
 // Several engine processes per test, two short renders.
 describe('CLI conventions: suggestions, streams, log levels, signals', {timeout: 180_000}, () => {
-  let dir: string
-  beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'engine-conventions-streams-'))
-  })
-  afterAll(async () => {
-    if (dir) await rm(dir, {recursive: true, force: true})
-  })
+  const scratch = useScratchDir('engine-conventions-streams-')
 
   it('a mistyped command is named with the command line it meant, by its command words, in any mode; exit 127', async () => {
     const piped = await runCli(['rendr', 'x.html'], {env: userEnv})
@@ -75,31 +69,31 @@ describe('CLI conventions: suggestions, streams, log levels, signals', {timeout:
   })
 
   it('a reader that stops reading (| head) ends engine quietly with status 0', async () => {
-    const {stdout} = await exec('bash', ['-c', `${engine} render --help 2>"$1" | head -c 10 >/dev/null; echo "\${PIPESTATUS[0]}"`, 'bash', join(dir, 'epipe.err')], {env: {...process.env, ...userEnv}})
+    const {stdout} = await exec('bash', ['-c', `${engine} render --help 2>"$1" | head -c 10 >/dev/null; echo "\${PIPESTATUS[0]}"`, 'bash', join(scratch(), 'epipe.err')], {env: {...process.env, ...userEnv}})
     expect(stdout).toBe('0\n')
-    expect(await readFile(join(dir, 'epipe.err'), 'utf8')).toBe('')
+    expect(await readFile(join(scratch(), 'epipe.err'), 'utf8')).toBe('')
   })
 
   it('progress goes to stderr, the result to stdout: piped, and at a terminal with stdout redirected', async () => {
-    const output = join(dir, 'piped.mp4')
+    const output = join(scratch(), 'piped.mp4')
     const piped = await runCli(['render', COLOR, '--frames', '0-3', '-o', output], {env: userEnv})
     expect(piped.code, piped.stderr).toBe(0)
     expect(piped.stdout).toMatch(/^\S*piped\.mp4: 4 frames, [^\n]*\n$/)
     expect(piped.stderr).toMatch(/frame 4\/4/)
 
-    const resultFile = join(dir, 'result.txt')
-    const terminal = await inTerminal(`${engine} render ${COLOR} --frames 0-3 -o ${join(dir, 'tty.mp4')} > ${resultFile}`)
+    const resultFile = join(scratch(), 'result.txt')
+    const terminal = await inTerminal(`${engine} render ${COLOR} --frames 0-3 -o ${join(scratch(), 'tty.mp4')} > ${resultFile}`)
     expect(terminal).toMatch(/frame 4\/4/)
     expect(await readFile(resultFile, 'utf8')).toMatch(/^\S*tty\.mp4: 4 frames, [^\n]*\n$/)
   })
 
   it('--log-level (and ENGINE_LOG_LEVEL, --verbose) decides which diagnostics reach stderr', async () => {
     // A linked plugin whose hook throws warns on every command.
-    const plugin = join(dir, 'engine-plugin-warns')
+    const plugin = join(scratch(), 'engine-plugin-warns')
     await mkdir(plugin, {recursive: true})
     await writeFile(join(plugin, 'package.json'), JSON.stringify({name: 'engine-plugin-warns', version: '1.0.0', type: 'module', oclif: {hooks: {'engine:formats': './f.js'}}}))
     await writeFile(join(plugin, 'f.js'), "export default () => { throw new Error('no formats today') }\n")
-    const env = {...userEnv, ENGINE_DATA_DIR: join(dir, 'data'), ENGINE_CONFIG_DIR: join(dir, 'config')}
+    const env = {...userEnv, ENGINE_DATA_DIR: join(scratch(), 'data'), ENGINE_CONFIG_DIR: join(scratch(), 'config')}
     expect((await runCli(['plugins', 'link', plugin, '--no-install'], {env})).code).toBe(0)
 
     const normal = await runCli(['lint', COLOR], {env})
@@ -111,7 +105,7 @@ describe('CLI conventions: suggestions, streams, log levels, signals', {timeout:
     expect(verbose.stderr).toMatch(/no formats today[^\n]*\n {2}Error: no formats today\n {6}at /)
 
     // Progress is info: --log-level warn leaves it out, the result stays.
-    const render = await runCli(['render', COLOR, '--frames', '0-1', '-o', join(dir, 'warn.mp4'), '--log-level', 'warn'], {env: userEnv})
+    const render = await runCli(['render', COLOR, '--frames', '0-1', '-o', join(scratch(), 'warn.mp4'), '--log-level', 'warn'], {env: userEnv})
     expect(render).toMatchObject({code: 0, stderr: ''})
     expect(render.stdout).toMatch(/warn\.mp4: 2 frames/)
     expect((await runCli(['lint', COLOR, '--log-level', 'loud'])).stderr).toMatch(/--log-level must be error, warn, info or debug, not "loud"/)

@@ -1,10 +1,9 @@
 import {spawn} from 'node:child_process'
 import {existsSync} from 'node:fs'
-import {mkdtemp, rm} from 'node:fs/promises'
-import {tmpdir} from 'node:os'
 import {join} from 'node:path'
-import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {describe, expect, it} from 'vitest'
 import {REPO_ROOT, runCli} from '../support/run-cli.js'
+import {useScratchDir} from '../support/scratch-dir.js'
 
 const LONG = join(REPO_ROOT, 'test', 'fixtures', 'render', 'long.html')
 // As users run it: outside development and test, oclif adds no warnings of its own.
@@ -13,13 +12,7 @@ const run = (args: string[]) => runCli(args, {env: userEnv})
 
 // Several engine processes per test.
 describe('CLI conventions', {timeout: 180_000}, () => {
-  let dir: string
-  beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'engine-conventions-'))
-  })
-  afterAll(async () => {
-    if (dir) await rm(dir, {recursive: true, force: true})
-  })
+  const scratch = useScratchDir('engine-conventions-')
 
   it('-v prints the version and -h the help', async () => {
     const version = await run(['-v'])
@@ -54,14 +47,14 @@ describe('CLI conventions', {timeout: 180_000}, () => {
   })
 
   it('a failed render prints its error once, also under the progress display', async () => {
-    const result = await run(['render', LONG, '--format', 'avi', '-o', join(dir, 'x.avi')])
+    const result = await run(['render', LONG, '--format', 'avi', '-o', join(scratch(), 'x.avi')])
     expect(result.code).toBe(1)
     expect(result.stderr.match(/not a known format/g)).toHaveLength(1)
     expect(result.stderr).toMatch(/error \[INVALID_FLAG\]: --format: "avi" is not a known format/)
   })
 
   it('Ctrl-C (SIGINT) during a render with the progress display (on stderr) exits 130 with one CANCELLED error and no output', async () => {
-    const output = join(dir, 'interrupted.mp4')
+    const output = join(scratch(), 'interrupted.mp4')
     const child = spawn(process.execPath, [join(REPO_ROOT, 'bin', 'run.js'), 'render', LONG, '--workers', '1', '-o', output], {stdio: ['ignore', 'pipe', 'pipe'], env: {...process.env, ...userEnv}})
     let stdout = ''
     let stderr = ''

@@ -1,23 +1,14 @@
 import {createHash} from 'node:crypto'
-import {mkdtemp, readdir, readFile, rm} from 'node:fs/promises'
-import {tmpdir} from 'node:os'
+import {readdir, readFile} from 'node:fs/promises'
 import {join} from 'node:path'
-import {afterAll, beforeAll, expect} from 'vitest'
+import {expect} from 'vitest'
 import {REPO_ROOT, runCli} from '../support/run-cli.js'
+import {useScratchDir as scratchDir} from '../support/scratch-dir.js'
 
 export const FIXTURES = join(REPO_ROOT, 'test', 'fixtures', 'determinism')
 
 /** Call at describe level: a scratch directory made before the tests and removed after them. */
-export function useScratchDir(): () => string {
-  let dir: string | undefined
-  beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'engine-determinism-'))
-  })
-  afterAll(async () => {
-    if (dir) await rm(dir, {recursive: true, force: true})
-  })
-  return () => dir!
-}
+export const useScratchDir = (): (() => string) => scratchDir('engine-determinism-')
 
 /** `engine render <fixture> --profile deterministic ...` as a user runs it; fails the test on a non-zero exit. */
 export async function renderUnderProfile(fixture: string, args: string[], env?: NodeJS.ProcessEnv): Promise<void> {

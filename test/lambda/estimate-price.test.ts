@@ -1,22 +1,16 @@
-import {mkdir, mkdtemp, rm, writeFile} from 'node:fs/promises'
-import {tmpdir} from 'node:os'
+import {mkdir, writeFile} from 'node:fs/promises'
 import {join} from 'node:path'
-import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {describe, expect, it} from 'vitest'
 import {estimateCost} from '../../packages/lambda/src/lib/lambda/estimate-cost.js'
 import {ASSUMED_PROFILE, estimatePrice} from '../../packages/lambda/src/lib/lambda/estimate-price.js'
 import {runCli} from '../support/run-cli.js'
 import {LAMBDA_FIXTURES} from './support.js'
+import {useScratchDir} from '../support/scratch-dir.js'
 
 const PROJECT = join(LAMBDA_FIXTURES, 'project')
 
 describe('a price before rendering: lambda render --estimate and estimatePrice', () => {
-  let dir: string
-  beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'engine-estimate-'))
-  })
-  afterAll(async () => {
-    if (dir) await rm(dir, {recursive: true, force: true})
-  })
+  const scratch = useScratchDir('engine-estimate-')
 
   it('plans the chunks as the render would and prices plan, chunks and assemble with the assumed profile; starts and uploads nothing', async () => {
     // No stack at all: the estimate needs none (no bucket, no endpoint, nothing listening).
@@ -43,7 +37,7 @@ describe('a price before rendering: lambda render --estimate and estimatePrice',
     // 3,008 MB has 3,008 / 10,240 of the 6 vCPUs: capture takes 10,240 / 3,008 as long.
     expect(capture(capped) / capture(large)).toBeCloseTo(10240 / 3008, 2)
 
-    const minute = join(dir, 'minute')
+    const minute = join(scratch(), 'minute')
     await mkdir(minute)
     await writeFile(join(minute, 'index.html'), '<div data-composition-id="m" data-width="1920" data-height="1080" data-duration="60"></div>')
     const oneMinute = await estimatePrice({projectDir: minute})
@@ -59,7 +53,7 @@ describe('a price before rendering: lambda render --estimate and estimatePrice',
   })
 
   it('a composition whose length is known only when it renders, or a bad flag, is refused naming why', async () => {
-    const open = join(dir, 'open')
+    const open = join(scratch(), 'open')
     await mkdir(open)
     await writeFile(join(open, 'index.html'), '<div data-composition-id="o" data-width="320" data-height="180"></div>')
     const unknown = await runCli(['lambda', 'render', open, '--estimate'])

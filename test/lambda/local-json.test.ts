@@ -1,23 +1,16 @@
 import {spawn} from 'node:child_process'
-import {mkdtemp, rm} from 'node:fs/promises'
-import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {HeadBucketCommand} from '@aws-sdk/client-s3'
-import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {describe, expect, it} from 'vitest'
 import {createS3Client} from '../../packages/lambda/src/lib/lambda/aws-clients.js'
 import {REPO_ROOT} from '../support/run-cli.js'
+import {useScratchDir} from '../support/scratch-dir.js'
 
 describe('engine lambda local --json', {timeout: 120_000}, () => {
-  let dir: string
-  beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'engine-local-json-'))
-  })
-  afterAll(async () => {
-    if (dir) await rm(dir, {recursive: true, force: true})
-  })
+  const scratch = useScratchDir('engine-local-json-')
 
   it('prints what to export as one JSON object, answers requests signed with that token, and exits 130 on Ctrl-C', async () => {
-    const child = spawn(process.execPath, [join(REPO_ROOT, 'bin', 'run.js'), 'lambda', 'local', '--port', '0', '--json', '--directory', dir], {
+    const child = spawn(process.execPath, [join(REPO_ROOT, 'bin', 'run.js'), 'lambda', 'local', '--port', '0', '--json', '--directory', scratch()], {
       cwd: REPO_ROOT,
       env: {...process.env, NODE_ENV: undefined, ENGINE_LOCAL_TOKEN: undefined},
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -39,7 +32,7 @@ describe('engine lambda local --json', {timeout: 120_000}, () => {
         ENGINE_AWS_ENDPOINT: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/),
         ENGINE_BUCKET: expect.any(String),
         ENGINE_SFN_ARN: expect.stringMatching(/^arn:aws:states:/),
-        directory: dir,
+        directory: scratch(),
       })
       const s3 = createS3Client({endpoint: printed.ENGINE_AWS_ENDPOINT, localToken: printed.ENGINE_LOCAL_TOKEN})
       expect((await s3.send(new HeadBucketCommand({Bucket: printed.ENGINE_BUCKET})))['$metadata'].httpStatusCode).toBe(200)

@@ -1,20 +1,14 @@
-import {mkdtemp, rm, utimes, writeFile} from 'node:fs/promises'
-import {tmpdir} from 'node:os'
+import {utimes, writeFile} from 'node:fs/promises'
 import {join} from 'node:path'
-import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {describe, expect, it} from 'vitest'
 import {FileMemo} from '../../src/lib/media/file-memo.js'
+import {useScratchDir} from '../support/scratch-dir.js'
 
 describe('FileMemo: one probe and one hash per unchanged source file', () => {
-  let dir: string
-  beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'engine-file-memo-'))
-  })
-  afterAll(async () => {
-    if (dir) await rm(dir, {recursive: true, force: true})
-  })
+  const scratch = useScratchDir('engine-file-memo-')
 
   it('computes once for the same file, again once it changes', async () => {
-    const file = join(dir, 'a.mp4')
+    const file = join(scratch(), 'a.mp4')
     await writeFile(file, 'first')
     const memo = new FileMemo<string>()
     let runs = 0
@@ -30,7 +24,7 @@ describe('FileMemo: one probe and one hash per unchanged source file', () => {
   })
 
   it('keeps no failure, and leaves a missing file to the computation each time', async () => {
-    const file = join(dir, 'b.mp4')
+    const file = join(scratch(), 'b.mp4')
     await writeFile(file, 'x')
     const memo = new FileMemo<string>()
     let attempts = 0
@@ -43,15 +37,15 @@ describe('FileMemo: one probe and one hash per unchanged source file', () => {
     expect(await memo.get(file, flaky)).toBe('ok')
     let missing = 0
     const count = async () => String(++missing)
-    await memo.get(join(dir, 'absent.mp4'), count)
-    await memo.get(join(dir, 'absent.mp4'), count)
+    await memo.get(join(scratch(), 'absent.mp4'), count)
+    await memo.get(join(scratch(), 'absent.mp4'), count)
     expect(missing).toBe(2)
   })
 
   it('holds at most `limit` files, dropping the oldest', async () => {
     const memo = new FileMemo<number>(2)
     const files = await Promise.all(['1', '2', '3'].map(async (name) => {
-      const file = join(dir, `${name}.wav`)
+      const file = join(scratch(), `${name}.wav`)
       await writeFile(file, name)
       return file
     }))

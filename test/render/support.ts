@@ -1,26 +1,15 @@
-import {mkdtemp, rm} from 'node:fs/promises'
-import {tmpdir} from 'node:os'
 import {join} from 'node:path'
-import {afterAll, beforeAll} from 'vitest'
 import {resolveRenderOptions} from '../../src/lib/render/resolve-options.js'
 import type {RenderOptionsInput} from '../../src/lib/plan/render-options.js'
 import {renderComposition, type RenderResult} from '../../src/lib/render/render-composition.js'
 import type {RenderEvent} from '../../src/lib/render/render-events.js'
 import {REPO_ROOT} from '../support/run-cli.js'
+import {useScratchDir as scratchDir} from '../support/scratch-dir.js'
 
 export const FIXTURES = join(REPO_ROOT, 'test', 'fixtures', 'render')
 
 /** Call at describe level: a scratch directory made before the tests and removed after them. */
-export function useScratchDir(): () => string {
-  let dir: string | undefined
-  beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'engine-render-test-'))
-  })
-  afterAll(async () => {
-    if (dir) await rm(dir, {recursive: true, force: true})
-  })
-  return () => dir!
-}
+export const useScratchDir = (): (() => string) => scratchDir('engine-render-test-')
 
 /** Renders a fixture in-process with the given options; returns the result and every event. */
 export async function renderFixture(

@@ -1,25 +1,18 @@
-import {mkdir, mkdtemp, readdir, readFile, rm, writeFile} from 'node:fs/promises'
-import {tmpdir} from 'node:os'
+import {mkdir, readdir, readFile, writeFile} from 'node:fs/promises'
 import {dirname, join} from 'node:path'
-import {afterAll, beforeAll} from 'vitest'
 import type {RenderOptionsInput} from '../../src/lib/plan/render-options.js'
 import {renderComposition, type RenderResult} from '../../src/lib/render/render-composition.js'
 import type {RenderEvent} from '../../src/lib/render/render-events.js'
 import {resolveRenderOptions} from '../../src/lib/render/resolve-options.js'
+import {useScratchDir} from '../support/scratch-dir.js'
 
 /** A project folder per test file: compositions written the ways authors write them, rendered in-process. */
 export function useProject(): {dir: () => string; write: (name: string, content: string | Buffer) => Promise<string>} {
-  let dir: string | undefined
-  beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'engine-wild-'))
-  })
-  afterAll(async () => {
-    if (dir) await rm(dir, {recursive: true, force: true})
-  })
+  const dir = useScratchDir('engine-wild-')
   return {
-    dir: () => dir!,
+    dir,
     write: async (name, content) => {
-      const path = join(dir!, name)
+      const path = join(dir(), name)
       await mkdir(dirname(path), {recursive: true})
       await writeFile(path, content)
       return path

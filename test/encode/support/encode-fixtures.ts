@@ -3,7 +3,6 @@ import {mkdtemp, readFile, readdir, rm} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {promisify} from 'node:util'
-import {afterAll, beforeAll} from 'vitest'
 import type {SegmentRef} from '../../../src/lib/encode/format-plugin.js'
 import {getFormat} from '../../../src/lib/encode/format-registry.js'
 import {resolveFfmpeg, type FfmpegInfo} from '../../../src/lib/encode/resolve-ffmpeg.js'
@@ -12,6 +11,7 @@ import {segmentPath} from '../../../src/lib/encode/segment-path.js'
 import type {Fps} from '../../../src/lib/plan/fps.js'
 import type {FrameRange, RenderPlan} from '../../../src/lib/plan/render-plan.js'
 import {segmentFrames} from '../../../src/lib/plan/segment-grid.js'
+import {useScratchDir as scratchDir} from '../../support/scratch-dir.js'
 
 const exec = promisify(execFile)
 
@@ -23,16 +23,7 @@ export function ffmpeg(): Promise<FfmpegInfo> {
 }
 
 /** Call at describe level: a scratch directory made before the tests and removed after them. */
-export function useScratchDir(): () => string {
-  let dir: string | undefined
-  beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'engine-encode-test-'))
-  })
-  afterAll(async () => {
-    if (dir) await rm(dir, {recursive: true, force: true})
-  })
-  return () => dir!
-}
+export const useScratchDir = (): (() => string) => scratchDir('engine-encode-test-')
 
 export function testPlan(overrides: Partial<Omit<RenderPlan, 'encode'>> & {encode?: Partial<RenderPlan['encode']>} = {}): RenderPlan {
   const format = overrides.format ?? 'mp4'
