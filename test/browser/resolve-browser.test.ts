@@ -38,8 +38,8 @@ describe('resolveBrowser', () => {
     const choice = await resolveBrowser({browserPath: headlessShell, env: {...env, ENGINE_BROWSER_PATH: '/nowhere/chrome'}})
     expect(choice).toMatchObject({executablePath: headlessShell, source: 'flag', beginFrame: true, gpu: false})
     expect(choice.version).toMatch(/Chrome\/\d+/)
-    const probes = JSON.parse(await readFile(join(cache, 'browser-probes.json'), 'utf8'))
-    expect(probes[headlessShell]).toMatchObject({beginFrame: true})
+    const probes = JSON.parse(await readFile(join(cache, 'probes', 'browser.json'), 'utf8'))
+    expect(probes[headlessShell].facts).toMatchObject({beginFrame: true})
   })
 
   it('reports where an explicit path came from', async () => {

@@ -1,7 +1,7 @@
-import {mkdir, readFile, rename, stat, writeFile} from 'node:fs/promises'
-import {dirname, join} from 'node:path'
+import {join} from 'node:path'
 import {z} from 'zod'
 import {EngineError} from '../errors/engine-error.js'
+import {stampedProbe} from '../files/stamped-probe-cache.js'
 import type {BrowserChoice} from './browser-choice.js'
 import {engineCacheDir} from './engine-cache-dir.js'
 import {closeBrowser, launchBrowser} from './launch-browser.js'
@@ -12,14 +12,14 @@ export interface BrowserProbe {
 }
 
 const PROBE_STEP_TIMEOUT_MS = 5000
-const probeFileSchema = z.record(z.string(), z.object({stamp: z.string(), version: z.string(), beginFrame: z.boolean()}))
+const browserProbeSchema = z.object({version: z.string(), beginFrame: z.boolean()})
 
 const inMemory = new Map<string, Promise<BrowserProbe>>()
 
 /**
  * Launches `executablePath` once to learn its version and whether begin-frame capture works
  * there (only old-headless shells support it). Results are cached in memory and on disk, keyed by
- * the file's size and modification time, so a render pays for the launch only after an upgrade.
+ * the file's identity, so a render pays for the launch only after an upgrade.
  */
 export function probeBrowser(executablePath: string, options: {env?: NodeJS.ProcessEnv; serverlessArgs?: readonly string[]} = {}): Promise<BrowserProbe> {
   let probe = inMemory.get(executablePath)
@@ -31,17 +31,9 @@ export function probeBrowser(executablePath: string, options: {env?: NodeJS.Proc
   return probe
 }
 
-async function cachedOrLaunch(executablePath: string, env: NodeJS.ProcessEnv, serverlessArgs: readonly string[] | undefined): Promise<BrowserProbe> {
-  const file = join(engineCacheDir(env), 'browser-probes.json')
-  const info = await stat(executablePath)
-  const stamp = `${info.size}:${info.mtimeMs}`
-  const cache = await readProbeFile(file)
-  const hit = cache[executablePath]
-  if (hit?.stamp === stamp) return {version: hit.version, beginFrame: hit.beginFrame}
-  const probe = await launchProbe(executablePath, serverlessArgs)
-  cache[executablePath] = {stamp, ...probe}
-  await writeProbeFile(file, cache)
-  return probe
+function cachedOrLaunch(executablePath: string, env: NodeJS.ProcessEnv, serverlessArgs: readonly string[] | undefined): Promise<BrowserProbe> {
+  const file = join(engineCacheDir(env), 'probes', 'browser.json')
+  return stampedProbe({file, executablePath, schema: browserProbeSchema, probe: () => launchProbe(executablePath, serverlessArgs)})
 }
 
 async function launchProbe(executablePath: string, serverlessArgs: readonly string[] | undefined): Promise<BrowserProbe> {
@@ -72,26 +64,5 @@ async function supportsBeginFrame(browser: Awaited<ReturnType<typeof launchBrows
   } catch {
     // New headless: the domain "wasn't found", or begin-frame control was not honoured.
     return false
-  }
-}
-
-async function readProbeFile(file: string): Promise<z.infer<typeof probeFileSchema>> {
-  try {
-    const parsed = probeFileSchema.safeParse(JSON.parse(await readFile(file, 'utf8')))
-    return parsed.success ? parsed.data : {}
-  } catch {
-    return {}
-  }
-}
-
-/** Best effort: a read-only cache directory only costs a launch next time. */
-async function writeProbeFile(file: string, cache: z.infer<typeof probeFileSchema>): Promise<void> {
-  try {
-    await mkdir(dirname(file), {recursive: true})
-    const temporary = `${file}.${process.pid}.tmp`
-    await writeFile(temporary, JSON.stringify(cache, null, 2))
-    await rename(temporary, file)
-  } catch {
-    // Ignored on purpose, see above.
   }
 }

@@ -1,6 +1,9 @@
 import {execFile} from 'node:child_process'
 import {delimiter, dirname, join} from 'node:path'
+import {z} from 'zod'
+import {engineCacheDir} from '../browser/engine-cache-dir.js'
 import {EngineError} from '../errors/engine-error.js'
+import {stampedProbe} from '../files/stamped-probe-cache.js'
 import {findPinnedFfmpeg, hostFfmpegArch, PINNED_FFMPEG} from './pinned-ffmpeg.js'
 import {findStaticFfmpeg, isExecutable, staticFfmpegBuild} from './static-ffmpeg.js'
 
@@ -61,7 +64,7 @@ export function resolveFfmpeg(options: ResolveFfmpegOptions = {}): Promise<Ffmpe
 
 async function locate(options: ResolveFfmpegOptions, env: NodeJS.ProcessEnv): Promise<FfmpegInfo> {
   const ffmpeg = await locateFfmpeg(options, env)
-  const version = await readVersion(ffmpeg.path, ffmpeg.describe)
+  const version = await cachedVersion(ffmpeg, env)
   const ffprobePath = ffmpeg.ffprobePath ?? (await locateFfprobe(options, env, ffmpeg.path))
   return {ffmpegPath: ffmpeg.path, ffprobePath, version, source: ffmpeg.source}
 }
@@ -114,6 +117,15 @@ async function locateFfprobe(options: ResolveFfmpegOptions, env: NodeJS.ProcessE
   const onPath = await findOnPath('ffprobe', env)
   if (onPath) return onPath
   throw new EngineError('FFMPEG_NOT_FOUND', `ffprobe was not found next to ${ffmpegPath} nor on PATH: ${INSTALL_FIX}`)
+}
+
+/**
+ * `-version` also proves the binary runs. A fresh process would otherwise start ffmpeg for it on
+ * every render, most of it spent in the dynamic linker (Debian's build loads ~200 libraries).
+ */
+function cachedVersion(ffmpeg: Located, env: NodeJS.ProcessEnv): Promise<string> {
+  const file = join(engineCacheDir(env), 'probes', 'ffmpeg-version.json')
+  return stampedProbe({file, executablePath: ffmpeg.path, schema: z.string(), probe: () => readVersion(ffmpeg.path, ffmpeg.describe)})
 }
 
 function readVersion(ffmpegPath: string, describe: string): Promise<string> {
