@@ -1,7 +1,8 @@
 // Compiles the TypeScript sources, bundles the in-page runtime into one classic script, replaces
-// the vendor modules' output with bundles of the packages they re-export, and regenerates the oclif manifest, so that `bin/run.js` works straight after `npm run build`; then
-// the same for the serverless companion (packages/lambda), which compiles against the core's
-// declarations and so comes second.
+// the vendor modules' output with bundles of the packages they re-export, and regenerates the
+// oclif manifest, so that `bin/run.js` works straight after `npm run build`; then the same for the
+// serverless companion (packages/lambda), which compiles against the core's declarations and so
+// comes second.
 import {execFileSync} from 'node:child_process'
 import {existsSync, readdirSync, rmSync} from 'node:fs'
 import {createRequire} from 'node:module'
