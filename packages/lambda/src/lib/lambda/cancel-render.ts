@@ -30,8 +30,8 @@ export interface CancelledRender extends RenderCancelRecord {
 /**
  * Stops a running render: the render's stop marker is written first (its running chunks stop
  * before their next segment and remove what they stored), then its execution is stopped with a
- * CANCELLED error (which progress shows), its webhook is called with `render.failed` (error
- * CANCELLED), the scratch is deleted and `renders/<renderId>/cancelled.json` records it.
+ * CANCELLED error (which progress shows), the scratch is deleted, `renders/<renderId>/cancelled.json`
+ * records it and its webhook is called with `render.failed` (error CANCELLED).
  *
  * A stopped execution runs no Catch, so this does the failure path's work itself; the stack's
  * execution-end rule sweeps the scratch once more when the execution has ended.
@@ -66,8 +66,6 @@ export async function cancelRender(options: CancelRenderOptions): Promise<Cancel
   }
 
   const bucket = new BucketObjects(s3, input.bucketName)
-  // A stopped execution runs no failure path, so the render's webhook is called from here, once.
-  if (stopped) await deliverRenderWebhook(bucket, input.renderId, webhook, renderPayload({id: input.renderId, error: cancelledError(input.renderId)}))
   try {
     const deleted = await stopRender(bucket, input.renderId, 'cancelled')
     // A repeated cancel keeps the time of the first.
@@ -82,6 +80,11 @@ export async function cancelRender(options: CancelRenderOptions): Promise<Cancel
     return {...record, bucketName: input.bucketName, stopped}
   } catch (error) {
     throw awsFailure(error, `cleaning up the cancelled render ${input.renderId}`, {bucketName: input.bucketName, endpoint: options.endpoint})
+  } finally {
+    // A stopped execution runs no failure path, so the render's webhook is called from here, once;
+    // after the record, which a chunk's failure path waits for (its sign that the execution is
+    // stopped): a slow webhook must not keep the workflow waiting until it ends FAILED.
+    if (stopped) await deliverRenderWebhook(bucket, input.renderId, webhook, renderPayload({id: input.renderId, error: cancelledError(input.renderId)}))
   }
 }
 
