@@ -5,23 +5,24 @@ import {abortReason} from './abort-reason.js'
 import type {BrowserChoice} from './browser-choice.js'
 
 /**
- * Every frame drawn only once all of its tiles are rasterised. Without it, a screenshot could show
- * a frame whose tiles were still being drawn, at a lower resolution: measured with `--scale 0.25`
- * (captured with screenshots), three renders of one composition gave three different files.
+ * Frames drawn from the page's state and nothing else, whichever way they are captured: each frame
+ * only once all of its tiles are rasterised (with its images decoded), and animations run on the
+ * page's main thread, where a seek sets them, not ticked on by the compositor's clock. Measured
+ * for the first: without it, frames taken with screenshots (`--scale` below 0.5, browsers without
+ * begin-frame) showed tiles still being drawn, and three renders of examples/hello at
+ * `--scale 0.25` gave three different files. The others are begin-frame capture's, for the same
+ * reason.
  */
-const COMPLETE_FRAMES = '--run-all-compositor-stages-before-draw'
-
-/** What makes `HeadlessExperimental.beginFrame` drive every frame (old-headless shell only). */
-export const BEGIN_FRAME_FLAGS = [
-  '--deterministic-mode',
-  '--enable-begin-frame-control',
-  '--disable-new-content-rendering-timeout',
-  COMPLETE_FRAMES,
+const STABLE_DRAWING_FLAGS = [
+  '--run-all-compositor-stages-before-draw',
   '--disable-threaded-animation',
   '--disable-threaded-scrolling',
   '--disable-checker-imaging',
   '--disable-image-animation-resync',
 ]
+
+/** What makes `HeadlessExperimental.beginFrame` drive every frame (old-headless shell only). */
+export const BEGIN_FRAME_FLAGS = ['--deterministic-mode', '--enable-begin-frame-control', '--disable-new-content-rendering-timeout', ...STABLE_DRAWING_FLAGS]
 
 /**
  * The browser's half of the render-time sandbox. The engine answers every request a page makes
@@ -50,7 +51,7 @@ export function browserArgs(choice: BrowserChoice, isRoot = process.getuid?.() =
   const serverless = choice.serverlessArgs ?? []
   const args = [
     ...serverless,
-    ...(choice.beginFrame ? BEGIN_FRAME_FLAGS : [COMPLETE_FRAMES]),
+    ...(choice.beginFrame ? BEGIN_FRAME_FLAGS : STABLE_DRAWING_FLAGS),
     // A serverless build picks its software GL (SwiftShader) in its own arguments.
     ...(choice.gpu || serverless.length > 0 ? [] : ['--disable-gpu']),
     // Root cannot use the sandbox; neither can Lambda, where sparticuz's build runs.

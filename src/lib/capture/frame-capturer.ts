@@ -113,6 +113,7 @@ export class BeginFrameCapturer implements FrameCapturer {
 export class ScreenshotCapturer implements FrameCapturer {
   readonly reusedFrames = 0
   private readonly params: Protocol.Page.CaptureScreenshotRequest
+  private world: Promise<number> | undefined
 
   constructor(
     private readonly connection: PageConnection,
@@ -122,11 +123,29 @@ export class ScreenshotCapturer implements FrameCapturer {
   }
 
   async restart(limit: CallLimit): Promise<void> {
-    await this.connection.send('Page.captureScreenshot', this.params, limit)
+    await this.capture(limit)
   }
 
   async capture(limit: CallLimit): Promise<Buffer> {
+    // A screenshot copies the next frame the compositor draws, which can still be one committed
+    // before the seek: under load, one render in two had frames a few milliseconds off. Once a
+    // second animation frame has begun, the first one, drawn from the page as the seek left it,
+    // has been committed. The page's own requestAnimationFrame follows the engine's clock, so the
+    // wait runs in a world of its own, which has the browser's.
+    const contextId = await this.captureWorld(limit)
+    await this.connection.send('Runtime.evaluate', {expression: AFTER_NEXT_COMMIT, awaitPromise: true, contextId}, limit)
     const {data} = await this.connection.send('Page.captureScreenshot', this.params, limit)
     return Buffer.from(data, 'base64')
   }
+
+  private captureWorld(limit: CallLimit): Promise<number> {
+    this.world ??= (async () => {
+      const {frameTree} = await this.connection.send('Page.getFrameTree', undefined, limit)
+      const {executionContextId} = await this.connection.send('Page.createIsolatedWorld', {frameId: frameTree.frame.id, worldName: 'engine-capture'}, limit)
+      return executionContextId
+    })()
+    return this.world
+  }
 }
+
+const AFTER_NEXT_COMMIT = 'new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve(null))))'
