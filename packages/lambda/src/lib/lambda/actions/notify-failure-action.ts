@@ -30,8 +30,8 @@ export async function notifyFailureAction(event: NotifyFailureEvent, context: Ac
     // A chunk saw the cancel's stop marker before the cancel had stopped the execution. Returning
     // now would end the execution FAILED with the chunk's words, ahead of the cancel's stop
     // (ABORTED, as the cancel reports it). The cancel writes its record after the stop (and before
-    // its webhook): once it is there the execution is stopped and this result is dropped. A cancel that died on
-    // the way still ends the render, FAILED, when the grace is over.
+    // its webhook): once it is there the execution is stopped and this result is dropped. A cancel
+    // that died on the way still ends the render, FAILED, when the grace is over.
     await waitForCancelRecord(bucket, event.renderId, cancelGraceMs)
     await stopRender(bucket, event.renderId, 'cancelled')
     return {notified: false, failureKey: renderFailureKey(event.renderId), failure: failed}

@@ -1,5 +1,4 @@
 import {existsSync} from 'node:fs'
-import {allStopped} from '../all-stopped.js'
 import {mkdir, rm, stat} from 'node:fs/promises'
 import {basename, dirname, join, resolve} from 'node:path'
 import {fileURLToPath} from 'node:url'
@@ -19,6 +18,7 @@ import {pluginFiles, type BundledPlugin} from './plugin-files.js'
 import {writeZip} from './write-zip.js'
 import {makeTempDirectory} from 'html-video-engine/internal/lib/files/temp-directory.js'
 import {downloadMirrors} from 'html-video-engine/internal/lib/setup/download-mirrors.js'
+import {allStopped} from '../all-stopped.js'
 
 /** Lambda allows 250 MiB unzipped; the rest is headroom for what the runtime adds. */
 export const MAX_UNZIPPED_BYTES = 248 * 1024 * 1024
