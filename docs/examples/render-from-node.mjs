@@ -13,7 +13,7 @@ if (errors.length > 0) throw new Error(errors.map((finding) => finding.message).
 const {options: fromConfig} = await loadConfig()
 const video = await renderComposition({
   composition,
-  options: resolveRenderOptions(fromConfig, {output: `${folder}/hello.mp4`, scale: 0.25, frames: '0-29'}),
+  options: resolveRenderOptions(fromConfig, {output: `${folder}/hello.mp4`, scale: 0.5, frames: '0-29'}),
   variables,
   onEvent: (event) => {
     if (event.type === 'warning') console.warn(`warning [${event.code}]: ${event.message}`)
@@ -23,7 +23,7 @@ console.log(`${video.output}: ${video.totalFrames} frames, ${video.bytes} bytes 
 
 const still = await renderStill({
   composition,
-  options: resolveRenderOptions(fromConfig, {output: `${folder}/hello.png`, scale: 0.25}),
+  options: resolveRenderOptions(fromConfig, {output: `${folder}/hello.png`, scale: 0.5}),
   still: {time: 1},
   variables,
 })

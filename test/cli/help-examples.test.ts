@@ -77,10 +77,11 @@ describe('every help example runs as written, in a project made by `engine init`
     const init = await shell('engine init .', project, env)
     expect(init.code, init.stderr).toBe(0)
     // What is under test is that each example runs as written, not a 1280x720 render at 30 fps: the
-    // project renders at a quarter of its size (320x180) and 15 fps (60 frames: `--frames 0-29` and
-    // `still --frame 45` are still inside it) unless an example says otherwise (`--scale 0.5`).
+    // project renders at half its size (640x360, the smallest begin-frame capture draws; below it
+    // frames are screenshots, about three times slower) and 15 fps (60 frames: `--frames 0-29` and
+    // `still --frame 45` are still inside it) unless an example says otherwise.
     const config = join(project, 'engine.config.json')
-    writeFileSync(config, JSON.stringify({...JSON.parse(readFileSync(config, 'utf8')), scale: 0.25, fps: 15}, null, 2))
+    writeFileSync(config, JSON.stringify({...JSON.parse(readFileSync(config, 'utf8')), scale: 0.5, fps: 15}, null, 2))
   }, 120_000)
   afterAll(async () => {
     await mirror?.close()

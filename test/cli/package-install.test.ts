@@ -156,9 +156,10 @@ describe('npm pack + npm install -g of the tarball', {timeout: 600_000}, () => {
         expect(init.stdout).toContain('engine render index.html')
         const project = join(dir, 'my-video')
         // What is under test is the first render fetching its browser and ffmpeg, not a 1280x720
-        // render: the project renders at a quarter of its size (320x180), through its own config.
+        // render: the project renders at half its size (640x360, the smallest begin-frame capture
+        // draws), through its own config.
         const config = join(project, 'engine.config.json')
-        await writeFile(config, JSON.stringify({...JSON.parse(await readFile(config, 'utf8')), scale: 0.25}, null, 2))
+        await writeFile(config, JSON.stringify({...JSON.parse(await readFile(config, 'utf8')), scale: 0.5}, null, 2))
 
         const render = await runBare(['engine', 'render', 'index.html', '--yes'], {cwd: project, env: bare, timeoutMs: 300_000})
         expect(render.code, render.stderr).toBe(0)
@@ -169,7 +170,7 @@ describe('npm pack + npm install -g of the tarball', {timeout: 600_000}, () => {
         expect(render.stderr).toContain(`could not download ffmpeg ${PINNED_FFMPEG.x86_64.version} (x86_64)`)
         expect(mirror.requests).toEqual(expect.arrayContaining([`/ffmpeg/${PINNED_FFMPEG.x86_64.archive}`, `/npm/${build.ffmpeg.name}`, `/npm/${build.ffprobe.name}`, `/chrome/${PINNED_BROWSER.buildId}/linux64/chrome-headless-shell-linux64.zip`]))
         // The project's composition: 4 s at 30 fps, 1280x720 at the scale of its config.
-        expect(await probeVideoStream(join(project, 'renders', 'my-video.mp4'))).toMatchObject({codec_name: 'h264', width: 320, height: 180, nb_read_frames: '120'})
+        expect(await probeVideoStream(join(project, 'renders', 'my-video.mp4'))).toMatchObject({codec_name: 'h264', width: 640, height: 360, nb_read_frames: '120'})
 
         const doctor = await runBare(['engine', 'doctor'], {cwd: project, env: bare})
         expect(doctor.stdout).toMatch(/ok {7}ffmpeg: .*bare-cache.* \(cache\)/)
