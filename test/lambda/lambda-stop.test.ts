@@ -74,7 +74,10 @@ describe('stopping a serverless render stops its chunks (local stack)', {timeout
   it('a chunk that fails stops its running siblings: no scratch 30 s after FAILED, one webhook, every invocation costed', async () => {
     const receiver = await startReceiver(SECRET)
     try {
-      const {renderId, options} = await start(['--variables', '{"failAt": 6}'], receiver.url)
+      // Four times the default work a frame: the siblings' 60 frames must outlast chunk 3's first
+      // frame plus the failure path. With the default, a fast CI machine once saw every sibling
+      // finish before the stop marker was written.
+      const {renderId, options} = await start(['--variables', '{"failAt": 6, "work": 16000000}'], receiver.url)
       const ended = await waitForEnd(options)
       expect(ended.status).toBe('FAILED')
       expect(ended.error?.code).toBe('PAGE_ERROR')
@@ -83,7 +86,7 @@ describe('stopping a serverless render stops its chunks (local stack)', {timeout
       // Chunks were still running when the render failed: they found the stop marker and stopped.
       const invocations = await readInvocations(stack.bucket, renderId)
       const chunkRuns = invocations.filter((record) => record.action === 'renderChunk')
-      expect(chunkRuns.filter((record) => record.outcome === 'stopped').length).toBeGreaterThan(0)
+      expect(chunkRuns.filter((record) => record.outcome === 'stopped').length, JSON.stringify(chunkRuns)).toBeGreaterThan(0)
       expect(chunkRuns.filter((record) => record.outcome === 'failed').map((record) => record.chunk)).toContain(3)
       expect(invocations.map((record) => record.action)).toEqual(expect.arrayContaining(['plan', 'notifyFailure', 'executionEnded']))
 
