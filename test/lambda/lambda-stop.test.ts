@@ -115,7 +115,8 @@ describe('stopping a serverless render stops its chunks (local stack)', {timeout
   it('a cancel stops the running chunks: no scratch 30 s after the cancel, one CANCELLED webhook, no failure record', async () => {
     const receiver = await startReceiver(SECRET)
     try {
-      const {renderId, options} = await start([], receiver.url)
+      // The same four times the default work: the chunks outlast the cancel command's start-up.
+      const {renderId, options} = await start(['--variables', '{"work": 16000000}'], receiver.url)
       // Bounded: cancel once frames are being captured.
       for (let tries = 0; tries < 300 && (await getRenderProgress(options)).frames.done === 0; tries++) await sleep(200)
       expect((await stack.bucket.listKeys(`scratch/${renderId}/progress/`)).length).toBeGreaterThan(0)
