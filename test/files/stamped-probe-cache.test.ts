@@ -1,4 +1,4 @@
-import {readdir, readFile, symlink} from 'node:fs/promises'
+import {chmod, readdir, readFile, symlink, writeFile} from 'node:fs/promises'
 import {join, relative} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {z} from 'zod'
@@ -41,5 +41,23 @@ describe('stampedProbe', () => {
     expect(Object.keys(JSON.parse(await readFile(file, 'utf8')))).toEqual([executablePath])
     expect(await stampedProbe({file, executablePath: 'ffmpeg', schema: z.number(), probe})).toBe(2)
     expect(await stampedProbe({file, executablePath: 'ffmpeg', schema: z.number(), probe})).toBe(3)
+  })
+
+  it('probes again when a launcher script stays the same but the program it starts is replaced', async () => {
+    const dir = scratch()
+    const file = join(dir, 'launcher', 'facts.json')
+    const program = join(dir, 'program')
+    const launcher = join(dir, 'launcher.sh')
+    await writeFile(program, 'version 1')
+    await writeFile(launcher, `#!/bin/sh -e\n\n${program} "$@" 2>/dev/null\n`)
+    await chmod(launcher, 0o755)
+    let probes = 0
+    const probe = async () => ++probes
+    const ask = () => stampedProbe({file, executablePath: launcher, schema: z.number(), probe})
+    expect(await ask()).toBe(1)
+    expect(await ask()).toBe(1)
+    await writeFile(program, 'version 2, a different size')
+    expect(await ask()).toBe(2)
+    expect(await ask()).toBe(2)
   })
 })

@@ -42,17 +42,33 @@ export async function stampedProbe<T>({file, executablePath, schema, probe}: Sta
   return facts
 }
 
+/** A script that starts a script that starts the binary is as deep as launchers go in practice. */
+const MAX_LAUNCHER_DEPTH = 2
+const MAX_LAUNCHER_BYTES = 16 * 1024
+/** Paths a launcher may name that are not files of a program (`2>/dev/null`). */
+const VOLATILE = /^\/dev\/(null|zero|u?random|tty|std(in|out|err)|fd\/)|^\/(proc|sys)\//
+const ABSOLUTE_PATH = /(?<![\w.$-])\/[\w.+@/-]+/g
+
 /**
  * Size and modification time change with an upgrade; the change time and inode also catch a
  * binary replaced by one of the same size with its old mtime restored (cp -p, some packagers).
+ * A launcher script (Debian's `/usr/bin/chromium-headless-shell` is three lines) stays the same
+ * file across an upgrade of what it starts, so the files it names by absolute path count too.
  */
-async function stampOf(executablePath: string): Promise<string | undefined> {
+async function stampOf(executablePath: string, depth = 0): Promise<string | undefined> {
+  let info
   try {
-    const info = await stat(executablePath)
-    return `${info.size}:${info.mtimeMs}:${info.ctimeMs}:${info.dev}:${info.ino}`
+    info = await stat(executablePath)
   } catch {
     return undefined
   }
+  const own = `${info.size}:${info.mtimeMs}:${info.ctimeMs}:${info.dev}:${info.ino}`
+  if (depth >= MAX_LAUNCHER_DEPTH || !info.isFile() || info.size > MAX_LAUNCHER_BYTES) return own
+  const text = await readFile(executablePath, 'latin1').catch(() => '')
+  if (!text.startsWith('#!')) return own
+  const named = [...new Set(text.slice(text.indexOf('\n') + 1).match(ABSOLUTE_PATH) ?? [])].filter((path) => path !== executablePath && !VOLATILE.test(path))
+  const stamps = await Promise.all(named.map(async (path) => `${path}=${(await stampOf(path, depth + 1)) ?? 'none'}`))
+  return [own, ...stamps].join('|')
 }
 
 async function readCacheFile(file: string): Promise<CacheFile> {
