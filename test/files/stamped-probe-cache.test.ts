@@ -48,13 +48,17 @@ describe('stampedProbe', () => {
     const file = join(dir, 'launcher', 'facts.json')
     const program = join(dir, 'program')
     const launcher = join(dir, 'launcher.sh')
+    const log = join(dir, 'launches.log')
     await writeFile(program, 'version 1')
-    await writeFile(launcher, `#!/bin/sh -e\n\n${program} "$@" 2>/dev/null\n`)
+    await chmod(program, 0o755)
+    // A log the launcher appends to changes with every start: it must not count.
+    await writeFile(launcher, `#!/bin/sh -e\necho "$*" >> ${log}\n${program} "$@" 2>/dev/null\n`)
     await chmod(launcher, 0o755)
     let probes = 0
     const probe = async () => ++probes
     const ask = () => stampedProbe({file, executablePath: launcher, schema: z.number(), probe})
     expect(await ask()).toBe(1)
+    await writeFile(log, 'started\n', {flag: 'a'})
     expect(await ask()).toBe(1)
     await writeFile(program, 'version 2, a different size')
     expect(await ask()).toBe(2)

@@ -45,15 +45,14 @@ export async function stampedProbe<T>({file, executablePath, schema, probe}: Sta
 /** A script that starts a script that starts the binary is as deep as launchers go in practice. */
 const MAX_LAUNCHER_DEPTH = 2
 const MAX_LAUNCHER_BYTES = 16 * 1024
-/** Paths a launcher may name that are not files of a program (`2>/dev/null`). */
-const VOLATILE = /^\/dev\/(null|zero|u?random|tty|std(in|out|err)|fd\/)|^\/(proc|sys)\//
 const ABSOLUTE_PATH = /(?<![\w.$-])\/[\w.+@/-]+/g
 
 /**
  * Size and modification time change with an upgrade; the change time and inode also catch a
  * binary replaced by one of the same size with its old mtime restored (cp -p, some packagers).
  * A launcher script (Debian's `/usr/bin/chromium-headless-shell` is three lines) stays the same
- * file across an upgrade of what it starts, so the files it names by absolute path count too.
+ * file across an upgrade of what it starts, so the executables it names by absolute path count
+ * too; what else it names (a log it appends to, `/dev/null`) does not.
  */
 async function stampOf(executablePath: string, depth = 0): Promise<string | undefined> {
   let info
@@ -62,13 +61,19 @@ async function stampOf(executablePath: string, depth = 0): Promise<string | unde
   } catch {
     return undefined
   }
+  if (depth > 0 && (!info.isFile() || (info.mode & 0o111) === 0)) return undefined
   const own = `${info.size}:${info.mtimeMs}:${info.ctimeMs}:${info.dev}:${info.ino}`
   if (depth >= MAX_LAUNCHER_DEPTH || !info.isFile() || info.size > MAX_LAUNCHER_BYTES) return own
   const text = await readFile(executablePath, 'latin1').catch(() => '')
   if (!text.startsWith('#!')) return own
-  const named = [...new Set(text.slice(text.indexOf('\n') + 1).match(ABSOLUTE_PATH) ?? [])].filter((path) => path !== executablePath && !VOLATILE.test(path))
-  const stamps = await Promise.all(named.map(async (path) => `${path}=${(await stampOf(path, depth + 1)) ?? 'none'}`))
-  return [own, ...stamps].join('|')
+  const named = [...new Set(text.slice(text.indexOf('\n') + 1).match(ABSOLUTE_PATH) ?? [])].filter((path) => path !== executablePath)
+  const stamps = await Promise.all(
+    named.map(async (path) => {
+      const stamp = await stampOf(path, depth + 1)
+      return stamp && `${path}=${stamp}`
+    }),
+  )
+  return [own, ...stamps.filter((stamp) => stamp !== undefined)].join('|')
 }
 
 async function readCacheFile(file: string): Promise<CacheFile> {
