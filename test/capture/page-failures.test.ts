@@ -109,7 +109,9 @@ describe('a page that stops returning images', PROCESSES, () => {
       const recovered = await frames(pages, 5)
       expect(recovered.images.size).toBe(12)
       expect(recovered.stats.pages).toBe(pages)
-      expect(recovered.stats.reloadedPages).toBe(1)
+      // A loaded machine can also stall a page for real (a hog run of 27 November reloaded two):
+      // that reload is recovery working too, and the frames must still be the same.
+      expect(recovered.stats.reloadedPages).toBeGreaterThanOrEqual(1)
       for (let frame = 0; frame < 12; frame++) expect(recovered.images.get(frame)!.equals(reference.images.get(frame)!), `${pages} page(s), frame ${frame}`).toBe(true)
     }
   })
