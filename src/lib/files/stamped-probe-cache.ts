@@ -55,12 +55,8 @@ const ABSOLUTE_PATH = /(?<![\w.$-])\/[\w.+@/-]+/g
  * too; what else it names (a log it appends to, `/dev/null`) does not.
  */
 async function stampOf(executablePath: string, depth = 0): Promise<string | undefined> {
-  let info
-  try {
-    info = await stat(executablePath)
-  } catch {
-    return undefined
-  }
+  const info = await stat(executablePath).catch(() => undefined)
+  if (!info) return undefined
   if (depth > 0 && (!info.isFile() || (info.mode & 0o111) === 0)) return undefined
   const own = `${info.size}:${info.mtimeMs}:${info.ctimeMs}:${info.dev}:${info.ino}`
   if (depth >= MAX_LAUNCHER_DEPTH || !info.isFile() || info.size > MAX_LAUNCHER_BYTES) return own
