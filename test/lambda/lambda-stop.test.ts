@@ -18,6 +18,12 @@ const QUIET_AFTER_END_MS = 30_000
 // fixed amount of CPU work, so the chunks run for seconds.
 const SLOW = join(LAMBDA_FIXTURES, 'slow')
 const CHUNKING = ['--chunk-size', '60', '--keyframe-interval', '0.5']
+/**
+ * Four times the fixture's default work a frame, for the renders that must still have chunks
+ * running when they are stopped: with the default, a fast CI machine once saw every chunk finish
+ * before the stop marker was written (a cancel's command start-up leaves even less time).
+ */
+const STILL_RUNNING_WORK = 16_000_000
 
 describe('stopping a serverless render stops its chunks (local stack)', {timeout: 240_000}, () => {
   let stack: RunningStack
@@ -74,10 +80,8 @@ describe('stopping a serverless render stops its chunks (local stack)', {timeout
   it('a chunk that fails stops its running siblings: no scratch 30 s after FAILED, one webhook, every invocation costed', async () => {
     const receiver = await startReceiver(SECRET)
     try {
-      // Four times the default work a frame: the siblings' 60 frames must outlast chunk 3's first
-      // frame plus the failure path. With the default, a fast CI machine once saw every sibling
-      // finish before the stop marker was written.
-      const {renderId, options} = await start(['--variables', '{"failAt": 6, "work": 16000000}'], receiver.url)
+      // The siblings' 60 frames must outlast chunk 3's first frame plus the failure path.
+      const {renderId, options} = await start(['--variables', JSON.stringify({failAt: 6, work: STILL_RUNNING_WORK})], receiver.url)
       const ended = await waitForEnd(options)
       expect(ended.status).toBe('FAILED')
       expect(ended.error?.code).toBe('PAGE_ERROR')
@@ -115,8 +119,7 @@ describe('stopping a serverless render stops its chunks (local stack)', {timeout
   it('a cancel stops the running chunks: no scratch 30 s after the cancel, one CANCELLED webhook, no failure record', async () => {
     const receiver = await startReceiver(SECRET)
     try {
-      // The same four times the default work: the chunks outlast the cancel command's start-up.
-      const {renderId, options} = await start(['--variables', '{"work": 16000000}'], receiver.url)
+      const {renderId, options} = await start(['--variables', JSON.stringify({work: STILL_RUNNING_WORK})], receiver.url)
       // Bounded: cancel once frames are being captured.
       for (let tries = 0; tries < 300 && (await getRenderProgress(options)).frames.done === 0; tries++) await sleep(200)
       expect((await stack.bucket.listKeys(`scratch/${renderId}/progress/`)).length).toBeGreaterThan(0)
