@@ -23,6 +23,20 @@ async function capture(plan: RenderPlan, ranges: FrameRange[], beginFrame = true
   }
 }
 
+/** A black composition with a 20 px square of its own colour in each corner, placed from the viewport's edges. */
+const CORNERS = `<!doctype html>
+<html><head><style>
+  html, body { margin: 0; background: #000; }
+  #root { width: 100vw; height: 100vh; }
+  .corner { position: fixed; width: 20px; height: 20px; }
+</style></head>
+<body><div id="root" data-composition-id="main" data-width="320" data-height="180" data-duration="1">
+  <div class="corner" style="left: 0; top: 0; background: #f00"></div>
+  <div class="corner" style="right: 0; top: 0; background: #0f0"></div>
+  <div class="corner" style="left: 0; bottom: 0; background: #00f"></div>
+  <div class="corner" style="right: 0; bottom: 0; background: #ff0"></div>
+</div></body></html>`
+
 const centre = (image: Buffer) => pixel(decodeRgba(image, WIDTH, HEIGHT), WIDTH / 2, HEIGHT / 2)
 
 beforeAll(ensureRuntimeBundle)
@@ -111,6 +125,26 @@ describe('capturing frames', PROCESSES, () => {
     expect(glass[3]).toBeGreaterThanOrEqual(126)
     expect(glass[3]).toBeLessThanOrEqual(129)
   })
+
+  for (const beginFrame of [true, false]) {
+    it(`draws the whole composition, up to its far corners, with the page's viewport at its size (${beginFrame ? 'begin-frame' : 'screenshot'} capture)`, async () => {
+      const plan = pagePlan(CORNERS, {durationSeconds: 1})
+      const worker = await openCaptureWorker(plan, {browser: testBrowser(beginFrame)})
+      try {
+        expect(await worker.evaluate('[innerWidth, innerHeight, document.documentElement.clientWidth, matchMedia("(width: 320px)").matches]')).toEqual([WIDTH, HEIGHT, WIDTH, true])
+        let image: Buffer | undefined
+        await worker.captureRange({start: 0, end: 1}, (_index, captured) => void (image = captured))
+        const rgba = decodeRgba(image!, WIDTH, HEIGHT)
+        expect(near(pixel(rgba, 4, 4), [255, 0, 0, 255])).toBe(true)
+        expect(near(pixel(rgba, WIDTH - 5, 4), [0, 255, 0, 255])).toBe(true)
+        expect(near(pixel(rgba, 4, HEIGHT - 5), [0, 0, 255, 255])).toBe(true)
+        expect(near(pixel(rgba, WIDTH - 5, HEIGHT - 5), [255, 255, 0, 255])).toBe(true)
+        expect(near(pixel(rgba, WIDTH / 2, HEIGHT / 2), [0, 0, 0, 255])).toBe(true)
+      } finally {
+        await worker.close()
+      }
+    })
+  }
 
   it('captures JPEG at the plan size with an opaque white default background', async () => {
     const plan = pagePlan('alpha.html', {durationSeconds: 1})
