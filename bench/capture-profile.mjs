@@ -33,6 +33,30 @@ async function readTrace(session, stream) {
   return JSON.parse(text).traceEvents ?? JSON.parse(text)
 }
 
+/**
+ * How many of the browser's threads run a task at once, as shares of the traced wall time: a
+ * capture whose steps wait on each other (draw, copy out, encode) keeps one thread busy at a time,
+ * and only a pipeline across frames would keep more.
+ */
+function concurrency(events) {
+  const edges = []
+  for (const event of events) {
+    if (event.ph !== 'X' || event.cat !== 'toplevel' || !(event.dur > 0)) continue
+    edges.push([event.ts, 1], [event.ts + event.dur, -1])
+  }
+  edges.sort((a, b) => a[0] - b[0] || a[1] - b[1])
+  const time = [0, 0, 0, 0]
+  let running = 0
+  let last = edges[0]?.[0] ?? 0
+  for (const [at, change] of edges) {
+    time[Math.min(running, 3)] += at - last
+    running += change
+    last = at
+  }
+  const total = time.reduce((sum, value) => sum + value, 0) || 1
+  return time.map((value) => value / total)
+}
+
 /** CPU ms of each thread's top-level tasks, and of the costliest event names below them. */
 function summarise(events, frames) {
   const names = new Map()
@@ -81,6 +105,8 @@ export async function benchCaptureProfile({log = console.log} = {}) {
   const total = threads.reduce((sum, [, ms]) => sum + ms, 0)
   log(`capture profile: ${FRAMES} frames of ${plan.width}x${plan.height} in ${seconds.toFixed(2)} s (${(FRAMES / seconds).toFixed(1)} frames/s), ${(bytes / FRAMES / 1024).toFixed(0)} KiB per JPEG, ${availableParallelism()} cores`)
   log(`  browser CPU in top-level tasks: ${total.toFixed(1)} ms per frame`)
+  const [none, one, two, more] = concurrency(events).map((share) => `${(share * 100).toFixed(0)} %`)
+  log(`  browser threads running at once: none ${none}, one ${one}, two ${two}, three or more ${more} of the time`)
   for (const [name, ms] of threads.slice(0, 8)) log(`    ${name.padEnd(40)} ${ms.toFixed(1).padStart(6)} ms/frame (${((ms / total) * 100).toFixed(0)} %)`)
   log('  costliest work (wall time inside tasks, nested events overlap):')
   for (const [name, ms] of work.filter(([name]) => !/: (RunTask|ThreadControllerImpl::RunTask)$/.test(name)).slice(0, 14)) log(`    ${name.slice(0, 70).padEnd(72)} ${ms.toFixed(1).padStart(6)} ms/frame`)
