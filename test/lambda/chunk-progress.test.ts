@@ -35,6 +35,19 @@ describe('a running chunk reports its frames', () => {
     expect(writes).toHaveLength(2)
   })
 
+  it('starts no write once closed, however late a frame is handed over', async () => {
+    let now = 1_000_000
+    const {writes, bucket, finishWrite} = recorder()
+    const reporter = new ChunkProgressReporter(bucket, 'k', () => now)
+    reporter.frameDone()
+    const closed = reporter.close()
+    finishWrite()
+    await closed
+    now += 10 * CHUNK_PROGRESS_INTERVAL_MS
+    reporter.frameDone()
+    expect(writes).toEqual([{framesDone: 1}])
+  })
+
   it('a failed write does not fail the chunk', async () => {
     const reporter = new ChunkProgressReporter({putJson: () => Promise.reject(new Error('S3 is down'))}, 'k')
     reporter.frameDone()

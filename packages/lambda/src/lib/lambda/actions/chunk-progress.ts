@@ -18,6 +18,7 @@ export class ChunkProgressReporter {
   private framesDone = 0
   private lastSentAt = -Infinity
   private sending: Promise<void> | undefined
+  private closed = false
 
   constructor(
     private readonly bucket: Pick<BucketObjects, 'putJson'>,
@@ -31,7 +32,7 @@ export class ChunkProgressReporter {
 
   frameDone(): void {
     this.framesDone++
-    if (this.sending || this.now() - this.lastSentAt < CHUNK_PROGRESS_INTERVAL_MS) return
+    if (this.closed || this.sending || this.now() - this.lastSentAt < CHUNK_PROGRESS_INTERVAL_MS) return
     this.lastSentAt = this.now()
     const record: ChunkProgressRecord = {framesDone: this.framesDone}
     this.sending = this.bucket
@@ -45,6 +46,17 @@ export class ChunkProgressReporter {
 
   /** Waits for a write in flight, so that none lands after the function has returned. */
   async settle(): Promise<void> {
+    await this.sending
+  }
+
+  /**
+   * Starts no more writes, and waits for the one in flight: nothing this chunk writes may land after
+   * its last look for the stop marker, or a stopped render would keep that write in its scratch
+   * (see stopRender). Called once the chunk's frames are done, so that a frame handed over late by
+   * a stopping capture cannot start one.
+   */
+  async close(): Promise<void> {
+    this.closed = true
     await this.sending
   }
 }

@@ -61,7 +61,7 @@ export async function renderChunkAction(event: RenderChunkEvent, context: Action
   } catch (error) {
     failure = watch.reason ?? error
   }
-  await Promise.all([watch.close(), progress.settle()])
+  await Promise.all([watch.close(), progress.close()])
   await rm(workDir, {recursive: true, force: true})
   // After its last write: a chunk of a stopped render removes what it stored, which the sweep
   // that stopped the render may have listed before it landed.
