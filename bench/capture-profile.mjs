@@ -34,16 +34,38 @@ async function readTrace(session, stream) {
 }
 
 /**
+ * Each thread's outermost top-level tasks. Chromium also marks some tasks nested in another
+ * (a raster task inside its thread-pool task, a mojo watcher inside a message-loop task) as
+ * top-level; counted again they would add their CPU twice and look like a second thread running.
+ */
+function outermostTasks(events) {
+  const byThread = new Map()
+  for (const event of events) {
+    if (event.ph !== 'X' || event.cat !== 'toplevel' || !(event.dur > 0)) continue
+    const key = `${event.pid}:${event.tid}`
+    if (!byThread.has(key)) byThread.set(key, [])
+    byThread.get(key).push(event)
+  }
+  const outermost = []
+  for (const tasks of byThread.values()) {
+    tasks.sort((a, b) => a.ts - b.ts || b.dur - a.dur)
+    let end = -Infinity
+    for (const task of tasks) {
+      if (task.ts < end) continue
+      outermost.push(task)
+      end = task.ts + task.dur
+    }
+  }
+  return outermost
+}
+
+/**
  * How many of the browser's threads run a task at once, as shares of the traced wall time: a
  * capture whose steps wait on each other (draw, copy out, encode) keeps one thread busy at a time,
  * and only a pipeline across frames would keep more.
  */
-function concurrency(events) {
-  const edges = []
-  for (const event of events) {
-    if (event.ph !== 'X' || event.cat !== 'toplevel' || !(event.dur > 0)) continue
-    edges.push([event.ts, 1], [event.ts + event.dur, -1])
-  }
+function concurrency(tasks) {
+  const edges = tasks.flatMap((task) => [[task.ts, 1], [task.ts + task.dur, -1]])
   edges.sort((a, b) => a[0] - b[0] || a[1] - b[1])
   const time = [0, 0, 0, 0]
   let running = 0
@@ -58,20 +80,20 @@ function concurrency(events) {
 }
 
 /** CPU ms of each thread's top-level tasks, and of the costliest event names below them. */
-function summarise(events, frames) {
+function summarise(events, tasks, frames) {
   const names = new Map()
   for (const event of events) if (event.ph === 'M' && event.name === 'thread_name') names.set(`${event.pid}:${event.tid}`, event.args.name)
+  const threadOf = (event) => names.get(`${event.pid}:${event.tid}`) ?? `tid ${event.tid}`
   const threads = new Map()
   const work = new Map()
+  for (const task of tasks) {
+    const thread = threadOf(task)
+    threads.set(thread, (threads.get(thread) ?? 0) + (task.tdur ?? task.dur) / 1000)
+  }
   for (const event of events) {
-    if (event.ph !== 'X') continue
-    const thread = names.get(`${event.pid}:${event.tid}`) ?? `tid ${event.tid}`
-    const cpu = (event.tdur ?? event.dur ?? 0) / 1000
-    if (event.cat === 'toplevel') threads.set(thread, (threads.get(thread) ?? 0) + cpu)
-    else {
-      const key = `${thread}: ${event.name}`
-      work.set(key, (work.get(key) ?? 0) + (event.dur ?? 0) / 1000)
-    }
+    if (event.ph !== 'X' || event.cat === 'toplevel') continue
+    const key = `${threadOf(event)}: ${event.name}`
+    work.set(key, (work.get(key) ?? 0) + (event.dur ?? 0) / 1000)
   }
   const perFrame = (map) => [...map].map(([name, ms]) => [name, ms / frames]).sort((a, b) => b[1] - a[1])
   return {threads: perFrame(threads), work: perFrame(work)}
@@ -101,11 +123,12 @@ export async function benchCaptureProfile({log = console.log} = {}) {
   await worker.close()
   await closeBrowser(pool.state.browser)
 
-  const {threads, work} = summarise(events, FRAMES)
+  const tasks = outermostTasks(events)
+  const {threads, work} = summarise(events, tasks, FRAMES)
   const total = threads.reduce((sum, [, ms]) => sum + ms, 0)
   log(`capture profile: ${FRAMES} frames of ${plan.width}x${plan.height} in ${seconds.toFixed(2)} s (${(FRAMES / seconds).toFixed(1)} frames/s), ${(bytes / FRAMES / 1024).toFixed(0)} KiB per JPEG, ${availableParallelism()} cores`)
   log(`  browser CPU in top-level tasks: ${total.toFixed(1)} ms per frame`)
-  const [none, one, two, more] = concurrency(events).map((share) => `${(share * 100).toFixed(0)} %`)
+  const [none, one, two, more] = concurrency(tasks).map((share) => `${(share * 100).toFixed(0)} %`)
   log(`  browser threads running at once: none ${none}, one ${one}, two ${two}, three or more ${more} of the time`)
   for (const [name, ms] of threads.slice(0, 8)) log(`    ${name.padEnd(40)} ${ms.toFixed(1).padStart(6)} ms/frame (${((ms / total) * 100).toFixed(0)} %)`)
   log('  costliest work (wall time inside tasks, nested events overlap):')
