@@ -12,6 +12,15 @@ const webhookDeliverySchema = z.object({
   error: z.string().optional(),
 })
 
+const rowWarningSchema = z.object({
+  /** A stable code such as `text-overflow` or `page-error`: the result sheet lists these. */
+  code: z.string(),
+  message: z.string(),
+  /** Where it was found (element, variable, time, pixels …), as the code that raised it records it. */
+  detail: z.record(z.string(), z.unknown()).optional(),
+})
+export type RowWarning = z.infer<typeof rowWarningSchema>
+
 export const ROW_STATUSES = ['pending', 'running', 'completed', 'failed', 'skipped'] as const
 export type RowStatus = (typeof ROW_STATUSES)[number]
 
@@ -39,6 +48,14 @@ const rowSchema = z.object({
   skippedReason: z.string().optional(),
   /** The row's webhook call (--webhook): delivered or why not. */
   webhook: webhookDeliverySchema.optional(),
+  /**
+   * The row's own columns that are not declared variables (a customer id, an e-mail): they never
+   * reach the page, so they change neither pixels nor the render's cache key, but they travel with
+   * the row into output names, events, webhooks and the result sheet.
+   */
+  data: z.record(z.string(), z.unknown()).optional(),
+  /** Problems that did not stop the row (a text-overflow finding, a page error under `--page-errors warn`). */
+  warnings: z.array(rowWarningSchema).optional(),
 })
 
 /** Render options that change the pixels or the file: a resumed batch must use the same ones. */
