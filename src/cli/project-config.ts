@@ -5,7 +5,7 @@ import {projectConfigTrusted, TRUST_PROJECT_CONFIG_ENV} from '../lib/config/proj
 /** `--trust-project-config`, on every command that reads the project's config. */
 export const trustProjectConfigFlag = {
   'trust-project-config': Flags.boolean({
-    description: `run a JavaScript engine.config and accept browserPath / allowPrivateNetwork from the project's config (a project you trust; also ${TRUST_PROJECT_CONFIG_ENV}=1)`,
+    description: `run a JavaScript engine.config, accept browserPath / allowPrivateNetwork and paths outside the project (output, batch, variablesFile) from the project's config (a project you trust; also ${TRUST_PROJECT_CONFIG_ENV}=1)`,
   }),
   config: Flags.string({description: 'read this config file instead of searching for .enginerc, engine.config.* and the others (`engine config` shows what applies)'}),
 }

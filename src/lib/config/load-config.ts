@@ -1,4 +1,4 @@
-import {resolve} from 'node:path'
+import {dirname, resolve} from 'node:path'
 import {cosmiconfig, getDefaultSearchPlaces} from 'cosmiconfig'
 import {openRowSource} from '../batch/rows/read-rows.js'
 import {isExecutableFile} from '../browser/resolve-browser.js'
@@ -7,6 +7,7 @@ import {EngineError} from '../errors/engine-error.js'
 import {parseFps} from '../plan/fps.js'
 import {parseRenderOptions, type RenderOptionsInput} from '../plan/render-options.js'
 import {readVariablesFile} from '../variables/read-overrides.js'
+import {assertConfigPathsInside} from './confine-config-paths.js'
 import {TRUST_HOW} from './project-trust.js'
 
 /** Data files first, then cosmiconfig's standard places (.config/enginerc…, engine.config.ts…), which are code mostly. */
@@ -80,7 +81,10 @@ export async function loadConfig(cwd: string = process.cwd(), options: LoadConfi
   const field = (key: string) => `${file}: key "${key}"`
   try {
     const parsed = parseRenderOptions(found.config, field)
-    if (!options.trusted) assertNoTrustedOnlyKeys(parsed, field)
+    if (!options.trusted) {
+      assertNoTrustedOnlyKeys(parsed, field)
+      await assertConfigPathsInside(parsed, dirname(file), cwd, field)
+    }
     await checkValues(parsed, field, cwd)
     return {filepath: file, options: parsed}
   } catch (error) {

@@ -146,8 +146,12 @@ export const ERROR_DOCS: Readonly<Record<ErrorCode, ErrorDoc>> = {
     fix: 'Render again; nothing was kept at `--output`. If it repeats, check what sits between you and the server.',
   },
   INVALID_STORAGE_KEY: {
-    cause: 'An `--output-key` or batch `outputKey` is not a relative path of names separated by `/`.',
-    fix: 'Use a key such as `out/video.mp4`: no leading `/`, no `..`, no empty parts.',
+    cause: 'An `--output-key` or batch `outputKey` is not a relative path of names separated by `/`, or it falls among the stack\'s own objects (`engine-stack.json`, `renders/`, `sites/`, `scratch/`, `batches/`, `cache/`).',
+    fix: 'Use a key such as `out/video.mp4`: no leading `/`, no `..`, no empty parts, outside the reserved prefixes.',
+  },
+  OUTPUT_EXISTS: {
+    cause: 'A serverless render or still was asked to write to a storage key that already holds an object (another render\'s output).',
+    fix: 'Choose another `--output-key`, or pass `--overwrite` (`config.overwrite: true`) to replace it.',
   },
   OUTPUT_NOT_WRITABLE: {
     cause: 'The folder of `--output` cannot be created or written to.',

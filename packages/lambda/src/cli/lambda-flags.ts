@@ -133,11 +133,13 @@ export const lambdaOutputFlags = {
   'download-name': Flags.string({description: 'file name a browser saves the output under (Content-Disposition: attachment), also on presigned URLs; a name, not a path'}),
   'output-bucket': Flags.string({description: 'write the output to this bucket instead of the render bucket (the stack must be deployed with --output-bucket for it)'}),
   'delete-after': Flags.string({description: `delete the output this long after it is written (${DELETE_AFTER.join(', ')}): a tag the bucket's lifecycle rules expire`, options: [...DELETE_AFTER]}),
+  overwrite: Flags.boolean({description: 'replace an object already at the output key (another render\'s output); without it the render fails with OUTPUT_EXISTS'}),
 }
 
 /** The output settings the flags ask for, each checked and named by its flag before anything is uploaded. */
-export function outputSettingsFromFlags(flags: {'download-name'?: string; 'output-bucket'?: string; 'delete-after'?: string}): OutputSettings {
+export function outputSettingsFromFlags(flags: {'download-name'?: string; 'output-bucket'?: string; 'delete-after'?: string; overwrite?: boolean}): OutputSettings {
   return {
+    ...(flags.overwrite && {overwrite: true}),
     ...(flags['download-name'] !== undefined && {downloadName: assertDownloadName(flags['download-name'], '--download-name')}),
     ...(flags['output-bucket'] !== undefined && {outputBucket: assertBucketName(flags['output-bucket'], '--output-bucket')}),
     ...(flags['delete-after'] !== undefined && {deleteAfter: assertDeleteAfter(flags['delete-after'], '--delete-after')}),

@@ -58,6 +58,7 @@ export default class LambdaRenderBatch extends BaseCommand {
     // Every row's output goes there and is kept that long.
     'output-bucket': lambdaOutputFlags['output-bucket'],
     'delete-after': lambdaOutputFlags['delete-after'],
+    overwrite: lambdaOutputFlags.overwrite,
     ...lambdaSizeFlags,
     ...lambdaEncodeFlags,
     ...chunkTuningFlags,
@@ -84,7 +85,7 @@ export default class LambdaRenderBatch extends BaseCommand {
     }
     if (flags.batch === undefined) throw new EngineError('INVALID_FLAG', '--batch is required: a .csv, .jsonl or .json file of rows (or - for standard input), or --resume <batchId>', {flag: '--batch'})
     const rows = await openRowSource(flags.batch === STDIN_BATCH ? STDIN_BATCH : flags.batch, flags['batch-format'] as (typeof BATCH_FORMATS)[number] | undefined)
-    const config = {...configFromFlags(flags), ...outputSettingsFromFlags({'output-bucket': flags['output-bucket'], 'delete-after': flags['delete-after']})}
+    const config = {...configFromFlags(flags), ...outputSettingsFromFlags({'output-bucket': flags['output-bucket'], 'delete-after': flags['delete-after'], overwrite: flags.overwrite})}
     // The template's own text follows the name rules (a placeholder's value is made safe when filled).
     const downloadNameTemplate = flags['download-name'] === undefined ? undefined : assertDownloadName(flags['download-name'], '--download-name')
     // A dry run talks to nothing: the Site ID is computed, not uploaded, and no bucket is needed.

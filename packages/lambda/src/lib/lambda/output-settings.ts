@@ -92,6 +92,8 @@ export interface OutputSettings {
   outputBucket?: string
   downloadName?: string
   deleteAfter?: DeleteAfter
+  /** Replace what is already at the output key (`--overwrite`); see output-taken.ts. */
+  overwrite?: boolean
 }
 
 /** The headers an output object is written with: Content-Disposition and the deletion tag. */

@@ -52,6 +52,8 @@ export const renderConfigSchema = z
     downloadName: downloadNameSchema.optional(),
     /** The output is tagged so that the bucket's lifecycle rules delete it this long after it was written. */
     deleteAfter: deleteAfterSchema.optional(),
+    /** An object already at the output key (another render's output) may be replaced; without it the render fails with OUTPUT_EXISTS. */
+    overwrite: z.boolean().optional(),
     /** Seconds from the execution's start after which the render fails with TIMED_OUT (default: from its chunk plan). */
     timeoutSeconds: z.number().int().min(MIN_RENDER_TIMEOUT_SECONDS).max(MAX_RENDER_TIMEOUT_SECONDS).optional(),
   })
@@ -97,7 +99,7 @@ export const stillInputSchema = z
     siteId: siteIdSchema,
     entry: siteEntrySchema,
     outputKey: storageKeySchema,
-    config: renderConfigSchema.pick({fps: true, variables: true, scale: true, strictFonts: true, outputBucket: true, downloadName: true, deleteAfter: true}).extend(stillSettingsSchema.shape).strict(),
+    config: renderConfigSchema.pick({fps: true, variables: true, scale: true, strictFonts: true, outputBucket: true, downloadName: true, deleteAfter: true, overwrite: true}).extend(stillSettingsSchema.shape).strict(),
   })
   .strict()
 

@@ -12,6 +12,8 @@ import {BucketObjects} from './s3-objects.js'
 import {readStackRecord} from './stack-record.js'
 import {stillExtension} from 'html-video-engine/internal/lib/still/still-settings.js'
 import {parseTaskCause} from './task-errors.js'
+import {assertOutputKey} from './reserved-keys.js'
+import {outputsElsewhere} from './validate-config.js'
 
 export interface StillOnLambdaOptions extends AwsClientOptions, OutputUrlOptions {
   siteHandle: SiteHandle
@@ -49,6 +51,7 @@ export async function stillOnLambda(options: StillOnLambdaOptions): Promise<Lamb
     throw new EngineError('INVALID_CONFIG', `still: ${problems.join('; ')}`, {issues: parsed.error.issues})
   }
   const input = parsed.data
+  assertOutputKey(input.outputKey, 'outputKey', {otherBucket: outputsElsewhere(input)})
   if (input.config.fps !== undefined) parseFps(input.config.fps, 'config.fps')
   const s3 = createS3Client(options)
   const stack = await readStackRecord(new BucketObjects(s3, siteHandle.bucketName))

@@ -2,6 +2,7 @@ import {EngineError} from 'html-video-engine/internal/lib/errors/engine-error.js
 import {getFormat} from 'html-video-engine/internal/lib/encode/format-registry.js'
 import {parseFps} from 'html-video-engine/internal/lib/plan/fps.js'
 import {renderConfigSchema, type RenderConfig, type RenderInput} from './render-input.js'
+import {assertOutputKey} from './reserved-keys.js'
 
 /** Step Functions' cap on a standard workflow's whole serialized execution input. */
 export const MAX_EXECUTION_INPUT_BYTES = 262144
@@ -15,6 +16,7 @@ const PREFIX = '[validateConfig]'
  */
 export function validateConfig(input: RenderInput): string {
   checkConfig(input.config)
+  checkOutputKey(input)
   const serialized = JSON.stringify(input)
   const bytes = Buffer.byteLength(serialized, 'utf8')
   if (bytes > MAX_EXECUTION_INPUT_BYTES) {
@@ -28,13 +30,23 @@ export function validateConfig(input: RenderInput): string {
   return serialized
 }
 
+/** The output key is a safe key outside the stack's own objects (see reserved-keys.ts); the function checks it again. */
+export function checkOutputKey(input: Pick<RenderInput, 'outputKey' | 'renderId' | 'bucketName' | 'config'>): void {
+  assertOutputKey(input.outputKey, 'outputKey', {renderId: input.renderId, otherBucket: outputsElsewhere(input)})
+}
+
+/** The output goes to a bucket other than the stack's, which holds none of its objects. */
+export function outputsElsewhere(input: {bucketName: string; config: {outputBucket?: string}}): boolean {
+  return input.config.outputBucket !== undefined && input.config.outputBucket !== input.bucketName
+}
+
 /** Field checks alone (no size): the shape, HDR, the format, the frame rate and the frame size. */
 export function checkConfig(config: RenderConfig): void {
   const result = renderConfigSchema.safeParse(config)
   if (!result.success) {
     const problems = result.error.issues.map((issue) =>
       issue.code === 'unrecognized_keys'
-        ? `${issue.keys.map((key) => `config.${key}`).join(', ')}: not a render setting (use fps, width, height, format, variables, quality, crf, videoBitrate, keyframeInterval, gifLoop, frames, scale, poster, posterFormat, strictFonts, chunkSize, maxParallelChunks, targetChunkFrames, concurrencyPerChunk, timeoutSeconds, outputBucket, downloadName, deleteAfter)`
+        ? `${issue.keys.map((key) => `config.${key}`).join(', ')}: not a render setting (use fps, width, height, format, variables, quality, crf, videoBitrate, keyframeInterval, gifLoop, frames, scale, poster, posterFormat, strictFonts, chunkSize, maxParallelChunks, targetChunkFrames, concurrencyPerChunk, timeoutSeconds, outputBucket, downloadName, deleteAfter, overwrite)`
         : `config.${issue.path.join('.')}: ${issue.message}`,
     )
     throw new EngineError('INVALID_CONFIG', `${PREFIX} ${problems.join('; ')}`, {issues: result.error.issues})

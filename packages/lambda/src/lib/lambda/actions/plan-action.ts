@@ -20,7 +20,9 @@ import type {RenderRecord, StoredPlan} from '../render-records.js'
 import {BucketObjects} from '../s3-objects.js'
 import {readStackRecord} from '../stack-record.js'
 import {audioTrackKey, planKey, renderRecordKey} from '../storage-keys.js'
-import {checkConfig} from '../validate-config.js'
+import {checkConfig, checkOutputKey} from '../validate-config.js'
+import {assertOutputFree} from '../output-taken.js'
+import {outputExtension} from 'html-video-engine/internal/lib/encode/format-plugin.js'
 import {assertWithinWorkflowBudget, chunkFanOut} from '../workflow-limits.js'
 import {outputSettingsOf} from '../output-settings.js'
 import {elapsedMs, type ActionContext} from './action-context.js'
@@ -40,7 +42,10 @@ import {defaultTimeoutSeconds, renderDeadline} from '../runtime/render-timeout.j
 export async function planAction({render, executionStartedAt}: PlanEvent, context: ActionContext): Promise<PlanOutput> {
   const {config} = render
   checkConfig(config)
+  checkOutputKey(render)
   const bucket = new BucketObjects(context.s3, render.bucketName)
+  const outputs = config.outputBucket ? new BucketObjects(context.s3, config.outputBucket) : bucket
+  await assertOutputFree(outputs, render.outputKey, {overwrite: config.overwrite, sequence: outputExtension(getFormat(config.format ?? 'mp4')) === undefined})
   const siteDir = await fetchSite(bucket, render.siteId)
   const compiled = await compileComposition(await siteEntryPath(siteDir, render.siteId, render.entry), {variables: config.variables, projectDir: siteDir, fontPackages: await siteFontPackages(siteDir)})
   if (config.strictFonts) assertFontsAsNamed(compiled.fonts.findings)

@@ -11,6 +11,9 @@ import {outputObjectHeaders} from '../output-settings.js'
 import {siteFontPackages} from '../site-fonts.js'
 import type {ActionContext} from './action-context.js'
 import {makeTempDirectory} from 'html-video-engine/internal/lib/files/temp-directory.js'
+import {assertOutputKey} from '../reserved-keys.js'
+import {assertOutputFree} from '../output-taken.js'
+import {outputsElsewhere} from '../validate-config.js'
 
 /** What one still invocation answers: the image's key and what `engine still` reports. */
 export interface StillOutput extends Omit<StillResult, 'output'> {
@@ -26,9 +29,12 @@ export interface StillOutput extends Omit<StillResult, 'output'> {
  */
 export async function stillAction(event: StillEvent, context: ActionContext): Promise<StillOutput> {
   const {bucketName, siteId, entry, outputKey, config} = event.still
+  assertOutputKey(outputKey, 'outputKey', {otherBucket: outputsElsewhere(event.still)})
   const bucket = new BucketObjects(context.s3, bucketName)
+  const {variables, fps, scale, strictFonts, outputBucket, downloadName, deleteAfter, overwrite, ...settings} = config
+  const outputs = outputBucket ? new BucketObjects(context.s3, outputBucket) : bucket
+  await assertOutputFree(outputs, outputKey, {overwrite})
   const siteDir = await fetchSite(bucket, siteId)
-  const {variables, fps, scale, strictFonts, outputBucket, downloadName, deleteAfter, ...settings} = config
   const format = settings.format ?? stillFormatOf(outputKey, 'outputKey', 'INVALID_REQUEST')
   const workDir = await makeTempDirectory('still')
   try {
@@ -47,7 +53,6 @@ export async function stillAction(event: StillEvent, context: ActionContext): Pr
         if (renderEvent.type === 'warning') warnings.push({code: renderEvent.code, message: renderEvent.message})
       },
     })
-    const outputs = outputBucket ? new BucketObjects(context.s3, outputBucket) : bucket
     await outputs.uploadFile(outputKey, image, contentType(outputKey), outputObjectHeaders({downloadName, deleteAfter}))
     return {outputKey, ...result, warnings}
   } finally {
