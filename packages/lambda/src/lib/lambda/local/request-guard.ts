@@ -4,7 +4,9 @@ import {normalizeHostName, parseHostHeader} from 'html-video-engine/internal/lib
 import {readBody, sendJson} from './http-body.js'
 import {isLambdaRequest, MAX_PAYLOAD_BYTES} from './lambda-invoke-api.js'
 import {isSfnRequest} from './sfn-json-api.js'
+import {peekBody} from './peek-body.js'
 import {signatureProblem} from './verify-signature.js'
+import {sha256Hex} from '../sigv4.js'
 
 export interface Refusal {
   status: number
@@ -51,7 +53,29 @@ export async function refusalOf(request: IncomingMessage, port: number, token: s
         `export its ${LOCAL_TOKEN_ENV}=… line (engine and its SDK use it), or give other AWS tools AWS_ACCESS_KEY_ID=${LOCAL_ACCESS_KEY_ID} and AWS_SECRET_ACCESS_KEY=<that token>`,
     }
   }
-  return undefined
+  return payloadHashRefusal(request, body)
+}
+
+/** Most bytes of an S3 body whose signed hash is checked before it is stored (what a single engine PUT sends at most). */
+export const MAX_HASHED_BODY_BYTES = 64 * 1024 * 1024
+
+/**
+ * The signature covers the body only through the hash the client put in x-amz-content-sha256; a
+ * request replayed with another body keeps that header. So a body whose hash is claimed is read
+ * first, hashed and compared (AWS answers XAmzContentSHA256Mismatch), and only then handed on.
+ * `UNSIGNED-PAYLOAD` (engine's own streamed uploads, as AWS accepts it) is not hashed. The JSON
+ * APIs' bodies, already read for their signature, are compared as they are.
+ */
+async function payloadHashRefusal(request: IncomingMessage, alreadyRead: Buffer | undefined): Promise<Refusal | undefined> {
+  const claimed = request.headers['x-amz-content-sha256']
+  if (typeof claimed !== 'string' || !/^[0-9a-f]{64}$/i.test(claimed)) return undefined
+  const peeked = alreadyRead ? {body: alreadyRead} : await peekBody(request, MAX_HASHED_BODY_BYTES)
+  if ('problem' in peeked) {
+    const why = {'too-large': `is larger than ${MAX_HASHED_BODY_BYTES} bytes; send it in parts (multipart upload) or as UNSIGNED-PAYLOAD`, 'no-length': 'has no Content-Length', short: 'is shorter than its Content-Length'}[peeked.problem]
+    return {status: 400, code: peeked.problem === 'too-large' ? 'EntityTooLarge' : 'IncompleteBody', message: `the local stack checks the body of a request against its signed x-amz-content-sha256, and this body ${why}`}
+  }
+  if (sha256Hex(peeked.body) === claimed.toLowerCase()) return undefined
+  return {status: 400, code: 'XAmzContentSHA256Mismatch', message: "the body's SHA-256 does not match the x-amz-content-sha256 the request was signed with"}
 }
 
 /** Answers a refusal in the protocol the request speaks: S3's XML, or the JSON of Step Functions and Lambda. */
