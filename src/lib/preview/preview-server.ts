@@ -75,6 +75,8 @@ export async function startPreviewServer(options: PreviewServerOptions): Promise
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     if (!isLocalHost(req.headers.host, server)) throw new EngineError('UNAUTHORIZED', `the preview answers only to localhost, not to Host "${req.headers.host}"`)
+    const crossSite = crossSiteProblem(req)
+    if (crossSite) throw new EngineError('ORIGIN_NOT_ALLOWED', `the preview answers only its own page, not ${crossSite}`)
     if (req.method !== 'GET' && req.method !== 'HEAD') throw new EngineError('NOT_FOUND', `the preview serves GET requests only, not ${req.method}`)
     const url = new URL(req.url ?? '/', 'http://preview.invalid')
     const pathname = decodePath(url.pathname)
@@ -131,6 +133,7 @@ export async function startPreviewServer(options: PreviewServerOptions): Promise
 const STATUS: Partial<Record<EngineError['code'], number>> = {
   INVALID_REQUEST: 400,
   UNAUTHORIZED: 403,
+  ORIGIN_NOT_ALLOWED: 403,
   PATH_OUTSIDE_ROOT: 403,
   NOT_FOUND: 404,
   COMPOSITION_NOT_FOUND: 404,
@@ -168,6 +171,20 @@ function isLocalHost(header: string | undefined, server: Server): boolean {
   if (!header || !address) return false
   const port = String(address.port)
   return ['localhost', '127.0.0.1', '[::1]'].some((name) => header === `${name}:${port}`)
+}
+
+/**
+ * A page on another site may still send requests here (an image, a form, a script tag) and time
+ * or probe what comes back: the browser labels them with Sec-Fetch-Site, and with Origin where it
+ * sends one. Only the preview's own page (same-origin) and the user typing the address (none)
+ * are answered.
+ */
+function crossSiteProblem(req: IncomingMessage): string | undefined {
+  const site = req.headers['sec-fetch-site']
+  if (site !== undefined && site !== 'same-origin' && site !== 'none') return `a request from another site (Sec-Fetch-Site: ${site})`
+  const origin = req.headers.origin
+  if (origin !== undefined && origin !== `http://${req.headers.host}`) return `a request from the page ${JSON.stringify(origin.slice(0, 200))}`
+  return undefined
 }
 
 const variablesSchema = z.record(z.string(), z.unknown())
