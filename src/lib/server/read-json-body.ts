@@ -1,5 +1,6 @@
 import type {IncomingMessage} from 'node:http'
 import {EngineError} from '../errors/engine-error.js'
+import {jsonDepthExceeds, MAX_JSON_DEPTH} from './json-depth.js'
 
 /** Largest request body accepted: room for an inline composition with inlined styles and scripts. */
 export const MAX_BODY_BYTES = 5 * 1024 * 1024
@@ -51,6 +52,9 @@ export async function readJsonBody(req: IncomingMessage, limit: number = MAX_BOD
     chunks.push(chunk)
   }
   const text = Buffer.concat(chunks).toString('utf8')
+  if (jsonDepthExceeds(text)) {
+    throw new EngineError('INVALID_REQUEST', `the request body nests arrays and objects more than ${MAX_JSON_DEPTH} deep, the limit; flatten the values`, {limit: MAX_JSON_DEPTH})
+  }
   try {
     return JSON.parse(text) as unknown
   } catch (error) {
