@@ -7,6 +7,7 @@ import {resolveVariables} from '../variables/resolve-variables.js'
 import {validateVariableValues, type VariableFinding} from '../variables/validate-values.js'
 import type {VariableDeclaration} from '../variables/variable-declaration.js'
 import {fillOutputTemplate} from './output-template.js'
+import {outputNameProblem} from '../render/output-name-length.js'
 import {ACCEPTED_BATCH_FORMATS} from './rows/batch-format.js'
 import type {SourceRow} from './rows/source-row.js'
 
@@ -117,6 +118,11 @@ export async function preflightBatch(input: PreflightInput, accept: (job: BatchJ
       const own = row.output !== undefined && input.rowOutputs
       const how = own ? 'give each row its own output' : 'make the template unique per row, for example with {index}'
       problems.add({...at, field: own ? '"output"' : '--output', reason: `"${relative(input.cwd, output) || output}" is also the output of row ${owner}; ${how}`})
+      continue
+    }
+    const tooLong = outputNameProblem(output)
+    if (tooLong) {
+      problems.add({...at, field: row.output !== undefined && input.rowOutputs ? '"output"' : '--output', reason: `${tooLong}; choose a shorter name`})
       continue
     }
     owners.set(output, row.index)

@@ -4,6 +4,7 @@ import {partialPath, removePartialsOf} from '../encode/partial-path.js'
 import {EngineError} from '../errors/engine-error.js'
 import {isNoSpace, noSpaceError} from '../errors/no-space.js'
 import {makeDirectory} from '../files/make-directory.js'
+import {outputNameProblem} from './output-name-length.js'
 
 /**
  * Makes sure the output can be written before anything is captured: creates its folder, removes the
@@ -14,6 +15,8 @@ import {makeDirectory} from '../files/make-directory.js'
  */
 export async function prepareOutputPath(output: string, {sweep = true}: {sweep?: boolean} = {}): Promise<string[]> {
   const folder = dirname(output)
+  const tooLong = outputNameProblem(output)
+  if (tooLong) throw new EngineError('INVALID_FLAG', `--output: ${tooLong}; choose a shorter name`, {output})
   const refuse = (error: unknown) => {
     if (isNoSpace(error)) return noSpaceError(folder, error)
     const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message

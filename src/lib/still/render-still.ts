@@ -18,6 +18,7 @@ import {resolveRenderBrowser} from '../profile/resolve-render-browser.js'
 import {resolveRenderFfmpeg} from '../profile/resolve-render-ffmpeg.js'
 import type {ReadyReport} from '../runtime/page-protocol.js'
 import {defaultOutputPath} from '../render/output-path.js'
+import {prepareOutputPath} from '../render/prepare-output-path.js'
 import type {RenderEventListener} from '../render/render-events.js'
 import {writeImage} from './write-image.js'
 import {planPageRequests} from '../capture/plan-page-requests.js'
@@ -75,6 +76,7 @@ export async function renderStill(request: StillRequest): Promise<StillResult> {
   const emit = request.onEvent ?? (() => {})
   const output = options.output ? resolve(options.output) : defaultStillPath(request.composition, settings.format ?? 'png')
   const format = settings.format ?? stillFormatOf(output, '--output')
+  await prepareOutputPath(output)
 
   const {compiled, warn, fonts} = await compileAndReport(request, options, emit)
   const frameOptions = {...options, format: FRAME_FORMAT}
