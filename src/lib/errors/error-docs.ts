@@ -85,6 +85,18 @@ export const ERROR_DOCS: Readonly<Record<ErrorCode, ErrorDoc>> = {
     cause: 'A batch was refused before any row rendered: a malformed row, a placeholder a row cannot fill, two rows writing the same file, a strict-variables mismatch, or a `--resume` manifest made from other inputs.',
     fix: 'The message lists every row and field at fault; fix the rows or the `--output` template. For `--resume`, rerun with the inputs the manifest was written for, or remove the manifest.',
   },
+  BATCH_CELL_TOO_LARGE: {
+    cause: 'A cell of the batch file (one value of a row) has more than 1,000,000 characters.',
+    fix: 'Keep media and long documents out of the rows: name them by URL or path and let the composition load them.',
+  },
+  BATCH_LINE_TOO_LONG: {
+    cause: 'A line of a CSV, TSV or JSON Lines batch file, or one row of a .json file, is larger than 4 MiB; it is refused as soon as the limit is crossed, without reading the rest.',
+    fix: 'Split the data over rows, or name large values by URL or path instead of inlining them.',
+  },
+  BATCH_TOO_MANY_COLUMNS: {
+    cause: 'The header of the batch file, or a row, has more than 1,000 columns (keys).',
+    fix: 'Keep the columns the composition declares as variables (and the output fields); drop the others.',
+  },
   BATCH_ROW_FAILED: {
     cause: 'A batch finished with one or more failed rows (each row\'s own error is in `manifest.json`).',
     fix: 'Read the failed rows in the manifest, fix them, and run the same command with `--resume`.',

@@ -1,8 +1,9 @@
-import type {Readable} from 'node:stream'
+import {pipeline, type Readable} from 'node:stream'
 import {parse, type Info} from 'csv-parse'
 import {EngineError} from '../../errors/engine-error.js'
 import type {VariableDeclaration} from '../../variables/variable-declaration.js'
 import {typeCell} from './csv-cells.js'
+import {lineTooLong, MAX_COLUMNS, MAX_LINE_BYTES, tooManyColumns} from './row-limits.js'
 import {DOWNLOAD_NAME_FIELD, downloadNameField, OUTPUT_FIELDS, outputProblem, type RowFieldProblem, type SourceRow} from './source-row.js'
 
 /**
@@ -18,7 +19,9 @@ export async function* delimitedRows(
   name: string,
 ): AsyncGenerator<SourceRow> {
   const byId = new Map(declarations.map((declaration) => [declaration.id, declaration]))
-  const parser = input.pipe(parse({delimiter, bom: true, relax_column_count: true, skip_empty_lines: true, info: true}))
+  // max_record_size bounds a record spanning lines (quoted newlines), which no line limit sees.
+  // pipeline, not pipe: a failure of the input (a line past its limit) must end the parser too.
+  const parser = pipeline(input, parse({delimiter, bom: true, relax_column_count: true, skip_empty_lines: true, info: true, max_record_size: MAX_LINE_BYTES}), () => {})
   let header: string[] | undefined
   let index = 0
   let endOfLast = 0
@@ -37,6 +40,7 @@ export async function* delimitedRows(
   } catch (error) {
     if (error instanceof EngineError) throw error
     const at = (error as {lines?: number}).lines
+    if ((error as {code?: string}).code === 'CSV_MAX_RECORD_SIZE') throw lineTooLong(name, at)
     throw new EngineError('BATCH_PREFLIGHT', `--batch "${name}"${at ? ` line ${at}` : ''}: not valid ${delimiter === ',' ? 'CSV' : 'TSV'} (${(error as Error).message}); nothing was rendered`, {
       batch: name,
       line: at,
@@ -45,6 +49,7 @@ export async function* delimitedRows(
 }
 
 function readHeader(record: string[], name: string, line: number): string[] {
+  if (record.length > MAX_COLUMNS) throw tooManyColumns(`--batch "${name}" line ${line}`, record.length, {batch: name, line})
   const header = record.map((cell) => cell.trim())
   const fail = (reason: string) =>
     new EngineError('BATCH_PREFLIGHT', `--batch "${name}" line ${line}: ${reason}; the first row names a variable id per column, such as title,color`, {batch: name, line})

@@ -2,6 +2,7 @@ import type {Readable} from 'node:stream'
 import {JSONParser} from '@streamparser/json'
 import {EngineError} from '../../errors/engine-error.js'
 import {ACCEPTED_BATCH_FORMATS} from './batch-format.js'
+import {lineTooLong, MAX_LINE_BYTES} from './row-limits.js'
 import {isPlainObject, kindOf, splitRow, type SourceRow} from './source-row.js'
 
 /**
@@ -35,6 +36,8 @@ export async function* jsonRows(input: Readable, declared: ReadonlySet<string>, 
 
   input.setEncoding('utf8')
   let pending = ''
+  // Characters read since the last complete row: one row may not grow past the line limit.
+  let sinceRow = 0
   for await (const chunk of input as AsyncIterable<string>) {
     let text = chunk
     if (!parser) {
@@ -46,6 +49,8 @@ export async function* jsonRows(input: Readable, declared: ReadonlySet<string>, 
     }
     if (!failure) parser.write(text)
     if (failure) throw failure
+    sinceRow = ready.length > 0 ? 0 : sinceRow + text.length
+    if (sinceRow > MAX_LINE_BYTES) throw lineTooLong(name)
     yield* ready.splice(0)
   }
   if (!parser) throw fail(`is empty; it must hold ${ACCEPTED_BATCH_FORMATS}`)

@@ -1,12 +1,13 @@
 import {createReadStream} from 'node:fs'
 import {stat} from 'node:fs/promises'
-import type {Readable} from 'node:stream'
+import {pipeline, type Readable} from 'node:stream'
 import {EngineError} from '../../errors/engine-error.js'
 import type {VariableDeclaration} from '../../variables/variable-declaration.js'
 import {batchFormatOf, STDIN_BATCH, type BatchFormat} from './batch-format.js'
 import {delimitedRows} from './csv-rows.js'
 import {jsonRows} from './json-rows.js'
 import {jsonLinesRows} from './jsonl-rows.js'
+import {limitRows, lineLimit} from './row-limits.js'
 import type {SourceRow} from './source-row.js'
 
 export interface RowSource {
@@ -34,10 +35,16 @@ export async function openRowSource(path: string, requested?: BatchFormat, stdin
  * held. `declarations` type CSV cells and tell variables from the output fields.
  */
 export function readRows(source: RowSource, declarations: readonly VariableDeclaration[]): AsyncGenerator<SourceRow> {
-  const input = source.path === STDIN_BATCH ? (source.stdin ?? process.stdin) : createReadStream(source.path)
+  const raw = source.path === STDIN_BATCH ? (source.stdin ?? process.stdin) : createReadStream(source.path)
   const declared = new Set(declarations.map((declaration) => declaration.id))
   const name = source.path === STDIN_BATCH ? 'standard input' : source.path
-  switch (source.format) {
+  // A .json row is limited by its bytes in the parser; the other formats line by line, here.
+  const input = source.format === 'json' ? raw : pipeline(raw, lineLimit(name), () => {})
+  return limitRows(rowsOf(input, source.format, declarations, declared, name), name)
+}
+
+function rowsOf(input: Readable, format: BatchFormat, declarations: readonly VariableDeclaration[], declared: ReadonlySet<string>, name: string): AsyncGenerator<SourceRow> {
+  switch (format) {
     case 'json':
       return jsonRows(input, declared, name)
     case 'jsonl':
