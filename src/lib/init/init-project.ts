@@ -1,6 +1,6 @@
 import {constants} from 'node:fs'
-import {copyFile, mkdir, readdir, stat} from 'node:fs/promises'
-import {basename, join, relative, resolve} from 'node:path'
+import {copyFile, lstat, mkdir, readdir, rm, stat} from 'node:fs/promises'
+import {basename, join, relative, resolve, sep} from 'node:path'
 import {EngineError} from '../errors/engine-error.js'
 import {DEFAULT_TEMPLATE, templateDir} from './project-templates.js'
 
@@ -44,9 +44,19 @@ export async function initProject(options: InitProjectOptions): Promise<InitProj
       )
     }
   }
+  const links = (await Promise.all(files.map((file) => linkOnTheWay(directory, file)))).filter((link) => link !== undefined)
+  if (links.length > 0) {
+    throw new EngineError(
+      'OUTPUT_NOT_WRITABLE',
+      `${[...new Set(links)].join(', ')} in ${directory} ${links.length === 1 ? 'is a symbolic link' : 'are symbolic links'}: engine init never writes through a link (it could lead to a file outside the project); nothing was written. Remove ${links.length === 1 ? 'it' : 'them'}, or choose a new folder`,
+      {directory, links},
+    )
+  }
   for (const file of files) {
     await mkdir(join(directory, file, '..'), {recursive: true})
-    await copyFile(join(source, file), join(directory, file), options.force ? 0 : constants.COPYFILE_EXCL)
+    // Replaced by removing it first: the exclusive copy then creates a new file and follows no link put there meanwhile.
+    if (options.force) await rm(join(directory, file), {force: true})
+    await copyFile(join(source, file), join(directory, file), constants.COPYFILE_EXCL)
   }
   return {directory, template, files, next: nextCommands(directory)}
 }
@@ -80,6 +90,18 @@ async function assertIsDirectoryOrAbsent(directory: string): Promise<void> {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
   }
+}
+
+/** The first part of `file`'s path below `directory` that is a symbolic link, relative to `directory`. */
+async function linkOnTheWay(directory: string, file: string): Promise<string | undefined> {
+  const parts = file.split(sep)
+  for (let count = 1; count <= parts.length; count++) {
+    const part = parts.slice(0, count).join(sep)
+    const found = await lstat(join(directory, part)).catch(() => undefined)
+    if (found === undefined) return undefined
+    if (found.isSymbolicLink()) return part
+  }
+  return undefined
 }
 
 async function exists(path: string): Promise<boolean> {
