@@ -4,6 +4,7 @@ import {EngineError, isEngineError, toEngineError} from '../lib/errors/engine-er
 import {sweepTempDirectories} from '../lib/files/temp-directory.js'
 import {debug, LOG_LEVELS, warn as warnLine} from './log.js'
 import {usageError} from './usage-error.js'
+import {terminalText} from './terminal-text.js'
 
 /** Conventional exit status of a command stopped by a signal: 128 + its number (Ctrl-C: 130). */
 export function signalExitCode(error: EngineError): number {
@@ -50,7 +51,7 @@ export abstract class BaseCommand extends Command {
     if (this.jsonOutput()) {
       process.stdout.write(JSON.stringify({type: 'error', error: engineError.toJSON()}) + '\n')
     } else {
-      process.stderr.write(`error [${engineError.code}]: ${engineError.message}\n`)
+      process.stderr.write(terminalText(`error [${engineError.code}]: ${engineError.message}`) + '\n')
       if (engineError.details !== undefined) debug(`details: ${JSON.stringify(engineError.details, null, 2)}`)
       if (error.stack) debug(error.stack)
     }

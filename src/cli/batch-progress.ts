@@ -3,6 +3,7 @@ import type {BatchEvent, BatchEventListener, BatchSummary} from '../lib/batch/in
 import {EngineError} from '../lib/errors/engine-error.js'
 import {inListrTask, writeWarning} from './render-progress.js'
 import {countText, durationText} from './quantity-text.js'
+import {terminalText} from './terminal-text.js'
 
 /** `--json`: every batch event, row render events included, as one line of JSON on stdout. */
 export function batchJsonLines(event: BatchEvent): void {
@@ -107,7 +108,7 @@ export function withBatchProgress<T>(mode: {json: boolean; quiet: boolean}, log:
         tally.add(event)
         if (event.type === 'batch-start') task.title = startLine(event)
         else if (event.type === 'warning') warn(event)
-        else if (event.type === 'row' && event.status === 'failed') process.stderr.write(`row ${event.row} (${display(event.output)}): failed [${event.error?.code}] ${event.error?.message}\n`)
+        else if (event.type === 'row' && event.status === 'failed') process.stderr.write(terminalText(`row ${event.row} (${display(event.output)}): failed [${event.error?.code}] ${event.error?.message}`) + '\n')
         else if (event.type === 'batch-done') done = event
         if (event.type === 'row' && event.status !== 'running') refresh()
       })

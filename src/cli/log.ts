@@ -1,3 +1,4 @@
+import {terminalText} from './terminal-text.js'
 /**
  * The CLI's diagnostics: warnings, notices and debug detail go to stderr, filtered by one log
  * level for the whole process, so that stdout carries only results. The level is known before any
@@ -62,14 +63,14 @@ export function logs(level: LogLevel): boolean {
 /** One line on stderr: `warning: …`; `detail` (a stack, say) follows indented at debug level. */
 export function warn(message: string, detail?: string): void {
   if (!logs('warn')) return
-  process.stderr.write(`warning: ${message}\n`)
+  process.stderr.write(terminalText(`warning: ${message}`) + '\n')
   if (detail) debug(detail)
 }
 
 export function info(message: string): void {
-  if (logs('info')) process.stderr.write(`${message}\n`)
+  if (logs('info')) process.stderr.write(terminalText(message) + '\n')
 }
 
 export function debug(message: string): void {
-  if (logs('debug')) process.stderr.write(message.replace(/^/gm, '  ') + '\n')
+  if (logs('debug')) process.stderr.write(terminalText(message).replace(/^/gm, '  ') + '\n')
 }

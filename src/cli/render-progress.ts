@@ -2,6 +2,7 @@ import {Listr, ListrLogger, ProcessOutput} from 'listr2'
 import {toEngineError} from '../lib/errors/engine-error.js'
 import type {RenderEvent, RenderEventListener} from '../lib/render/render-events.js'
 import {logs} from './log.js'
+import {terminalText} from './terminal-text.js'
 
 export type OutputMode = 'json' | 'quiet' | 'progress'
 
@@ -15,7 +16,7 @@ export function jsonLines(event: RenderEvent): void {
 
 /** A warning line for stderr; a notice (`level: 'info'`) is a note, not a warning. */
 export function describeWarning(event: {code: string; message: string; level?: 'info'}): string {
-  return `${event.level === 'info' ? 'note' : 'warning'} [${event.code}]: ${event.message}`
+  return terminalText(`${event.level === 'info' ? 'note' : 'warning'} [${event.code}]: ${event.message}`)
 }
 
 /** Writes a warning (or a note) to stderr unless the log level leaves it out. */

@@ -8,6 +8,7 @@ import {logLevelFrom, setLogLevel, withoutLogFlags} from './log.js'
 import {pluginInstallArgs} from './plugin-install-args.js'
 import {containPluginHooks} from './plugin-hooks/contain-plugin-hooks.js'
 import {pluginHookPolicy} from './plugin-hooks/hook-policy.js'
+import {terminalText} from './terminal-text.js'
 
 /** Commands of oclif's own plugins: they do not extend BaseCommand, so they lack the log flags. */
 const OCLIF_TOPICS = new Set(['plugins', 'help', 'autocomplete'])
@@ -23,7 +24,7 @@ export async function startCli(binUrl: string, commandLine: string[] = process.a
   try {
     argv = pluginInstallArgs(commandLine)
   } catch (error) {
-    process.stderr.write(`error [${toEngineError(error).code}]: ${toEngineError(error).message}\n`)
+    process.stderr.write(terminalText(`error [${toEngineError(error).code}]: ${toEngineError(error).message}`) + '\n')
     process.exit(2)
   }
   setLogLevel(logLevelFrom(argv))

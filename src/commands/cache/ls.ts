@@ -1,5 +1,6 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
+import {terminalText} from '../../cli/terminal-text.js'
 import {downloadCacheBudget, downloadsDirectory, listDownloads, DOWNLOAD_CACHE_MAX_ENV} from '../../lib/sandbox/download-cache.js'
 
 export default class CacheLs extends BaseCommand {
@@ -20,7 +21,7 @@ export default class CacheLs extends BaseCommand {
       this.log(JSON.stringify({directory: downloadsDirectory(), budgetBytes, totalBytes, entries: listed}, null, 2))
       return
     }
-    for (const entry of entries) this.log(`${megabytes(entry.bytes).padStart(10)}  ${entry.lastUsed.toISOString()}  ${entry.url}${entry.private ? '  (private network)' : ''}`)
+    for (const entry of entries) this.log(`${megabytes(entry.bytes).padStart(10)}  ${entry.lastUsed.toISOString()}  ${terminalText(String(entry.url), {singleLine: true})}${entry.private ? '  (private network)' : ''}`)
     this.log(`${entries.length} file(s), ${megabytes(totalBytes)} of ${megabytes(budgetBytes)} in ${downloadsDirectory()}`)
   }
 }
