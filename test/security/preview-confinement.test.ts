@@ -45,13 +45,13 @@ describe('engine preview confinement', PROCESSES, () => {
 
   it('refuses a request another site sends (Origin or Sec-Fetch-Site), and answers its own page and the address bar', async () => {
     const own = new URL(server.url).origin
-    for (const headers of [{origin: 'https://evil.example'}, {origin: 'null'}, {'sec-fetch-site': 'cross-site'}, {'sec-fetch-site': 'same-site'}]) {
+    for (const headers of [{origin: 'https://evil.example'}, {origin: 'null'}, {'sec-fetch-site': 'cross-site'}, {'sec-fetch-site': 'same-site'}] as Record<string, string>[]) {
       const response = await rawRequest(at('/assets/logo.svg'), {headers})
       expect(response.status, JSON.stringify(headers)).toBe(403)
       expect(response.body).toContain('ORIGIN_NOT_ALLOWED')
       expect(response.body).not.toContain('<svg')
     }
-    for (const headers of [{origin: own, 'sec-fetch-site': 'same-origin'}, {'sec-fetch-site': 'none'}]) {
+    for (const headers of [{origin: own, 'sec-fetch-site': 'same-origin'}, {'sec-fetch-site': 'none'}] as Record<string, string>[]) {
       expect((await rawRequest(at('/assets/logo.svg'), {headers})).status, JSON.stringify(headers)).toBe(200)
     }
   })
