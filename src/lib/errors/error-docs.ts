@@ -18,8 +18,8 @@ export const ERROR_DOCS: Readonly<Record<ErrorCode, ErrorDoc>> = {
     fix: 'Read the message: it names the flag, the value and what is accepted. `engine <command> --help` lists every flag with its range.',
   },
   INVALID_CONFIG: {
-    cause: 'A config file (`engine.config.json`, `.enginerc`, the `engine` key of `package.json`…) has an unknown key or an invalid value, is JavaScript in a project you have not trusted, sets a trusted-only key (`browserPath`, `allowPrivateNetwork`), or an environment variable such as `ENGINE_DOWNLOAD_CACHE_MAX` or `ENGINE_HOST_RESOLVER_RULES` cannot be read.',
-    fix: 'Fix the key the message names (its file and key are given). An invalid config stops every command that reads it, even when a flag overrides the key. See docs/reference/configuration.md.',
+    cause: 'A config file (`engine.config.json`, `.enginerc`, the `engine` key of `package.json`…) has an unknown key or an invalid value, is JavaScript in a project you have not trusted, sets a trusted-only key (`browserPath`, `allowPrivateNetwork`), names a file outside its own folder or a dot-file in an untrusted project (`output`, `batch`, `variablesFile`), or an environment variable such as `ENGINE_DOWNLOAD_CACHE_MAX` or `ENGINE_HOST_RESOLVER_RULES` cannot be read.',
+    fix: 'Fix the key the message names (its file and key are given); give a path outside the project with the flag yourself, or trust the project (`--trust-project-config`). An invalid config stops every command that reads it, even when a flag overrides the key. See docs/reference/configuration.md.',
   },
   INVALID_VARIABLES: {
     cause: '`--variables` is not valid JSON or not a JSON object, or `--variables-file` cannot be read.',
