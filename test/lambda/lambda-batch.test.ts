@@ -103,7 +103,7 @@ describe('a Distributed Map run on the local stack', () => {
       if ((item as number) % 5 === 0) throw new Error('row failed')
     })
     expect(most).toBe(3)
-    expect(run.counts).toEqual({pending: 0, running: 0, succeeded: 16, failed: 4, timedOut: 0, aborted: 0, total: 20})
+    expect(run.counts).toEqual({pending: 0, running: 0, succeeded: 16, failed: 4, timedOut: 0, aborted: 0, total: 20, resultsWritten: 0})
     expect(run.status).toBe('SUCCEEDED')
     expect(run.mapRunArn).toMatch(/^arn:aws:states:us-east-1:000000000000:mapRun:engine-render-batch\/Rows:[0-9a-f-]{36}$/)
   })
