@@ -76,8 +76,9 @@ describe('a batch of any size: the Distributed Map keeps its children\'s results
     const [mapRun] = sfn.listMapRuns({executionArn}).mapRuns
     const described = sfn.describeMapRun({mapRunArn: mapRun!.mapRunArn})
     const result = (sfn as unknown as {mapRuns: Map<string, {result?: unknown}>}).mapRuns.get(mapRun!.mapRunArn)!.result
+    const renders = sfn.listExecutions({stateMachineArn: RENDER_ARN, maxResults: 1000}).executions.map((render) => render.name)
     await sfn.close()
-    return {execution, described, result, resultBytes: Buffer.byteLength(JSON.stringify(result ?? null))}
+    return {execution, described, result, resultBytes: Buffer.byteLength(JSON.stringify(result ?? null)), renders}
   }
 
   it('2,000 rows: every child ends with {}, the Map writes their results to S3 and returns only where (a few hundred bytes); the manifest has every row', {timeout: 240_000}, async () => {
@@ -106,6 +107,22 @@ describe('a batch of any size: the Distributed Map keeps its children\'s results
     expect(resultBytes).toBeGreaterThan(MAX_STATE_DATA_BYTES)
     expect(execution).toMatchObject({status: 'FAILED', error: 'States.DataLimitExceeded'})
     expect(await bucket.getJson(batchManifestKey('old'))).toBeUndefined()
+  })
+
+  it('each row runs as a render execution named by its render id (what progress, cancel and a retried start find it by), one per row', {timeout: 60_000}, async () => {
+    const {execution, renders} = await runBatch('named', 5, batchStateMachineDefinition(RENDER_ARN, FUNCTION_ARN))
+    expect(execution.status, execution.cause).toBe('SUCCEEDED')
+    expect(renders.sort()).toEqual(['named-r0', 'named-r1', 'named-r2', 'named-r3', 'named-r4'])
+    const rows = await Promise.all([0, 1, 2, 3, 4].map((index) => bucket.getJson<{renderId: string; status: string}>(`batches/named/rows/${index}.json`)))
+    expect(rows.map((row) => [row!.renderId, row!.status])).toEqual([0, 1, 2, 3, 4].map((index) => [`named-r${index}`, 'succeeded']))
+  })
+
+  it('a render stopped twice keeps the first reason: a cancel after a failure still reads failed', async () => {
+    const {markStopped, readStop} = await import('../../packages/lambda/src/lib/lambda/runtime/render-stop.js')
+    await markStopped(bucket, 'stopped-twice', 'failed')
+    await markStopped(bucket, 'stopped-twice', 'cancelled')
+    await markStopped(bucket, 'stopped-twice', 'timed-out')
+    expect((await readStop(bucket, 'stopped-twice'))?.reason).toBe('failed')
   })
 })
 
