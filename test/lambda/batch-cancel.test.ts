@@ -20,6 +20,8 @@ import {readStop} from '../../packages/lambda/src/lib/lambda/runtime/render-stop
 import {BucketObjects} from '../../packages/lambda/src/lib/lambda/s3-objects.js'
 import type {StateMachineDefinition} from '../../packages/lambda/src/lib/lambda/state-machine-definition.js'
 import {until} from '../support/until.js'
+import {renderCallerPolicy} from '../../packages/lambda/src/lib/lambda/deploy/iam-policies.js'
+import {deniedRequests, iamRequests, recordCalls, type RecordedCall} from './iam-requests.js'
 
 const FUNCTION_ARN = 'arn:aws:lambda:us-east-1:000000000000:function:engine-render:1'
 const RENDER_ARN = 'arn:aws:states:us-east-1:000000000000:stateMachine:engine-render'
@@ -41,6 +43,9 @@ describe('lambda batch cancel: the running rows are stopped, counted, and the ma
   let sfnApi: LocalStepFunctions
   let bucket: BucketObjects
   let sfn: SFNClient
+  /** What the cancel commands send, from their own clients (the workflow's calls are its role's). */
+  const calls: RecordedCall[] = []
+  let callerS3: ReturnType<typeof createS3Client>
 
   beforeAll(async () => {
     directory = await mkdtemp(join(tmpdir(), 'engine-batch-cancel-'))
@@ -62,6 +67,9 @@ describe('lambda batch cancel: the running rows are stopped, counted, and the ma
     server = createServer((request, response) => void handleSfnRequest(sfnApi, request, response))
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
     sfn = new SFNClient({endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, region: 'us-east-1', credentials: {accessKeyId: 'engine-local', secretAccessKey: stack.token}})
+    sfn.middlewareStack.use(recordCalls(calls))
+    callerS3 = createS3Client({endpoint: stack.endpoint, localToken: stack.token})
+    callerS3.middlewareStack.use(recordCalls(calls))
   })
   afterAll(async () => {
     await sfnApi?.close()
@@ -87,7 +95,7 @@ describe('lambda batch cancel: the running rows are stopped, counted, and the ma
     const running = () => sfnApi.listExecutions({stateMachineArn: RENDER_ARN, statusFilter: 'RUNNING'}).executions
     expect(await until(() => running().length === AT_ONCE, 30_000)).toBe(true)
 
-    const cancelled = await cancelBatch({batchId: BATCH_ID, bucketName: stack.bucketName, s3: bucket.s3, sfn})
+    const cancelled = await cancelBatch({batchId: BATCH_ID, bucketName: stack.bucketName, s3: callerS3, sfn})
     expect(cancelled).toMatchObject({batchId: BATCH_ID, run: 1, stopped: true, rendersCancelled: AT_ONCE})
     expect(sfnApi.describeExecution({executionArn}).status).toBe('ABORTED')
     // Nothing runs on and no further row started.
@@ -109,11 +117,21 @@ describe('lambda batch cancel: the running rows are stopped, counted, and the ma
   it('lambda cancel reports how long it took to stop the execution and in all, as measured', async () => {
     sfnApi.startExecution({stateMachineArn: RENDER_ARN, name: 'single-render', input: JSON.stringify({renderId: 'single-render', bucketName: stack.bucketName})})
     const startedAt = performance.now()
-    const cancelled = await cancelRender({render: `${RENDER_ARN.replace(':stateMachine:', ':execution:')}:single-render`, s3: bucket.s3, sfn})
+    const cancelled = await cancelRender({render: `${RENDER_ARN.replace(':stateMachine:', ':execution:')}:single-render`, s3: callerS3, sfn})
     const took = performance.now() - startedAt
     expect(cancelled.stopped).toBe(true)
     expect(cancelled.stoppedAfterMs).toBeGreaterThan(0)
     expect(cancelled.durationMs).toBeGreaterThanOrEqual(cancelled.stoppedAfterMs!)
     expect(cancelled.durationMs).toBeLessThanOrEqual(Math.ceil(took))
+  })
+
+  it('every call batch cancel and cancel made is allowed by the policy `lambda policies role` prints (IAM policy evaluator)', async () => {
+    const account = {region: 'us-east-1', accountId: '000000000000'}
+    const requests = calls.flatMap((call) => iamRequests(call, account))
+    expect(new Set(requests.map((request) => request.action))).toEqual(
+      new Set(['s3:GetObject', 's3:PutObject', 's3:ListBucket', 'states:ListExecutions', 'states:DescribeExecution', 'states:StopExecution']),
+    )
+    const policy = renderCallerPolicy({...account, name: 'engine-render', bucketName: stack.bucketName})
+    expect(await deniedRequests(requests, policy, account.accountId)).toEqual([])
   })
 })
