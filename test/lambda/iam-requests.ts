@@ -70,10 +70,14 @@ export function iamRequests(call: RecordedCall, account: {region: string; accoun
       return one('s3:GetLifecycleConfiguration', bucket())
     case 'PutBucketLifecycleConfiguration':
       return one('s3:PutLifecycleConfiguration', bucket())
+    case 'DeleteBucket':
+      return one('s3:DeleteBucket', bucket())
     case 'GetRole':
     case 'CreateRole':
     case 'PutRolePolicy':
     case 'UpdateAssumeRolePolicy':
+    case 'DeleteRolePolicy':
+    case 'DeleteRole':
       return one(`iam:${command}`, role())
     case 'GetAccountSettings':
       return one('lambda:GetAccountSettings', '*')
@@ -95,13 +99,17 @@ export function iamRequests(call: RecordedCall, account: {region: string; accoun
     case 'GetAlias':
     case 'CreateAlias':
     case 'UpdateAlias':
+    case 'DeleteAlias':
       return one(`lambda:${command}`, `arn:aws:lambda:${region}:${accountId}:function:${input.FunctionName}:${input.Name}`)
     case 'Invoke':
       return one('lambda:InvokeFunction', fn())
     case 'CreateLogGroup':
     case 'PutRetentionPolicy':
+    case 'DeleteLogGroup':
       // CloudWatch Logs evaluates these on the group's ARN with its trailing :*.
       return one(`logs:${command}`, `arn:aws:logs:${region}:${accountId}:log-group:${input.logGroupName}:*`)
+    case 'DeleteStateMachine':
+      return one('states:DeleteStateMachine', input.stateMachineArn)
     case 'DescribeStateMachine':
     case 'UpdateStateMachine':
       return [...one(`states:${command}`, input.stateMachineArn), ...(input.roleArn ? one('iam:PassRole', input.roleArn, {'iam:PassedToService': 'states.amazonaws.com'}) : [])]
@@ -122,7 +130,13 @@ export function iamRequests(call: RecordedCall, account: {region: string; accoun
     case 'PutRule':
       return one('events:PutRule', `arn:aws:events:${region}:${accountId}:rule/${input.Name}`)
     case 'PutTargets':
-      return one('events:PutTargets', `arn:aws:events:${region}:${accountId}:rule/${input.Rule}`)
+    case 'ListTargetsByRule':
+    case 'RemoveTargets':
+      return one(`events:${command}`, `arn:aws:events:${region}:${accountId}:rule/${input.Rule}`)
+    case 'DeleteRule':
+      return one('events:DeleteRule', `arn:aws:events:${region}:${accountId}:rule/${input.Name}`)
+    case 'DeleteAlarms':
+      return (input.AlarmNames as string[]).map((alarm) => ({action: 'cloudwatch:DeleteAlarms', resource: `arn:aws:cloudwatch:${region}:${accountId}:alarm:${alarm}`, call: command}))
     case 'PutMetricAlarm':
       return one('cloudwatch:PutMetricAlarm', `arn:aws:cloudwatch:${region}:${accountId}:alarm:${input.AlarmName}`)
     default:

@@ -81,7 +81,7 @@ function callerStatements(scope: PolicyScope): Statement[] {
 }
 
 /**
- * What `engine lambda deploy` needs on top (attach both to the user who deploys): the stack's two
+ * What `engine lambda deploy` (and `destroy`) needs on top (attach both to the user who deploys): the stack's two
  * roles and nothing else in IAM, `iam:PassRole` only for those roles and only to the service each
  * is for, the bucket's settings, the one function, the one state machine and its alarms.
  */
@@ -90,11 +90,11 @@ export function deployerPolicy(scope: PolicyScope): ScopedPolicyDocument {
   return {
     Version: '2012-10-17',
     Statement: mergeSameResources([
-      {Sid: 'StackRoles', Effect: 'Allow', Action: ['iam:GetRole', 'iam:CreateRole', 'iam:PutRolePolicy', 'iam:UpdateAssumeRolePolicy'], Resource: [arn.functionRole, arn.stateMachineRole]},
+      {Sid: 'StackRoles', Effect: 'Allow', Action: ['iam:GetRole', 'iam:CreateRole', 'iam:PutRolePolicy', 'iam:UpdateAssumeRolePolicy', 'iam:DeleteRolePolicy', 'iam:DeleteRole'], Resource: [arn.functionRole, arn.stateMachineRole]},
       {Sid: 'PassFunctionRole', Effect: 'Allow', Action: ['iam:PassRole'], Resource: arn.functionRole, Condition: {StringEquals: {'iam:PassedToService': 'lambda.amazonaws.com'}}},
       {Sid: 'PassStateMachineRole', Effect: 'Allow', Action: ['iam:PassRole'], Resource: arn.stateMachineRole, Condition: {StringEquals: {'iam:PassedToService': 'states.amazonaws.com'}}},
       // Lifecycle rules are read before they are written: a PUT replaces every rule, and the owner's are kept.
-      {Sid: 'RenderBucketSettings', Effect: 'Allow', Action: ['s3:CreateBucket', 's3:PutBucketPublicAccessBlock', 's3:GetLifecycleConfiguration', 's3:PutLifecycleConfiguration'], Resource: arn.bucket},
+      {Sid: 'RenderBucketSettings', Effect: 'Allow', Action: ['s3:CreateBucket', 's3:PutBucketPublicAccessBlock', 's3:GetLifecycleConfiguration', 's3:PutLifecycleConfiguration', 's3:DeleteBucket'], Resource: arn.bucket},
       ...outputBucketLifecycleStatements(scope.outputBuckets ?? []),
       {
         Sid: 'RenderFunction',
@@ -118,20 +118,22 @@ export function deployerPolicy(scope: PolicyScope): ScopedPolicyDocument {
           'lambda:GetFunctionConcurrency',
           // The execution-end rule may invoke the live alias.
           'lambda:AddPermission',
+          // engine lambda destroy
+          'lambda:DeleteAlias',
         ],
         Resource: [arn.function, `${arn.function}:*`],
       },
       // Renders that time out or are stopped from outside reach the function through this rule.
-      {Sid: 'ExecutionEndRule', Effect: 'Allow', Action: ['events:PutRule', 'events:PutTargets'], Resource: arn.executionEndRule},
-      {Sid: 'FunctionLogs', Effect: 'Allow', Action: ['logs:CreateLogGroup', 'logs:PutRetentionPolicy'], Resource: arn.logGroup},
+      {Sid: 'ExecutionEndRule', Effect: 'Allow', Action: ['events:PutRule', 'events:PutTargets', 'events:ListTargetsByRule', 'events:RemoveTargets', 'events:DeleteRule'], Resource: arn.executionEndRule},
+      {Sid: 'FunctionLogs', Effect: 'Allow', Action: ['logs:CreateLogGroup', 'logs:PutRetentionPolicy', 'logs:DeleteLogGroup'], Resource: arn.logGroup},
       // Deploy and `engine lambda quotas` read how many functions the account runs at once. AWS
       // allows this read-only action only on "*": it names no resource.
       {Sid: 'AccountLimits', Effect: 'Allow', Action: ['lambda:GetAccountSettings'], Resource: '*'},
 
-      {Sid: 'RenderWorkflow', Effect: 'Allow', Action: ['states:DescribeStateMachine', 'states:CreateStateMachine', 'states:UpdateStateMachine'], Resource: [arn.stateMachine, arn.batchStateMachine]},
+      {Sid: 'RenderWorkflow', Effect: 'Allow', Action: ['states:DescribeStateMachine', 'states:CreateStateMachine', 'states:UpdateStateMachine', 'states:DeleteStateMachine'], Resource: [arn.stateMachine, arn.batchStateMachine]},
       // lambda functions ls|rm: which version each running execution invokes.
       {Sid: 'VersionsInUse', Effect: 'Allow', Action: ['states:DescribeStateMachineForExecution'], Resource: [arn.executions, arn.batchExecutions]},
-      {Sid: 'StackAlarms', Effect: 'Allow', Action: ['cloudwatch:PutMetricAlarm'], Resource: arn.alarms},
+      {Sid: 'StackAlarms', Effect: 'Allow', Action: ['cloudwatch:PutMetricAlarm', 'cloudwatch:DeleteAlarms'], Resource: arn.alarms},
       ...callerStatements(scope),
     ]),
   }
