@@ -1,4 +1,3 @@
-import type {Pluggable} from '@smithy/types'
 import {CloudWatchClient, DeleteAlarmsCommand} from '@aws-sdk/client-cloudwatch'
 import {CloudWatchLogsClient, DeleteLogGroupCommand} from '@aws-sdk/client-cloudwatch-logs'
 import {EventBridgeClient, DeleteRuleCommand, RemoveTargetsCommand, ListTargetsByRuleCommand} from '@aws-sdk/client-eventbridge'
@@ -8,15 +7,12 @@ import {DeleteBucketCommand} from '@aws-sdk/client-s3'
 import {DeleteStateMachineCommand} from '@aws-sdk/client-sfn'
 import {GetCallerIdentityCommand, STSClient} from '@aws-sdk/client-sts'
 import {EngineError} from 'html-video-engine/internal/lib/errors/engine-error.js'
-import {clientConfig, createS3Client, createSfnClient, type AwsClientOptions} from '../aws-clients.js'
+import {clientConfig, createS3Client, createSfnClient, withPlugins, type AwsClientOptions, type ClientPlugin} from '../aws-clients.js'
 import {BucketObjects} from '../s3-objects.js'
 import {STACK_RECORD_KEY} from '../stack-record.js'
 import {executionEndRuleName} from './execution-end-rule-deploy.js'
 import {DEPLOY_PREFIX} from './stack-roles.js'
 import {stackResources} from './stack-resources.js'
-
-/** Middleware for any of the AWS clients (a stand-in for the cloud in tests). */
-type ClientPlugin = Pluggable<any, any>
 
 export interface DestroyStackOptions extends AwsClientOptions {
   name?: string
@@ -61,10 +57,7 @@ function gone<T>(fallback: T): (error: Error) => T {
 export async function destroyStack(options: DestroyStackOptions): Promise<DestroyedStack> {
   const step = options.onStep ?? (() => {})
   const config = clientConfig(options)
-  const use = <C extends {middlewareStack: {use(plugin: ClientPlugin): void}}>(client: C): C => {
-    for (const plugin of options.plugins ?? []) client.middlewareStack.use(plugin)
-    return client
-  }
+  const use = withPlugins(options.plugins)
   const lambda = use(new LambdaClient(config))
   const region = await lambda.config.region()
   const identity = await use(new STSClient(config)).send(new GetCallerIdentityCommand({}))
