@@ -58,7 +58,7 @@ describe('render-batch on the local stack: a queue run by the cloud', () => {
       const cancelled = await lambda(['batch', 'cancel', batchId])
       expect(cancelled.code, cancelled.stderr).toBe(0)
       expect(cancelled.stdout).toMatch(new RegExp(`Cancelled batch ${batchId} \\(run 1\\): no further row starts`))
-      // Rows already running when the batch was cancelled still finish: count once they have.
+      // Rows running when the batch was cancelled are stopped with it: counted once they have ended.
       expect(await until(async () => (await progress()).rows.running === 0, 120_000, 500)).toBe(true)
       const stopped = await progress()
       expect(stopped.status).toBe('ABORTED')

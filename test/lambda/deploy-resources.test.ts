@@ -75,7 +75,7 @@ describe('what `engine lambda deploy` creates', () => {
       Resource: ['arn:aws:states:eu-west-1:123456789012:mapRun:engine-render/*', 'arn:aws:states:eu-west-1:123456789012:mapRun:engine-render-batch/*'],
     })
     expect(bySid.BatchWaitsForRenders.Resource).toBe('arn:aws:events:eu-west-1:123456789012:rule/StepFunctionsGetEventsForStepFunctionsExecutionRule')
-    expect(bySid.BatchRows).toMatchObject({Action: ['s3:GetObject', 's3:PutObject'], Resource: `arn:aws:s3:::${BUCKET}/batches/*`})
+    expect(bySid.BatchRows).toMatchObject({Action: ['s3:GetObject', 's3:PutObject', 's3:ListMultipartUploadParts', 's3:AbortMultipartUpload'], Resource: `arn:aws:s3:::${BUCKET}/batches/*`})
     expect(Object.keys(bySid).sort()).toEqual(['BatchRows', 'BatchWaitsForRenders', 'ChildRuns', 'FollowChildRuns', 'InvokeRenderFunction', 'MapRuns'])
     expect(resourcesOf(role.PolicyDocument)).not.toContain('*')
   })

@@ -75,7 +75,8 @@ describe('engine lambda policies', () => {
     expect(withOutputs.Statement.find((statement) => statement.Sid === 'OutputBucketLifecycle')).toEqual({
       Sid: 'OutputBucketLifecycle',
       Effect: 'Allow',
-      Action: ['s3:GetLifecycleConfiguration', 's3:PutLifecycleConfiguration'],
+      // Merged with the caller's listing of the same bucket: one statement per set of resources.
+      Action: ['s3:GetLifecycleConfiguration', 's3:PutLifecycleConfiguration', 's3:ListBucket'],
       Resource: ['arn:aws:s3:::client-videos'],
     })
   })

@@ -1,7 +1,7 @@
 import {Readable} from 'node:stream'
 import {describe, expect, it} from 'vitest'
 import {openRowSource, readRows} from '../../src/lib/batch/rows/read-rows.js'
-import {batchConcurrencyWarning} from '../../packages/lambda/src/lib/lambda/batch/batch-concurrency-warning.js'
+import {batchConcurrencyWarning, defaultMaxConcurrent} from '../../packages/lambda/src/lib/lambda/batch/batch-concurrency-warning.js'
 import {batchItem} from '../../packages/lambda/src/lib/lambda/batch/batch-items.js'
 import {batchStateMachineDefinition} from '../../packages/lambda/src/lib/lambda/batch/batch-state-machine.js'
 import {applyTemplate, emulatedDefinition} from '../../packages/lambda/src/lib/lambda/local/emulated-definition.js'
@@ -57,7 +57,8 @@ describe('a serverless batch: rows, limits and the workflow', () => {
     expect(batchConcurrencyWarning(5, planned, {reservedConcurrency: 10})).toBeUndefined()
     expect(batchConcurrencyWarning(50, planned, {unreservedConcurrency: 10})).toBe(
       "--max-concurrent 50 renders x 2 chunks each (planned from the composition) = 100 functions at once, above the account's 10 concurrent executions for unreserved functions: " +
-        'chunks above it are throttled and wait for a free function (retried for up to 36 minutes), so the batch runs slower than asked but rows do not fail for it; ' +
+        'chunks above it are throttled: each waits for a free function and is tried again for up to about 36 minutes, then its row fails with Lambda.TooManyRequestsException; ' +
+        'a long batch at this setting will lose rows, a short one only runs slower; ' +
         '--max-concurrent 5 fits (10 / 2), or ask AWS for a higher "Concurrent executions" quota (Service Quotas, AWS Lambda)',
     )
     // Already at one render at a time: the advice is about chunks, never "use --max-concurrent 1" again.
@@ -65,6 +66,17 @@ describe('a serverless batch: rows, limits and the workflow', () => {
       /^--max-concurrent 1 renders x up to 16 chunks each \(--max-parallel-chunks; .*\) = 16 functions at once, .*; even one render at a time is too many: use --max-parallel-chunks 4 .*deploy with a higher --concurrency$/,
     )
     expect(batchConcurrencyWarning(50, planned, {})).toBeUndefined()
+  })
+
+  it('plans no more renders at once than the function runs with all their chunks: the default --max-concurrent', () => {
+    const planned = {count: 2, planned: true}
+    // A new account (10 unreserved) and 2 chunks a render: 5 renders, not 50 x 2 = 100 functions.
+    expect(defaultMaxConcurrent(planned, {unreservedConcurrency: 10}, 50)).toBe(5)
+    expect(batchConcurrencyWarning(defaultMaxConcurrent(planned, {unreservedConcurrency: 10}, 50), planned, {unreservedConcurrency: 10})).toBeUndefined()
+    // The reserved concurrency binds when there is one; never below one render, never above the ceiling.
+    expect(defaultMaxConcurrent({count: 16, planned: false}, {reservedConcurrency: 4, unreservedConcurrency: 990}, 50)).toBe(1)
+    expect(defaultMaxConcurrent(planned, {unreservedConcurrency: 1000}, 50)).toBe(50)
+    expect(defaultMaxConcurrent(planned, {}, 50)).toBe(50)
   })
 
   it('runs rows as a Distributed Map reading JSON Lines from S3, each a nested render it waits for, recorded as it ends', () => {
@@ -103,7 +115,7 @@ describe('a Distributed Map run on the local stack', () => {
       if ((item as number) % 5 === 0) throw new Error('row failed')
     })
     expect(most).toBe(3)
-    expect(run.counts).toEqual({pending: 0, running: 0, succeeded: 16, failed: 4, timedOut: 0, aborted: 0, total: 20})
+    expect(run.counts).toEqual({pending: 0, running: 0, succeeded: 16, failed: 4, timedOut: 0, aborted: 0, total: 20, resultsWritten: 0})
     expect(run.status).toBe('SUCCEEDED')
     expect(run.mapRunArn).toMatch(/^arn:aws:states:us-east-1:000000000000:mapRun:engine-render-batch\/Rows:[0-9a-f-]{36}$/)
   })

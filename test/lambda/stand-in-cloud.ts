@@ -140,12 +140,22 @@ export class StandInCloud {
           ],
         }
       case 'DeleteFunction':
-        if (input.Qualifier === undefined || input.Qualifier === this.fn!.alias) throw awsError('ResourceConflictException', 'the stand-in deletes only versions no alias names')
+        if (!this.fn) throw awsError('ResourceNotFoundException', `Function not found: ${fnArn(input.FunctionName)}`)
+        // Unqualified: the function with every version and alias (lambda destroy).
+        if (input.Qualifier === undefined) {
+          this.fn = undefined
+          return {}
+        }
+        if (input.Qualifier === this.fn.alias) throw awsError('ResourceConflictException', 'the stand-in deletes only versions no alias names')
         this.fn!.versions = this.fn!.versions.filter((v) => v.version !== input.Qualifier)
         return {}
       case 'GetAlias':
         if (!this.fn?.alias) throw awsError('ResourceNotFoundException', 'Alias not found')
         return {Name: input.Name, FunctionVersion: this.fn.alias}
+      case 'DeleteAlias':
+        if (!this.fn?.alias) throw awsError('ResourceNotFoundException', 'Alias not found')
+        delete this.fn.alias
+        return {}
       case 'CreateAlias':
       case 'UpdateAlias':
         this.fn!.alias = input.FunctionVersion
@@ -174,6 +184,20 @@ export class StandInCloud {
         return {}
       case 'CreateLogGroup':
         return {}
+      case 'DeleteRole':
+        if (!this.roles.delete(input.RoleName)) throw awsError('NoSuchEntityException', `The role with name ${input.RoleName} cannot be found.`)
+        return {}
+      case 'DeleteStateMachine':
+        if (!this.machines.delete(input.stateMachineArn)) throw awsError('StateMachineDoesNotExist')
+        return {}
+      case 'ListObjectsV2':
+        return {Contents: [...this.objects].filter((key) => key.startsWith(input.Prefix ?? '')).map((Key) => ({Key}))}
+      case 'DeleteObjects':
+        for (const {Key} of input.Delete.Objects) this.objects.delete(Key)
+        return {Deleted: input.Delete.Objects}
+      case 'ListTargetsByRule':
+        // The execution-end rule's one target, the live alias (deploy put it there).
+        return {Targets: [{Id: 'live-alias', Arn: `${fnArn('engine-render')}:live`}]}
       default:
         return {}
     }

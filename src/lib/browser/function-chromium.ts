@@ -117,24 +117,47 @@ export function installedPackageBin(from: string = import.meta.url): string | un
 /**
  * Unpacks a folder of sparticuz's brotli files (the package's bin/, or an unpacked pack) into
  * `directory`: the executable and SwiftShader's libraries beside it, where the build looks for them.
- * It is written under a staging name and renamed at the end: a failure leaves nothing a render would pick up.
+ * Each process unpacks into a staging folder of its own and renames it into place, which is atomic:
+ * a render never sees a half-written build. A complete build already in place (another process
+ * finished first, and may be running it) is kept and the staging copy dropped; only an incomplete
+ * one (no executable: nobody can be running it) is moved aside and replaced.
  */
 export async function unpackFunctionChromium(bin: string, directory: string): Promise<void> {
-  const staging = `${directory}.partial-${process.pid}-${Date.now()}`
+  const unique = `${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`
+  const staging = `${directory}.partial-${unique}`
   await mkdir(staging, {recursive: true})
   try {
     const executable = join(staging, 'chromium')
     await pipeline(createReadStream(join(bin, 'chromium.br')), createBrotliDecompress(), createWriteStream(executable))
     await chmod(executable, 0o755)
     await pipeline(createReadStream(join(bin, 'swiftshader.tar.br')), createBrotliDecompress(), extract({cwd: staging}))
-    await rm(directory, {recursive: true, force: true})
-    await rename(staging, directory)
-  } catch (error) {
+    await placeUnlessComplete(staging, directory, `${directory}.stale-${unique}`)
+  } finally {
     await rm(staging, {recursive: true, force: true})
-    // Another process may have finished the same unpack first.
-    if (await isExecutable(join(directory, 'chromium'))) return
-    throw error
   }
+}
+
+/** Renames `staging` to `directory` unless a complete build is there; true when `staging` took its place. */
+async function placeUnlessComplete(staging: string, directory: string, aside: string): Promise<boolean> {
+  for (let attempt = 0; attempt < 3; attempt++) {
+    try {
+      await rename(staging, directory)
+      return true
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code
+      if (code !== 'ENOTEMPTY' && code !== 'EEXIST') throw error
+    }
+    if (await isExecutable(join(directory, 'chromium'))) return false
+    // An incomplete leftover: out of the way in one atomic step, then removed.
+    await rename(directory, aside).then(
+      () => rm(aside, {recursive: true, force: true}),
+      () => {},
+    )
+  }
+  return isExecutable(join(directory, 'chromium')).then((complete) => {
+    if (complete) return false
+    throw new Error(`could not put the unpacked Chromium in place at ${directory}`)
+  })
 }
 
 export function hostArch(): FunctionArch {

@@ -6,7 +6,7 @@ export default class LambdaCancel extends BaseCommand {
   static override summary = 'Stop a running serverless render and delete its scratch'
   static override description =
     'Stops the execution (progress then shows it ABORTED with a CANCELLED error), records the cancellation in renders/<renderId>/cancelled.json ' +
-    'and deletes scratch/<renderId>/. On AWS, chunks already running finish their invocation; what they still write expires with the scratch lifecycle rule.'
+    'and deletes scratch/<renderId>/. --json adds stoppedAfterMs (until the execution was stopped) and durationMs (the whole cancel), as measured. On AWS, chunks already running finish their invocation; what they still write expires with the scratch lifecycle rule.'
   static override examples = [
     '<%= config.bin %> lambda cancel lx2k9a1b-0f3c2a9d1e',
     '<%= config.bin %> lambda cancel arn:aws:states:eu-west-1:123456789012:execution:engine-render:lx2k9a1b-0f3c2a9d1e --json',
@@ -25,7 +25,7 @@ export default class LambdaCancel extends BaseCommand {
     }
     this.log(
       cancelled.stopped
-        ? `Cancelled render ${cancelled.renderId}: execution stopped, ${cancelled.scratchObjectsDeleted} scratch objects deleted`
+        ? `Cancelled render ${cancelled.renderId}: execution stopped after ${cancelled.stoppedAfterMs} ms, ${cancelled.scratchObjectsDeleted} scratch objects deleted (${cancelled.durationMs} ms in all)`
         : `Render ${cancelled.renderId} was already stopped; its scratch is cleaned up (${cancelled.scratchObjectsDeleted} objects deleted)`,
     )
   }

@@ -19,7 +19,7 @@ import {STDIN_BATCH} from 'html-video-engine/internal/lib/batch/rows/batch-forma
 import {EngineError} from 'html-video-engine/internal/lib/errors/engine-error.js'
 import {BATCH_FORMATS} from 'html-video-engine/internal/lib/plan/render-options.js'
 import {BUCKET_ENV, createS3Client, STATE_MACHINE_ENV} from '../../lib/lambda/aws-clients.js'
-import {batchConcurrencyWarning} from '../../lib/lambda/batch/batch-concurrency-warning.js'
+import {batchConcurrencyWarning, defaultMaxConcurrent} from '../../lib/lambda/batch/batch-concurrency-warning.js'
 import {planBatchRows} from '../../lib/lambda/batch/plan-batch-rows.js'
 import {DEFAULT_MAX_CONCURRENT, DEFAULT_TOLERATED_FAILURE_PERCENTAGE, renderBatchOnLambda, resumeBatchOnLambda, type LambdaBatchHandle} from '../../lib/lambda/batch/start-lambda-batch.js'
 import {deploySite, siteHandleFromId} from '../../lib/lambda/deploy-site.js'
@@ -45,7 +45,10 @@ export default class LambdaRenderBatch extends BaseCommand {
     'batch-format': Flags.string({description: 'how to read --batch, whatever its extension', options: [...BATCH_FORMATS]}),
     resume: Flags.string({description: 'render again every row of this batch that has not succeeded (failed, or never reached), in a new run'}),
     'output-key': Flags.string({description: 'storage key of rows without their own outputKey, with {index} and {<column>} placeholders (default batches/<batchId>/{index}.<ext>)'}),
-    'max-concurrent': Flags.integer({description: `renders running at once (default ${DEFAULT_MAX_CONCURRENT})`, min: 1}),
+    'max-concurrent': Flags.integer({
+      description: `renders running at once (default: what the function's concurrency runs with all chunks of each, from the stack record, at most ${DEFAULT_MAX_CONCURRENT})`,
+      min: 1,
+    }),
     'tolerated-failure-percent': Flags.integer({description: `stop launching rows once more than this percentage of them failed (default ${DEFAULT_TOLERATED_FAILURE_PERCENTAGE}: never)`, min: 0, max: 100}),
     'site-id': Flags.string({description: 'use an uploaded site (skips the upload)'}),
     json: Flags.boolean({description: 'print an array of result entries'}),
@@ -76,7 +79,7 @@ export default class LambdaRenderBatch extends BaseCommand {
     const dryRun = flags['dry-run']
     const aws = {endpoint: flags.endpoint, region: flags.region}
     const printer = new EntryPrinter(flags.json, (line) => this.log(line))
-    const common = {maxConcurrent: flags['max-concurrent'], toleratedFailurePercentage: flags['tolerated-failure-percent'], onEntry: (entry: Parameters<typeof entryLine>[0]) => printer.entry(entry), ...aws}
+    const common = {maxConcurrent: flags['max-concurrent'] as number | undefined, toleratedFailurePercentage: flags['tolerated-failure-percent'], onEntry: (entry: Parameters<typeof entryLine>[0]) => printer.entry(entry), ...aws}
     if (flags.resume !== undefined) {
       if (dryRun) throw new EngineError('INVALID_FLAG', '--dry-run cannot be combined with --resume: a resumed batch runs the rows it already checked', {flag: '--dry-run'})
       const bucketName = required(flags.bucket, 'bucket', BUCKET_ENV)
@@ -97,7 +100,9 @@ export default class LambdaRenderBatch extends BaseCommand {
       const stack = await readStackRecord(new BucketObjects(createS3Client(aws), bucketName))
       const kept = checkOutputSettings(config, stack)
       if (kept) process.stderr.write(`warning [delete-after-unchecked]: ${kept}\n`)
-      const warning = batchConcurrencyWarning(flags['max-concurrent'] ?? DEFAULT_MAX_CONCURRENT, plan.chunks, stack ?? {})
+      // Unless told, never more renders at once than the function can run with all their chunks.
+      common.maxConcurrent ??= defaultMaxConcurrent(plan.chunks, stack ?? {}, DEFAULT_MAX_CONCURRENT)
+      const warning = batchConcurrencyWarning(common.maxConcurrent, plan.chunks, stack ?? {})
       if (warning) process.stderr.write(`warning [batch-throttled]: ${warning}\n`)
     }
     const siteHandle = flags['site-id']

@@ -1,3 +1,4 @@
+import type {Pluggable} from '@smithy/types'
 import {S3Client} from '@aws-sdk/client-s3'
 import {SFNClient} from '@aws-sdk/client-sfn'
 
@@ -65,4 +66,15 @@ export function createS3Client(options: AwsClientOptions = {}): S3Client {
 
 export function createSfnClient(options: AwsClientOptions = {}): SFNClient {
   return new SFNClient(clientConfig(options))
+}
+
+/** Middleware for any of the AWS clients (request logging; a stand-in for the cloud in tests): each client has its own input and output types. */
+export type ClientPlugin = Pluggable<any, any>
+
+/** A function that adds `plugins` to each client it is given and returns the client. */
+export function withPlugins(plugins: readonly ClientPlugin[] = []): <C extends {middlewareStack: {use(plugin: ClientPlugin): void}}>(client: C) => C {
+  return (client) => {
+    for (const plugin of plugins) client.middlewareStack.use(plugin)
+    return client
+  }
 }

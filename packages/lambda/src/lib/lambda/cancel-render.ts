@@ -25,6 +25,9 @@ export interface CancelledRender extends RenderCancelRecord {
   bucketName: string
   /** False when the execution had already been stopped (a repeated cancel only cleans up again). */
   stopped: boolean
+  /** Milliseconds from the call until the execution was stopped (absent when it already was), and until the cancel was done. */
+  stoppedAfterMs?: number
+  durationMs: number
 }
 
 /**
@@ -37,6 +40,9 @@ export interface CancelledRender extends RenderCancelRecord {
  * execution-end rule sweeps the scratch once more when the execution has ended.
  */
 export async function cancelRender(options: CancelRenderOptions): Promise<CancelledRender> {
+  const startedAt = performance.now()
+  const since = () => Math.round(performance.now() - startedAt)
+  let stoppedAfterMs: number | undefined
   const executionArn = resolveExecutionArn(options)
   const sfn = options.sfn ?? createSfnClient(options)
   const s3 = options.s3 ?? createS3Client(options)
@@ -54,6 +60,7 @@ export async function cancelRender(options: CancelRenderOptions): Promise<Cancel
       await markStopped(new BucketObjects(s3, input.bucketName), input.renderId, 'cancelled')
       await sfn.send(new StopExecutionCommand({executionArn, error: `${TASK_ERROR_PREFIX}CANCELLED`, cause: JSON.stringify(cancelledError(input.renderId))}))
       stopped = true
+      stoppedAfterMs = since()
     } else if (execution.status !== 'ABORTED') {
       throw new EngineError(
         'INVALID_REQUEST',
@@ -77,7 +84,7 @@ export async function cancelRender(options: CancelRenderOptions): Promise<Cancel
       scratchObjectsDeleted: deleted,
     }
     await bucket.putJson(renderCancelKey(input.renderId), record)
-    return {...record, bucketName: input.bucketName, stopped}
+    return {...record, bucketName: input.bucketName, stopped, ...(stoppedAfterMs !== undefined && {stoppedAfterMs}), durationMs: since()}
   } catch (error) {
     throw awsFailure(error, `cleaning up the cancelled render ${input.renderId}`, {bucketName: input.bucketName, endpoint: options.endpoint})
   } finally {

@@ -27,14 +27,17 @@ export async function finishBatchAction(event: FinishBatchEvent, context: Action
 
 /**
  * A failed row's error as the render gave it: the workflow caught `States.TaskFailed` with the
- * render's execution as the cause, whose own error and cause are the render's.
+ * render's execution as the cause, whose own error and cause are the render's. AWS's service
+ * integration writes that execution with PascalCase keys (`Error`, `Cause`, as its `Output` and
+ * `Status`); the API's own casing (`error`, `cause`) is read too.
  */
 export function manifestRow({error, cause, ...row}: BatchRowRecord): BatchManifestRow {
   if (row.status !== 'failed') return row
   const execution = tryParse(cause)
+  const nested = {error: execution?.Error ?? execution?.error, cause: execution?.Cause ?? execution?.cause}
   const failure =
-    typeof execution?.error === 'string' || typeof execution?.cause === 'string'
-      ? parseTaskCause(execution.error as string | undefined, execution.cause as string | undefined)
+    typeof nested.error === 'string' || typeof nested.cause === 'string'
+      ? parseTaskCause(nested.error as string | undefined, nested.cause as string | undefined)
       : parseTaskCause(error, cause)
   return {...row, error: failure ?? {code: 'INTERNAL', message: 'the render failed'}}
 }

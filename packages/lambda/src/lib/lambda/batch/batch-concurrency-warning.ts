@@ -8,10 +8,22 @@ export interface ChunksPerRender {
 }
 
 /**
+ * The renders a batch runs at once unless told: as many as the function can run with every chunk
+ * of each (its reserved concurrency, else the account's unreserved pool, 10 on a new account),
+ * divided by the chunks per render, at least 1 and at most `ceiling` (the default without limits).
+ */
+export function defaultMaxConcurrent(chunks: ChunksPerRender, limits: ConcurrencyLimits, ceiling: number): number {
+  const binding = bindingConcurrency(limits)
+  if (!binding) return ceiling
+  return Math.min(ceiling, Math.max(1, Math.floor(binding.limit / chunks.count)))
+}
+
+/**
  * Rows run `maxConcurrent` renders at once and each runs `chunks.count` functions at once. Above
- * the function's reserved concurrency (or the account's unreserved pool, 10 on a new account) the
- * extra chunks are throttled: they wait and are tried again (up to 36 minutes) instead of failing,
- * so the batch is slower than asked for. The warning says by how much and what fits.
+ * the function's reserved concurrency (or the account's unreserved pool) the extra chunks are
+ * throttled: each waits and is tried again for up to about 36 minutes (THROTTLE_RETRY), and a chunk
+ * still throttled then fails its row with Lambda.TooManyRequestsException. The warning says so and
+ * what fits.
  */
 export function batchConcurrencyWarning(maxConcurrent: number, chunks: ChunksPerRender, limits: ConcurrencyLimits): string | undefined {
   const binding = bindingConcurrency(limits)
@@ -21,7 +33,9 @@ export function batchConcurrencyWarning(maxConcurrent: number, chunks: ChunksPer
   if (atOnce <= limit) return undefined
   const what = reserved ? `the function's reserved concurrency of ${limit}` : `the account's ${limit} concurrent executions for unreserved functions`
   const each = `${chunks.planned ? '' : 'up to '}${chunks.count} chunk${chunks.count === 1 ? '' : 's'} each${chunks.planned ? ' (planned from the composition)' : ' (--max-parallel-chunks; its length is known only when it renders)'}`
-  const throttled = 'chunks above it are throttled and wait for a free function (retried for up to 36 minutes), so the batch runs slower than asked but rows do not fail for it'
+  const throttled =
+    'chunks above it are throttled: each waits for a free function and is tried again for up to about 36 minutes, then its row fails with Lambda.TooManyRequestsException; ' +
+    'a long batch at this setting will lose rows, a short one only runs slower'
   const fits = Math.floor(limit / chunks.count)
   const raise = reserved ? `deploy with a higher --concurrency` : 'ask AWS for a higher "Concurrent executions" quota (Service Quotas, AWS Lambda)'
   const advice =

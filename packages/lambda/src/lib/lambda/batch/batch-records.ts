@@ -17,6 +17,8 @@ export const BATCHES_PREFIX = 'batches/'
 export const batchPrefix = (batchId: string) => `${BATCHES_PREFIX}${batchId}/`
 export const batchRecordKey = (batchId: string) => `${batchPrefix(batchId)}batch.json`
 export const batchItemsKey = (batchId: string, run: number) => `${batchPrefix(batchId)}runs/${run}/items.jsonl`
+/** Where a run's Distributed Map writes its children's results (its ResultWriter). */
+export const batchMapResultsPrefix = (batchId: string, run: number) => `${batchPrefix(batchId)}runs/${run}/map-results`
 export const batchRowsPrefix = (batchId: string) => `${batchPrefix(batchId)}rows/`
 export const batchRowKey = (batchId: string, index: number) => `${batchRowsPrefix(batchId)}${index}.json`
 export const batchManifestKey = (batchId: string) => `${batchPrefix(batchId)}manifest.json`

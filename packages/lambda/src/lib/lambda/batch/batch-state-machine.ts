@@ -1,4 +1,5 @@
-import {FLAKY_RETRY, THROTTLE_RETRY, type StateMachineDefinition} from '../state-machine-definition.js'
+import {FLAKY_RETRY, FUNCTION_TIMEOUT_SECONDS, THROTTLE_RETRY, type StateMachineDefinition} from '../state-machine-definition.js'
+import {EXECUTION_TIMEOUT_SECONDS} from '../runtime/render-timeout.js'
 import {batchRowsPrefix} from './batch-records.js'
 
 /** The batch workflow beside the render workflow: `<render state machine>-batch`. */
@@ -11,10 +12,13 @@ export const BATCH_STATES = {rows: 'Rows', renderRow: 'RenderRow', recordSuccess
 
 /**
  * Starting another workflow can be throttled (StartExecution's rate, the account's open
- * executions): wait and try again, as long as a render may take.
+ * executions): wait and try again, as long as a render may take. A row that ran past its timeout
+ * is not tried again: its render had all the time a render may have, and a new start under the
+ * same execution name (the row's render id, which progress and cancel find it by) would only get
+ * `ExecutionAlreadyExists` and hide why it ended.
  */
 const START_RETRY = {
-  ErrorEquals: ['StepFunctions.ExecutionLimitExceededException', 'StepFunctions.AWSStepFunctionsException', 'StepFunctions.SdkClientException', 'States.Timeout'],
+  ErrorEquals: ['StepFunctions.ExecutionLimitExceededException', 'StepFunctions.AWSStepFunctionsException', 'StepFunctions.SdkClientException'],
   IntervalSeconds: 2,
   MaxAttempts: 10,
   BackoffRate: 2,
@@ -23,6 +27,13 @@ const START_RETRY = {
 } as const
 
 const RECORD_RETRY = {ErrorEquals: ['States.ALL'], IntervalSeconds: 1, MaxAttempts: 5, BackoffRate: 2, JitterStrategy: 'FULL'} as const
+
+/**
+ * Task timeouts, as AWS has none unless a state sets one: a row waits for its render, whose own
+ * execution ends by its TimeoutSeconds (EXECUTION_TIMEOUT_SECONDS), plus a few minutes for the
+ * nested start and its end event to arrive; a row record is one small S3 write.
+ */
+export const BATCH_TASK_TIMEOUTS = {renderRow: EXECUTION_TIMEOUT_SECONDS + 300, record: 60, finish: FUNCTION_TIMEOUT_SECONDS} as const
 
 /**
  * The batch workflow: one Distributed Map over the run's rows, read from S3 (JSON Lines), that runs
@@ -50,6 +61,7 @@ export function batchStateMachineDefinition(renderStateMachineArn: string, funct
       },
     },
     ResultPath: null,
+    TimeoutSeconds: BATCH_TASK_TIMEOUTS.record,
     Retry: [RECORD_RETRY],
   })
   return {
@@ -88,15 +100,21 @@ export function batchStateMachineDefinition(renderStateMachineArn: string, funct
               },
               ResultSelector: {'bytes.$': '$.Output.bytes', 'totalFrames.$': '$.Output.totalFrames'},
               ResultPath: '$.render',
+              TimeoutSeconds: BATCH_TASK_TIMEOUTS.renderRow,
               Retry: [START_RETRY],
               Catch: [{ErrorEquals: ['States.ALL'], ResultPath: '$.failure', Next: BATCH_STATES.recordFailure}],
               Next: BATCH_STATES.recordSuccess,
             },
-            [BATCH_STATES.recordSuccess]: {...rowRecord('succeeded', {'bytes.$': '$.render.bytes', 'totalFrames.$': '$.render.totalFrames'}), End: true},
+            // A row's child ends with an empty output ({}): the Map gathers every child's output.
+            [BATCH_STATES.recordSuccess]: {...rowRecord('succeeded', {'bytes.$': '$.render.bytes', 'totalFrames.$': '$.render.totalFrames'}), OutputPath: null, End: true},
             [BATCH_STATES.recordFailure]: {...rowRecord('failed', {'error.$': '$.failure.Error', 'cause.$': '$.failure.Cause'}), Next: 'RowFailed'},
             RowFailed: {Type: 'Fail', ErrorPath: '$.failure.Error', CausePath: '$.failure.Cause'},
           },
         },
+        // The children's results go to S3, never into the Map's own result: gathered there, a few
+        // thousand rows would pass the 256 KiB a state's data may have (States.DataLimitExceeded,
+        // which no Catch handles). The Map's result is then only where they went.
+        ResultWriter: {Resource: 'arn:aws:states:::s3:putObject', Parameters: {'Bucket.$': '$.bucketName', 'Prefix.$': '$.resultsPrefix'}},
         ResultPath: null,
         // Over the tolerated failures the Map stops; the manifest is still written.
         Catch: [{ErrorEquals: ['States.ALL'], ResultPath: '$.failure', Next: BATCH_STATES.finish}],
@@ -106,6 +124,8 @@ export function batchStateMachineDefinition(renderStateMachineArn: string, funct
         Type: 'Task',
         Resource: functionArn,
         Parameters: {action: 'finishBatch', 'batchId.$': '$.batchId', 'bucketName.$': '$.bucketName', 'run.$': '$.run'},
+        // It writes the manifest from the row records: run again, it writes the same file.
+        TimeoutSeconds: BATCH_TASK_TIMEOUTS.finish,
         Retry: [THROTTLE_RETRY, FLAKY_RETRY],
         End: true,
       },
@@ -119,6 +139,8 @@ export interface BatchExecutionInput {
   run: number
   bucketName: string
   itemsKey: string
+  /** Where the Map writes its children's results (ResultWriter). */
+  resultsPrefix: string
   siteId: string
   entry: string
   maxConcurrent: number

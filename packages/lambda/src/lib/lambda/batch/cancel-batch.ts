@@ -1,4 +1,4 @@
-import {DescribeExecutionCommand, ListExecutionsCommand, StopExecutionCommand, type SFNClient} from '@aws-sdk/client-sfn'
+import {DescribeExecutionCommand, StopExecutionCommand, type SFNClient} from '@aws-sdk/client-sfn'
 import type {S3Client} from '@aws-sdk/client-s3'
 import {EngineError} from 'html-video-engine/internal/lib/errors/engine-error.js'
 import {createS3Client, createSfnClient, type AwsClientOptions} from '../aws-clients.js'
@@ -7,7 +7,10 @@ import {cancelRender} from '../cancel-render.js'
 import {mapLimited} from '../map-limited.js'
 import {BucketObjects} from '../s3-objects.js'
 import {TASK_ERROR_PREFIX} from '../task-errors.js'
-import {batchRecordKey, type BatchRecord} from './batch-records.js'
+import {finishBatchAction} from '../actions/finish-batch-action.js'
+import {markStopped} from '../runtime/render-stop.js'
+import {batchRecordKey, type BatchManifestFile, type BatchRecord} from './batch-records.js'
+import {runningRowRenders, writeCancelledRows} from './cancelled-rows.js'
 
 /** Renders cancelled at once (each: a stop, a webhook, a scratch cleanup). */
 const CANCEL_CONCURRENCY = 8
@@ -26,12 +29,17 @@ export interface CancelledBatch {
   stopped: boolean
   /** Row renders that were running and were cancelled. */
   rendersCancelled: number
+  /** The batch manifest written after the cancel: every row that ended, with its final status. */
+  counts: BatchManifestFile['counts']
 }
 
 /**
- * Stops a batch: its latest run's workflow (no row is launched after this) and every render of that
- * run still running (each as `engine lambda cancel` does). Rows that had succeeded keep their
- * output; `render-batch --resume <id>` renders the rest.
+ * Stops a batch: every render of its latest run still running is marked cancelled (the first stop
+ * reason is the one kept, and stopping the batch also ends its nested renders), then the run's
+ * workflow is stopped (no row starts after this), then each of those renders, and any that started
+ * meanwhile, is cancelled as `engine lambda cancel` does (its chunks stop, its scratch is deleted).
+ * A stopped workflow runs no Finish, so the rows' records and the batch manifest are written here.
+ * Rows that had succeeded keep their output; `render-batch --resume <id>` renders the rest.
  */
 export async function cancelBatch(options: CancelBatchOptions): Promise<CancelledBatch> {
   const s3 = options.s3 ?? createS3Client(options)
@@ -40,9 +48,13 @@ export async function cancelBatch(options: CancelBatchOptions): Promise<Cancelle
   const fail = (error: unknown): never => {
     throw awsFailure(error, what, {bucketName: options.bucketName, endpoint: options.endpoint})
   }
-  const record = await new BucketObjects(s3, options.bucketName).getJson<BatchRecord>(batchRecordKey(options.batchId)).catch(fail)
+  const bucket = new BucketObjects(s3, options.bucketName)
+  const record = await bucket.getJson<BatchRecord>(batchRecordKey(options.batchId)).catch(fail)
   if (!record) throw new EngineError('NOT_FOUND', `batch ${options.batchId}: no such batch in ${options.bucketName}`, {batchId: options.batchId})
   const run = record.runs.at(-1)!
+  const prefix = `${record.batchId}-r${run.run}-`
+  const before = await runningRowRenders(sfn, record.stateMachineArn, prefix).catch(fail)
+  await mapLimited(before, CANCEL_CONCURRENCY, (executionArn) => markStopped(bucket, executionArn.split(':').at(-1)!, 'cancelled')).catch(fail)
   const execution = await sfn.send(new DescribeExecutionCommand({executionArn: run.executionArn})).catch(fail)
   const stopped = execution.status === 'RUNNING'
   if (stopped) {
@@ -50,14 +62,10 @@ export async function cancelBatch(options: CancelBatchOptions): Promise<Cancelle
       .send(new StopExecutionCommand({executionArn: run.executionArn, error: `${TASK_ERROR_PREFIX}CANCELLED`, cause: `batch ${record.batchId} was cancelled (\`engine lambda batch cancel\`)`}))
       .catch(fail)
   }
-  const prefix = `${record.batchId}-r${run.run}-`
-  const running: string[] = []
-  let nextToken: string | undefined
-  do {
-    const page = await sfn.send(new ListExecutionsCommand({stateMachineArn: record.stateMachineArn, statusFilter: 'RUNNING', maxResults: 1000, nextToken})).catch(fail)
-    for (const listed of page.executions ?? []) if (listed.name?.startsWith(prefix) && listed.executionArn) running.push(listed.executionArn)
-    nextToken = page.nextToken
-  } while (nextToken)
-  await mapLimited(running, CANCEL_CONCURRENCY, (executionArn) => cancelRender({...options, s3, sfn, render: executionArn}).catch(() => undefined))
-  return {batchId: record.batchId, run: run.run, stopped, rendersCancelled: running.length}
+  const running = [...new Set([...before, ...(await runningRowRenders(sfn, record.stateMachineArn, prefix).catch(fail))])]
+  const outcomes = await mapLimited(running, CANCEL_CONCURRENCY, (executionArn) => cancelRender({...options, s3, sfn, render: executionArn}).then(() => executionArn, () => undefined))
+  const cancelled = outcomes.filter((executionArn): executionArn is string => executionArn !== undefined)
+  await writeCancelledRows(sfn, bucket, cancelled).catch(fail)
+  const counts = await finishBatchAction({action: 'finishBatch', batchId: record.batchId, bucketName: options.bucketName, run: run.run}, {s3, memoryMb: 0, startedAt: performance.now()}).catch(fail)
+  return {batchId: record.batchId, run: run.run, stopped, rendersCancelled: cancelled.length, counts}
 }

@@ -18,7 +18,7 @@ import {executionArnFor} from '../render-progress.js'
 import {BucketObjects} from '../s3-objects.js'
 import {batchRenderId, newBatchId} from './batch-ids.js'
 import {batchItem, type BatchEntry, type BatchStatus} from './batch-items.js'
-import {batchItemsKey, batchItemSchema, batchRecordKey, type BatchItem, type BatchRecord} from './batch-records.js'
+import {batchItemsKey, batchMapResultsPrefix, batchItemSchema, batchRecordKey, type BatchItem, type BatchRecord} from './batch-records.js'
 import {readBatchRows} from './batch-rows.js'
 import {batchStateMachineArnOf, type BatchExecutionInput} from './batch-state-machine.js'
 
@@ -188,6 +188,7 @@ async function startRun(record: BatchRecord, spool: BatchSpool, options: LambdaB
         run,
         bucketName: record.bucketName,
         itemsKey,
+        resultsPrefix: batchMapResultsPrefix(record.batchId, run),
         siteId: record.siteId,
         entry: record.entry,
         maxConcurrent: record.maxConcurrent,

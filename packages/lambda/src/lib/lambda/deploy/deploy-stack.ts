@@ -1,4 +1,3 @@
-import type {Pluggable} from '@smithy/types'
 import {PutMetricAlarmCommand, CloudWatchClient} from '@aws-sdk/client-cloudwatch'
 import {CloudWatchLogsClient, CreateLogGroupCommand, PutRetentionPolicyCommand} from '@aws-sdk/client-cloudwatch-logs'
 import {CreateRoleCommand, GetRoleCommand, IAMClient, PutRolePolicyCommand, UpdateAssumeRolePolicyCommand} from '@aws-sdk/client-iam'
@@ -7,7 +6,7 @@ import {CreateBucketCommand, PutPublicAccessBlockCommand, type BucketLocationCon
 import {CreateStateMachineCommand, DescribeStateMachineCommand, UpdateStateMachineCommand, type SFNClient} from '@aws-sdk/client-sfn'
 import {GetCallerIdentityCommand, STSClient} from '@aws-sdk/client-sts'
 import {EventBridgeClient} from '@aws-sdk/client-eventbridge'
-import {clientConfig, createS3Client, createSfnClient, type AwsClientOptions} from '../aws-clients.js'
+import {clientConfig, createS3Client, createSfnClient, withPlugins, type AwsClientOptions, type ClientPlugin} from '../aws-clients.js'
 import {DEFAULT_MAX_PARALLEL_CHUNKS, throttledChunksWarning} from '../chunk-plan.js'
 import {BucketObjects} from '../s3-objects.js'
 import {deleteAfterRules} from '../output-settings.js'
@@ -49,8 +48,6 @@ export interface DeployedStack {
   reservedConcurrency?: number
 }
 
-/** Middleware for any of the AWS clients: each client has its own input and output types. */
-type ClientPlugin = Pluggable<any, any>
 
 /** New IAM roles take a few seconds to become assumable by Lambda and Step Functions. */
 const PROPAGATION_RETRIES = 10
@@ -68,19 +65,16 @@ export async function deployStack(options: DeployStackOptions): Promise<Deployed
   const step = options.onStep ?? (() => {})
   const notice = options.onWarning ?? (() => {})
   const config = clientConfig(options)
-  const withPlugins = <C extends {middlewareStack: {use(plugin: ClientPlugin): void}}>(client: C): C => {
-    for (const plugin of options.plugins ?? []) client.middlewareStack.use(plugin)
-    return client
-  }
-  const iam = withPlugins(new IAMClient(config))
-  const lambda = withPlugins(new LambdaClient(config))
+  const use = withPlugins(options.plugins)
+  const iam = use(new IAMClient(config))
+  const lambda = use(new LambdaClient(config))
   const ledger = new DeployLedger()
   let prepared: Awaited<ReturnType<typeof prepareCode>> | undefined
   try {
     const region = await lambda.config.region()
     const name = options.name ?? DEFAULT_STACK_NAME
     const arch = options.arch ?? 'x86_64'
-    const identity = await withPlugins(new STSClient(config)).send(new GetCallerIdentityCommand({}))
+    const identity = await use(new STSClient(config)).send(new GetCallerIdentityCommand({}))
     const account = await readAccountConcurrency(lambda)
     const existing = await lambda.send(new GetFunctionCommand({FunctionName: name})).then(
       (found) => ({configuration: found.Configuration!, reserved: found.Concurrency?.ReservedConcurrentExecutions}),
@@ -106,7 +100,7 @@ export async function deployStack(options: DeployStackOptions): Promise<Deployed
 
     ledger.at('the bucket')
     step(`bucket ${resources.bucket.Bucket}`)
-    const s3 = withPlugins(createS3Client(options))
+    const s3 = use(createS3Client(options))
     const createdBucket = await s3
       .send(new CreateBucketCommand({Bucket: resources.bucket.Bucket, ...(region !== 'us-east-1' && {CreateBucketConfiguration: {LocationConstraint: region as BucketLocationConstraint}})}))
       .then(
@@ -149,7 +143,7 @@ export async function deployStack(options: DeployStackOptions): Promise<Deployed
     resources = stackResources({...settings, memoryMb: deployed.memoryMb, reservedConcurrency: deployed.reservedConcurrency, functionVersion: deployed.version})
 
     ledger.at('the log group')
-    const logs = withPlugins(new CloudWatchLogsClient(config))
+    const logs = use(new CloudWatchLogsClient(config))
     await logs.send(new CreateLogGroupCommand({logGroupName: resources.logGroup.logGroupName})).then(
       () => ledger.created(`log group ${resources.logGroup.logGroupName}`),
       (error: Error) => {
@@ -158,7 +152,7 @@ export async function deployStack(options: DeployStackOptions): Promise<Deployed
     )
     await logs.send(new PutRetentionPolicyCommand(resources.logGroup))
 
-    const sfn = withPlugins(createSfnClient(options))
+    const sfn = use(createSfnClient(options))
     // The render workflow first: the batch workflow names it.
     for (const machine of [resources.stateMachine, resources.batchStateMachine]) {
       ledger.at(`state machine ${machine.name}`)
@@ -168,7 +162,7 @@ export async function deployStack(options: DeployStackOptions): Promise<Deployed
 
     ledger.at('the execution-end rule')
     step(`rule ${executionEndRuleName(name)} (renders that time out or are stopped)`)
-    await ensureExecutionEndRule(withPlugins(new EventBridgeClient(config)), lambda, {
+    await ensureExecutionEndRule(use(new EventBridgeClient(config)), lambda, {
       stackName: name,
       region,
       accountId: settings.accountId,
@@ -179,7 +173,7 @@ export async function deployStack(options: DeployStackOptions): Promise<Deployed
 
     ledger.at('alarms')
     step(`alarms ${resources.alarms.map((alarm) => alarm.AlarmName).join(', ')}`)
-    const cloudwatch = withPlugins(new CloudWatchClient(config))
+    const cloudwatch = use(new CloudWatchClient(config))
     for (const alarm of resources.alarms) await cloudwatch.send(new PutMetricAlarmCommand(alarm))
 
     const limits = {reservedConcurrency: deployed.reservedConcurrency, unreservedConcurrency: account?.unreserved}

@@ -28,7 +28,8 @@ function arns(scope: PolicyScope) {
     bucketName: bucket,
     bucket: `arn:aws:s3:::${bucket}`,
     objects: `arn:aws:s3:::${bucket}/*`,
-    logGroup: `arn:aws:logs:${region}:${accountId}:log-group:/aws/lambda/${name}`,
+    // CloudWatch Logs matches every action but the tag ones against the group's ARN with `:*`.
+    logGroup: `arn:aws:logs:${region}:${accountId}:log-group:/aws/lambda/${name}:*`,
     functionRole: `arn:aws:iam::${accountId}:role/${functionRoleName(name)}`,
     stateMachineRole: `arn:aws:iam::${accountId}:role/${name}-state-machine`,
     function: `arn:aws:lambda:${region}:${accountId}:function:${name}`,
@@ -67,12 +68,12 @@ function callerStatements(scope: PolicyScope): Statement[] {
     {Sid: 'ListRenderBucket', Effect: 'Allow', Action: ['s3:ListBucket'], Resource: arn.bucket},
     // Files of 64 MiB and more go up in parts (the bundle among them); a failed upload is aborted.
     {Sid: 'SitesAndOutputs', Effect: 'Allow', Action: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject', 's3:AbortMultipartUpload'], Resource: arn.objects},
-    {Sid: 'StartRenders', Effect: 'Allow', Action: ['states:StartExecution'], Resource: [arn.stateMachine, arn.batchStateMachine]},
-    {Sid: 'FollowRenders', Effect: 'Allow', Action: ['states:DescribeExecution', 'states:GetExecutionHistory', 'states:StopExecution'], Resource: [arn.executions, arn.batchExecutions]},
-    // lambda batch progress (the Distributed Map's counts) and batch cancel (the batch's running renders);
-    // a render's progress counts the child workflows of its Distributed Map (its cost).
-    {Sid: 'FollowBatches', Effect: 'Allow', Action: ['states:ListMapRuns', 'states:ListExecutions'], Resource: [arn.stateMachine, arn.batchStateMachine, arn.executions, arn.batchExecutions]},
-    {Sid: 'BatchCounts', Effect: 'Allow', Action: ['states:DescribeMapRun'], Resource: [arn.mapRuns, arn.renderMapRuns]},
+    // Starting renders and batches; a render's progress lists the child workflows of its
+    // Distributed Map (its cost), batch progress and cancel those of the batch's (ListExecutions
+    // names the state machine or the map run, ListMapRuns the execution).
+    {Sid: 'StartRenders', Effect: 'Allow', Action: ['states:StartExecution', 'states:ListExecutions'], Resource: [arn.stateMachine, arn.batchStateMachine]},
+    {Sid: 'FollowRenders', Effect: 'Allow', Action: ['states:DescribeExecution', 'states:GetExecutionHistory', 'states:StopExecution', 'states:ListMapRuns'], Resource: [arn.executions, arn.batchExecutions]},
+    {Sid: 'BatchCounts', Effect: 'Allow', Action: ['states:DescribeMapRun', 'states:ListExecutions'], Resource: [arn.mapRuns, arn.renderMapRuns]},
     // engine lambda still: one direct invocation of the render function.
     {Sid: 'RenderStills', Effect: 'Allow', Action: ['lambda:InvokeFunction'], Resource: [arn.function, `${arn.function}:*`]},
     ...outputBucketCallerStatements(scope.outputBuckets ?? []),
@@ -80,7 +81,7 @@ function callerStatements(scope: PolicyScope): Statement[] {
 }
 
 /**
- * What `engine lambda deploy` needs on top (attach both to the user who deploys): the stack's two
+ * What `engine lambda deploy` (and `destroy`) needs on top (attach both to the user who deploys): the stack's two
  * roles and nothing else in IAM, `iam:PassRole` only for those roles and only to the service each
  * is for, the bucket's settings, the one function, the one state machine and its alarms.
  */
@@ -88,12 +89,12 @@ export function deployerPolicy(scope: PolicyScope): ScopedPolicyDocument {
   const arn = arns(scope)
   return {
     Version: '2012-10-17',
-    Statement: [
-      {Sid: 'StackRoles', Effect: 'Allow', Action: ['iam:GetRole', 'iam:CreateRole', 'iam:PutRolePolicy', 'iam:UpdateAssumeRolePolicy'], Resource: [arn.functionRole, arn.stateMachineRole]},
+    Statement: mergeSameResources([
+      {Sid: 'StackRoles', Effect: 'Allow', Action: ['iam:GetRole', 'iam:CreateRole', 'iam:PutRolePolicy', 'iam:UpdateAssumeRolePolicy', 'iam:DeleteRolePolicy', 'iam:DeleteRole'], Resource: [arn.functionRole, arn.stateMachineRole]},
       {Sid: 'PassFunctionRole', Effect: 'Allow', Action: ['iam:PassRole'], Resource: arn.functionRole, Condition: {StringEquals: {'iam:PassedToService': 'lambda.amazonaws.com'}}},
       {Sid: 'PassStateMachineRole', Effect: 'Allow', Action: ['iam:PassRole'], Resource: arn.stateMachineRole, Condition: {StringEquals: {'iam:PassedToService': 'states.amazonaws.com'}}},
       // Lifecycle rules are read before they are written: a PUT replaces every rule, and the owner's are kept.
-      {Sid: 'RenderBucketSettings', Effect: 'Allow', Action: ['s3:CreateBucket', 's3:PutBucketPublicAccessBlock', 's3:GetLifecycleConfiguration', 's3:PutLifecycleConfiguration'], Resource: arn.bucket},
+      {Sid: 'RenderBucketSettings', Effect: 'Allow', Action: ['s3:CreateBucket', 's3:PutBucketPublicAccessBlock', 's3:GetLifecycleConfiguration', 's3:PutLifecycleConfiguration', 's3:DeleteBucket'], Resource: arn.bucket},
       ...outputBucketLifecycleStatements(scope.outputBuckets ?? []),
       {
         Sid: 'RenderFunction',
@@ -117,23 +118,50 @@ export function deployerPolicy(scope: PolicyScope): ScopedPolicyDocument {
           'lambda:GetFunctionConcurrency',
           // The execution-end rule may invoke the live alias.
           'lambda:AddPermission',
+          // engine lambda destroy
+          'lambda:DeleteAlias',
         ],
         Resource: [arn.function, `${arn.function}:*`],
       },
       // Renders that time out or are stopped from outside reach the function through this rule.
-      {Sid: 'ExecutionEndRule', Effect: 'Allow', Action: ['events:PutRule', 'events:PutTargets'], Resource: arn.executionEndRule},
-      {Sid: 'FunctionLogs', Effect: 'Allow', Action: ['logs:CreateLogGroup', 'logs:PutRetentionPolicy'], Resource: arn.logGroup},
+      {Sid: 'ExecutionEndRule', Effect: 'Allow', Action: ['events:PutRule', 'events:PutTargets', 'events:ListTargetsByRule', 'events:RemoveTargets', 'events:DeleteRule'], Resource: arn.executionEndRule},
+      {Sid: 'FunctionLogs', Effect: 'Allow', Action: ['logs:CreateLogGroup', 'logs:PutRetentionPolicy', 'logs:DeleteLogGroup'], Resource: arn.logGroup},
       // Deploy and `engine lambda quotas` read how many functions the account runs at once. AWS
       // allows this read-only action only on "*": it names no resource.
       {Sid: 'AccountLimits', Effect: 'Allow', Action: ['lambda:GetAccountSettings'], Resource: '*'},
 
-      {Sid: 'RenderWorkflow', Effect: 'Allow', Action: ['states:DescribeStateMachine', 'states:CreateStateMachine', 'states:UpdateStateMachine'], Resource: [arn.stateMachine, arn.batchStateMachine]},
+      {Sid: 'RenderWorkflow', Effect: 'Allow', Action: ['states:DescribeStateMachine', 'states:CreateStateMachine', 'states:UpdateStateMachine', 'states:DeleteStateMachine'], Resource: [arn.stateMachine, arn.batchStateMachine]},
       // lambda functions ls|rm: which version each running execution invokes.
       {Sid: 'VersionsInUse', Effect: 'Allow', Action: ['states:DescribeStateMachineForExecution'], Resource: [arn.executions, arn.batchExecutions]},
-      {Sid: 'StackAlarms', Effect: 'Allow', Action: ['cloudwatch:PutMetricAlarm'], Resource: arn.alarms},
+      {Sid: 'StackAlarms', Effect: 'Allow', Action: ['cloudwatch:PutMetricAlarm', 'cloudwatch:DeleteAlarms'], Resource: arn.alarms},
       ...callerStatements(scope),
-    ],
+    ]),
   }
+}
+
+/**
+ * One statement per set of resources: the deployer's policy repeats the caller's resources (the
+ * workflows, their executions), and each repetition of a long ARN counts against the 6,144
+ * characters of a managed policy. Statements with a condition or a Deny stay as they are.
+ */
+function mergeSameResources(statements: Statement[]): Statement[] {
+  const merged: Statement[] = []
+  const byResources = new Map<string, Statement>()
+  for (const statement of statements) {
+    if (statement.Effect !== 'Allow' || statement.Condition) {
+      merged.push(statement)
+      continue
+    }
+    const key = JSON.stringify([statement.Resource].flat())
+    const first = byResources.get(key)
+    if (first) first.Action = [...new Set([...first.Action, ...statement.Action])]
+    else {
+      const copy = {...statement, Action: [...statement.Action]}
+      byResources.set(key, copy)
+      merged.push(copy)
+    }
+  }
+  return merged
 }
 
 /** The --delete-after rules deploy adds to each output bucket beside its owner's. */

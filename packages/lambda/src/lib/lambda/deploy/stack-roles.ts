@@ -99,8 +99,9 @@ export function stateMachineRole(scope: RoleScope): RoleDefinition {
           Action: ['events:PutTargets', 'events:PutRule', 'events:DescribeRule'],
           Resource: `arn:aws:events:${region}:${accountId}:rule/StepFunctionsGetEventsForStepFunctionsExecutionRule`,
         },
-        // The rows it reads and each row's record it writes.
-        {Sid: 'BatchRows', Effect: 'Allow', Action: ['s3:GetObject', 's3:PutObject'], Resource: `arn:aws:s3:::${scope.bucketName}/${BATCHES_PREFIX}*`},
+        // The rows it reads, each row's record it writes, and the batch Map's results (its
+        // ResultWriter writes in parts, which AWS's guide grants these two more actions for).
+        {Sid: 'BatchRows', Effect: 'Allow', Action: ['s3:GetObject', 's3:PutObject', 's3:ListMultipartUploadParts', 's3:AbortMultipartUpload'], Resource: `arn:aws:s3:::${scope.bucketName}/${BATCHES_PREFIX}*`},
       ],
     },
   }

@@ -1,7 +1,11 @@
 import type {StateMachineDefinition} from '../state-machine-definition.js'
 
-/** Longer than any execution runs (the render workflow's backstop is 24 h 15 min), and within a Node timer's 24.8 days. */
-const MAP_AS_TASK_TIMEOUT_SECONDS = 7 * 24 * 3600
+/**
+ * Longer than any execution runs (the render workflow's backstop is 24 h 15 min), and within a
+ * Node timer's 24.8 days: AWS's "no timeout", which a Task has unless it sets one (the emulator's
+ * own default is 60 s).
+ */
+const NO_TIMEOUT_SECONDS = 7 * 24 * 3600
 
 /** A Distributed Map of a definition, as the local stack runs it (aws-local-stepfunctions has no ItemReader). */
 export interface DistributedMapState {
@@ -14,6 +18,8 @@ export interface DistributedMapState {
   processor: StateMachineDefinition
   maxConcurrencyPath?: string
   toleratedFailurePercentagePath?: string
+  /** Where a ResultWriter puts the children's results (paths on the state's input); absent: they are the Map's result. */
+  resultWriter?: {bucketPath: string; prefixPath: string}
 }
 
 /**
@@ -24,13 +30,14 @@ export interface DistributedMapState {
 export function emulatedDefinition(definition: StateMachineDefinition, taskResource: string): {definition: StateMachineDefinition; maps: DistributedMapState[]} {
   const maps: DistributedMapState[] = []
   const states: StateMachineDefinition['States'] = {}
-  for (const [name, state] of Object.entries(definition.States)) {
+  for (const [name, state] of Object.entries(withAwsTimeouts(definition).States)) {
     const processor = state.ItemProcessor as (StateMachineDefinition & {ProcessorConfig?: {Mode?: string}}) | undefined
     if (state.Type !== 'Map' || processor?.ProcessorConfig?.Mode !== 'DISTRIBUTED') {
       states[name] = state
       continue
     }
     const reader = state.ItemReader as {Parameters: Record<string, string>} | undefined
+    const writer = state.ResultWriter as {Parameters: Record<string, string>} | undefined
     const {ProcessorConfig: _config, ...childDefinition} = processor
     maps.push({
       name,
@@ -40,12 +47,24 @@ export function emulatedDefinition(definition: StateMachineDefinition, taskResou
       processor: childDefinition,
       maxConcurrencyPath: state.MaxConcurrencyPath as string | undefined,
       toleratedFailurePercentagePath: state.ToleratedFailurePercentagePath as string | undefined,
+      ...(writer && {resultWriter: {bucketPath: writer.Parameters['Bucket.$'], prefixPath: writer.Parameters['Prefix.$']}}),
     })
-    const {Type: _type, ItemReader: _reader, ItemsPath: _items, ItemSelector: _selector, ItemProcessor: _processor, MaxConcurrencyPath: _max, ToleratedFailurePercentagePath: _tolerated, Label: _label, ...kept} = state
-    // A Map state has no timeout of its own, where a Task's is 60 s unless it says otherwise.
-    states[name] = {...kept, Type: 'Task', Resource: taskResource, Parameters: {'input.$': '$'}, TimeoutSeconds: MAP_AS_TASK_TIMEOUT_SECONDS}
+    const {Type: _type, ItemReader: _reader, ResultWriter: _writer, ItemsPath: _items, ItemSelector: _selector, ItemProcessor: _processor, MaxConcurrencyPath: _max, ToleratedFailurePercentagePath: _tolerated, Label: _label, ...kept} = state
+    // A Map state has no timeout of its own.
+    states[name] = {...kept, Type: 'Task', Resource: taskResource, Parameters: {'input.$': '$'}, TimeoutSeconds: NO_TIMEOUT_SECONDS}
   }
   return {definition: {...definition, States: states}, maps}
+}
+
+/** Every Task state that sets no timeout (nor heartbeat) gets AWS's: none. Nested workflows (Map processors) too. */
+function withAwsTimeouts(definition: StateMachineDefinition): StateMachineDefinition {
+  const states: StateMachineDefinition['States'] = {}
+  for (const [name, state] of Object.entries(definition.States)) {
+    const timed = state.Type === 'Task' && state.TimeoutSeconds === undefined && state.TimeoutSecondsPath === undefined ? {...state, TimeoutSeconds: NO_TIMEOUT_SECONDS} : state
+    const inner = (timed.ItemProcessor ?? timed.Iterator) as StateMachineDefinition | undefined
+    states[name] = inner ? {...timed, [timed.ItemProcessor ? 'ItemProcessor' : 'Iterator']: withAwsTimeouts(inner)} : timed
+  }
+  return {...definition, States: states}
 }
 
 /**

@@ -9,6 +9,8 @@ export interface MapRunItemCounts {
   timedOut: number
   aborted: number
   total: number
+  /** Items whose result a ResultWriter wrote to S3. */
+  resultsWritten: number
 }
 
 /** Named like AWS's: the Map is over the tolerated failures, or its map run was stopped with its execution. */
@@ -28,7 +30,9 @@ export class MapRunError extends Error {
 export class LocalMapRun {
   readonly mapRunArn: string
   status: 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'ABORTED' = 'RUNNING'
-  readonly counts: MapRunItemCounts = {pending: 0, running: 0, succeeded: 0, failed: 0, timedOut: 0, aborted: 0, total: 0}
+  readonly counts: MapRunItemCounts = {pending: 0, running: 0, succeeded: 0, failed: 0, timedOut: 0, aborted: 0, total: 0, resultsWritten: 0}
+  /** What the Map state returned (its children's outputs, or where a ResultWriter put them): state data, under 256 KiB. */
+  result?: unknown
   readonly startDate = Date.now()
   stopDate?: number
   private readonly stops = new Set<() => void>()

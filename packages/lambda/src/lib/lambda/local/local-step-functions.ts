@@ -27,6 +27,9 @@ const S3_PUT_OBJECT = 'arn:aws:states:::aws-sdk:s3:putObject'
 /** What a Distributed Map becomes in the definition the emulator runs (see emulated-definition.ts). */
 const LOCAL_MAP = 'arn:aws:states:::engine-local:distributedMap'
 
+/** How one item's child workflow ended, for the Map's result. */
+type MapItemOutcome = {status: 'SUCCEEDED'; output: unknown} | {status: 'FAILED'; error: string; cause: string}
+
 /** The emulator's handlers by task state name; every value they pass is JSON. */
 type TaskHandlers = NonNullable<NonNullable<RunOptions['overrides']>['taskResourceLocalHandlers']>
 
@@ -200,8 +203,8 @@ export class LocalStepFunctions {
       maxConcurrency: run.maxConcurrency,
       toleratedFailurePercentage: run.toleratedFailurePercentage,
       toleratedFailureCount: 0,
-      itemCounts: {...run.counts, resultsWritten: 0},
-      executionCounts: {...run.counts, resultsWritten: 0},
+      itemCounts: {...run.counts},
+      executionCounts: {...run.counts},
     }
   }
 
@@ -323,19 +326,57 @@ export class LocalStepFunctions {
     this.mapRuns.set(run.mapRunArn, run)
     execution.mapRuns.push(run)
     if (execution.status !== 'RUNNING') run.abort()
-    await run.run(items, async (value, index, onStop) => {
-      const nested = new Set<string>()
-      onStop(() => {
-        for (const executionArn of nested) this.stopExecution({executionArn})
+    const outcomes: MapItemOutcome[] = []
+    try {
+      await run.run(items, async (value, index, onStop) => {
+        const nested = new Set<string>()
+        onStop(() => {
+          for (const executionArn of nested) this.stopExecution({executionArn})
+        })
+        const handlers: TaskHandlers = Object.fromEntries(
+          [...taskResources(state.processor)].map(([task, resource]) => [task, (params: unknown) => this.integration(resource, params, nested) as never]),
+        )
+        const child = processor.run(applyTemplate(state.itemSelector, input, {value, index}) as never, {overrides: {taskResourceLocalHandlers: handlers}})
+        onStop(() => child.abort())
+        try {
+          outcomes[index] = {status: 'SUCCEEDED', output: await child.result}
+        } catch (error) {
+          outcomes[index] = {status: 'FAILED', error: (error as Error).name, cause: (error as Error).message}
+          throw error
+        }
       })
-      const handlers: TaskHandlers = Object.fromEntries(
-        [...taskResources(state.processor)].map(([task, resource]) => [task, (params: unknown) => this.integration(resource, params, nested) as never]),
-      )
-      const child = processor.run(applyTemplate(state.itemSelector, input, {value, index}) as never, {overrides: {taskResourceLocalHandlers: handlers}})
-      onStop(() => child.abort())
-      await child.result
-    })
-    return null
+    } finally {
+      run.result = await this.mapResult(state, input, run, outcomes)
+    }
+    // As on AWS, the Map's own result is state data: over 256 KiB it fails the execution.
+    this.checkStateData(execution, JSON.stringify(run.result), 'output')
+    return run.result
+  }
+
+  /**
+   * What a Distributed Map returns, as AWS builds it: its children's outputs (succeeded ones, in
+   * item order), or with a ResultWriter only where it wrote them (a manifest and one file per
+   * status), written whether the run succeeded or not.
+   */
+  private async mapResult(state: DistributedMapState, input: unknown, run: LocalMapRun, outcomes: readonly (MapItemOutcome | undefined)[]): Promise<unknown> {
+    if (!state.resultWriter) return outcomes.flatMap((outcome) => (outcome?.status === 'SUCCEEDED' ? [outcome.output] : []))
+    const bucketName = String(resolvePath(state.resultWriter.bucketPath, input))
+    const prefix = `${String(resolvePath(state.resultWriter.prefixPath, input))}/${run.mapRunArn.split(':').at(-1)}/`
+    const bucket = new BucketObjects(this.options.s3!(), bucketName)
+    const files = []
+    for (const status of ['SUCCEEDED', 'FAILED'] as const) {
+      const entries = outcomes.flatMap((outcome) => {
+        if (outcome?.status !== status) return []
+        return [{MapRunArn: run.mapRunArn, Status: status, ...(outcome.status === 'SUCCEEDED' ? {Output: JSON.stringify(outcome.output)} : {Error: outcome.error, Cause: outcome.cause})}]
+      })
+      const key = `${prefix}${status}_0.json`
+      await bucket.putJson(key, entries)
+      files.push({Key: key, Size: entries.length})
+      run.counts.resultsWritten += entries.length
+    }
+    const manifestKey = `${prefix}manifest.json`
+    await bucket.putJson(manifestKey, {DestinationBucket: bucketName, MapRunArn: run.mapRunArn, ResultFiles: {SUCCEEDED: [files[0]], FAILED: [files[1]], PENDING: []}})
+    return {MapRunArn: run.mapRunArn, ResultWriterDetails: {Bucket: bucketName, Key: manifestKey}}
   }
 
   /** A Distributed Map's items: JSON Lines from S3 (an ItemReader), or an array in its input (ItemsPath). */
@@ -361,8 +402,9 @@ export class LocalStepFunctions {
       nested.add(existing.executionArn)
       await existing.finished
       nested.delete(existing.executionArn)
-      const described = this.describeExecution({executionArn: existing.executionArn})
-      if (existing.status === 'SUCCEEDED') return {...described, Output: JSON.parse(existing.output ?? 'null'), Status: existing.status}
+      // The service integration answers DescribeExecution's fields in PascalCase; `.sync:2` parses Output.
+      const described = pascalCaseKeys(this.describeExecution({executionArn: existing.executionArn}))
+      if (existing.status === 'SUCCEEDED') return {...described, Output: JSON.parse(existing.output ?? 'null')}
       throw Object.assign(new Error(JSON.stringify(described)), {name: 'States.TaskFailed'})
     }
     if (resource === S3_PUT_OBJECT) {
@@ -452,6 +494,10 @@ function page<T>(all: readonly T[], request: {maxResults?: number; nextToken?: s
   const start = Number(request.nextToken ?? 0)
   const size = Math.min(Math.max(request.maxResults || 100, 1), 1000)
   return {items: all.slice(start, start + size), ...(start + size < all.length && {nextToken: String(start + size)})}
+}
+
+function pascalCaseKeys(fields: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(fields).map(([key, value]) => [key[0]!.toUpperCase() + key.slice(1), value]))
 }
 
 /** What ListExecutions says of an execution; DescribeExecution adds its input, output and error. */
