@@ -12,6 +12,7 @@ export const renderFlags = {
   format: Flags.string({char: 'f', description: 'output format (default mp4); plugins add more, see `engine plugins`'}),
   fps: Flags.string({description: 'frames per second: an integer 1-240 or a rational such as 30000/1001 (default 30)'}),
   'gif-loop': Flags.integer({description: 'GIF loop count, 0-65535; 0 loops forever (default 0)'}),
+  'hls-segment-seconds': Flags.string({description: 'HLS: seconds of video per media segment, 0.1-60 (default 6); also the keyframe interval unless --keyframe-interval is given'}),
   quality: Flags.string({description: 'encoder preset and capture quality (default standard)', options: [...QUALITIES]}),
   crf: Flags.integer({description: 'constant rate factor 0-51, overrides the preset; not with --video-bitrate'}),
   'video-bitrate': Flags.string({description: 'target bitrate such as 8M or 2500k; not with --crf'}),
@@ -65,6 +66,7 @@ const NUMERIC_TEXT: Record<string, (text: string) => boolean> = {
   workers: (text) => /^\d+$/.test(text),
   batchConcurrency: (text) => /^\d+$/.test(text),
   keyframeInterval: asNumber,
+  hlsSegmentSeconds: asNumber,
   poster: asNumber,
   scale: asNumber,
 }

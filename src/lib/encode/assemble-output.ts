@@ -1,4 +1,4 @@
-import {rename, rm, stat} from 'node:fs/promises'
+import {mkdir, rename, rm, stat} from 'node:fs/promises'
 import {dirname, join} from 'node:path'
 import {EngineError} from '../errors/engine-error.js'
 import {describeFrameRange, renderedFrames} from '../plan/frame-range.js'
@@ -10,6 +10,7 @@ import type {AssemblyContext, ImageStreamFormat, SegmentRef, VideoSegmentFormat}
 import {getFormat} from './format-registry.js'
 import {partialPath} from './partial-path.js'
 import {countOutputFrames} from './count-output-frames.js'
+import {outputStem, publishCompanionFiles, removeFiles, removeStaleCompanions} from './companion-files.js'
 import {runFfmpeg} from './run-ffmpeg.js'
 import {makeDirectory} from '../files/make-directory.js'
 import {makeTempDirectory} from '../files/temp-directory.js'
@@ -48,14 +49,19 @@ export async function assembleOutput(options: AssembleOutputOptions): Promise<vo
   await makeDirectory(dirname(options.outputPath))
   const partial = partialPath(options.outputPath, plugin.extension)
   const scratchDir = await makeTempDirectory('assemble')
+  const companionDir = join(scratchDir, 'companions')
+  let published: string[] = []
   const audio: AssemblyAudio | undefined = options.audioTrack && (plugin.audio === 'aac' || plugin.audio === 'opus') ? {kind: plugin.audio, trackPath: options.audioTrack} : undefined
   try {
-    const context = assemblyContext(plugin, options, partial, scratchDir, audio)
+    await mkdir(companionDir)
+    const context = assemblyContext(plugin, options, partial, {scratchDir, companionDir}, audio)
     await plugin.assemble(context)
     if (options.signal?.aborted) throw new EngineError('CANCELLED', `assembling ${options.outputPath}: cancelled`)
     if (audio && !context.audioCarried()) {
       await muxAudioIntoFile({audio, outputPath: partial, extension: plugin.extension, ffmpegPath: options.ffmpeg.ffmpegPath, signal: options.signal})
     }
+    // Beside the output before it is counted: a playlist refers to its segments by relative name.
+    published = await publishCompanionFiles(plugin, companionDir, options.outputPath)
     const frames = await countOutputFrames(plugin, async () => options.ffmpeg.ffprobePath, partial)
     if (frames !== undefined && frames !== expectedFrames) {
       throw new EngineError('ENCODE_FAILED', `assembling ${options.outputPath}: the result has ${frames} frames, expected ${expectedFrames}`, {
@@ -64,8 +70,11 @@ export async function assembleOutput(options: AssembleOutputOptions): Promise<vo
       })
     }
     await rename(partial, options.outputPath)
+    await removeStaleCompanions(plugin, options.outputPath, published)
   } catch (error) {
     await rm(partial, {force: true})
+    // Published companions replaced an earlier output's files of the same names: that output is gone too.
+    if (published.length > 0) await removeFiles([...published, options.outputPath])
     throw error
   } finally {
     await rm(scratchDir, {recursive: true, force: true})
@@ -93,7 +102,7 @@ function assemblyContext(
   plugin: VideoSegmentFormat | ImageStreamFormat,
   options: AssembleOutputOptions,
   outputPath: string,
-  scratchDir: string,
+  {scratchDir, companionDir}: {scratchDir: string; companionDir: string},
   audio: AssemblyAudio | undefined,
 ): AssemblyContext & {audioCarried(): boolean} {
   const what = `assembling ${options.outputPath} (${plugin.name})`
@@ -103,6 +112,8 @@ function assemblyContext(
     segments: options.segments,
     outputPath,
     scratchDir,
+    companionDir,
+    outputStem: outputStem(options.outputPath),
     ffmpeg: (args, runOptions) =>
       runFfmpeg(options.ffmpeg.ffmpegPath, args, {what, signal: options.signal, stdinFiles: runOptions?.stdinFiles}),
     copySegments: () => {

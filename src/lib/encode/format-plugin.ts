@@ -52,6 +52,19 @@ export interface AssemblyContext {
    * its own input instead gets the track muxed in a second pass.
    */
   copySegments(): Promise<string[]>
+  /**
+   * The output's file name without its extension (`clip` for renders/clip.m3u8): companion files
+   * are named from it, so that several outputs can share a folder.
+   */
+  outputStem: string
+  /**
+   * A private directory for the files a format with `companionFilePattern` writes beside its output
+   * (an HLS playlist's media segments), named `<outputStem><rest>` where the pattern matches `<rest>`.
+   * Once assemble resolves they are moved next to the output under the same names, before the
+   * output itself appears; files of an earlier render of the same output that match and were not
+   * written again are removed. The output refers to them by name (relative to its own folder).
+   */
+  companionDir: string
 }
 
 interface FormatPluginBase extends FormatCapabilities {
@@ -78,7 +91,18 @@ interface FrameCounting {
   readonly countFrames?: false | ((outputPath: string) => Promise<number>)
 }
 
-export interface VideoSegmentFormat extends FormatPluginBase, FrameCounting {
+/**
+ * An output of several files: one file the user names (a playlist) and companions beside it (its
+ * segments). The pattern matches what follows the output's stem in a companion's name (`_00000.ts`
+ * of clip_00000.ts); the engine publishes, lists (for `engine serve`, uploads and batch checks) and
+ * cleans up companions by it. Companions are counted in the output's frames only through the output
+ * (ffprobe follows a playlist to its segments).
+ */
+interface CompanionFiles {
+  readonly companionFilePattern?: RegExp
+}
+
+export interface VideoSegmentFormat extends FormatPluginBase, FrameCounting, CompanionFiles {
   readonly worker: 'video-segment'
   /** Extension of the output file, with the dot. */
   readonly extension: string
@@ -88,7 +112,7 @@ export interface VideoSegmentFormat extends FormatPluginBase, FrameCounting {
   assemble(context: AssemblyContext): Promise<void>
 }
 
-export interface ImageStreamFormat extends FormatPluginBase, FrameCounting {
+export interface ImageStreamFormat extends FormatPluginBase, FrameCounting, CompanionFiles {
   readonly worker: 'image-stream'
   readonly extension: string
   assemble(context: AssemblyContext): Promise<void>

@@ -31,14 +31,16 @@ const common = {
   gpu: z.boolean(),
   requiredEncoders: fn,
   apiVersion: z.number().int().positive().optional(),
+  keyframeInterval: fn.optional(),
   mimeType: z.string().regex(/^[a-z]+\/[a-z0-9][a-z0-9.+-]*$/i, 'must be a media type such as "video/x-matroska"').optional(),
 }
 const countFrames = z.union([z.literal(false), fn]).optional()
+const companionFilePattern = z.instanceof(RegExp).optional()
 
 // Third-party plugins arrive from other packages at run time: check their shape once, here.
 const pluginSchema = z.discriminatedUnion('worker', [
-  z.object({...common, worker: z.literal('video-segment'), extension, segmentExtension: extension, segmentArgs: fn, assemble: fn, countFrames}),
-  z.object({...common, worker: z.literal('image-stream'), extension, assemble: fn, countFrames}),
+  z.object({...common, worker: z.literal('video-segment'), extension, segmentExtension: extension, segmentArgs: fn, assemble: fn, countFrames, companionFilePattern}),
+  z.object({...common, worker: z.literal('image-stream'), extension, assemble: fn, countFrames, companionFilePattern}),
   z.object({...common, worker: z.literal('frame-files'), frameFileName: fn, frameFilePattern: z.instanceof(RegExp)}),
 ])
 

@@ -1,6 +1,6 @@
 import {EngineError} from '../errors/engine-error.js'
 import {fpsValue, type Fps} from './fps.js'
-import type {CaptureImageFormat} from './render-plan.js'
+import type {CaptureImageFormat, RenderPlan} from './render-plan.js'
 
 /**
  * What planning needs to know about a format: the capabilities every format plugin declares. The
@@ -19,6 +19,12 @@ export interface FormatCapabilities {
   readonly rateControl: boolean
   /** Whether `--gpu` can pick a hardware encoder for this format. */
   readonly gpu: boolean
+  /**
+   * Seconds between keyframes the output needs when the render sets no `--keyframe-interval`, from
+   * the render's encode settings: a stream cut into files at keyframes (HLS) gives its segment
+   * length. Undefined keeps the default grid (see segmentFrames).
+   */
+  readonly keyframeInterval?: (encode: Readonly<RenderPlan['encode']>) => number | undefined
 }
 
 /** Image format the capture worker must produce for this format. */

@@ -51,6 +51,14 @@ export function planRender(compiled: CompiledComposition, options: ResolvedRende
     )
   }
   const totalFrames = frameCount(compiled.durationSeconds, fps)
+  const encode: RenderPlan['encode'] = {
+    quality: options.quality as Quality,
+    crf: options.crf,
+    videoBitrate: options.videoBitrate,
+    gifLoop: options.gifLoop,
+    gpu: options.gpu,
+    ...(options.hlsSegmentSeconds !== undefined && {hlsSegmentSeconds: options.hlsSegmentSeconds}),
+  }
   const frameRange = resolveFrameRange(options.frames, {totalFrames, fps})
   const plan: RenderPlan = {
     html: compiled.html,
@@ -68,16 +76,10 @@ export function planRender(compiled: CompiledComposition, options: ResolvedRende
     totalFrames,
     ...(frameRange && {frameRange}),
     // From the composition's length, not the range's: a range is cut on the full render's grid.
-    segmentFrames: segmentFrames(fps, totalFrames, options.keyframeInterval),
+    segmentFrames: segmentFrames(fps, totalFrames, options.keyframeInterval ?? format.keyframeInterval?.(encode)),
     format: format.name,
     capture: {imageFormat, jpegQuality: JPEG_QUALITY[options.quality as Quality], transparent: format.alpha},
-    encode: {
-      quality: options.quality as Quality,
-      crf: options.crf,
-      videoBitrate: options.videoBitrate,
-      gifLoop: options.gifLoop,
-      gpu: options.gpu,
-    },
+    encode,
   }
   return {plan, notices}
 }

@@ -23,7 +23,7 @@ export const STILL_FORMATS = ['png', 'jpeg', 'webp'] as const
 
 /** The one format that carries HDR (H.265 10-bit BT.2020 in MP4). */
 export const HDR_FORMAT = 'mp4'
-export const BUILTIN_FORMATS = ['mp4', 'mov', 'webm', 'gif', 'png-sequence'] as const
+export const BUILTIN_FORMATS = ['mp4', 'mov', 'webm', 'gif', 'png-sequence', 'hls'] as const
 
 const bitrate = z
   .string()
@@ -35,6 +35,12 @@ export const keyframeIntervalSchema = z
   .number({message: keyframeIntervalRange})
   .min(MIN_KEYFRAME_INTERVAL_SECONDS, keyframeIntervalRange)
   .max(MAX_KEYFRAME_INTERVAL_SECONDS, keyframeIntervalRange)
+
+const hlsSegmentRange = `must be a number of seconds from ${MIN_KEYFRAME_INTERVAL_SECONDS} to ${MAX_KEYFRAME_INTERVAL_SECONDS}, such as 6 or 2`
+export const hlsSegmentSecondsSchema = z
+  .number({message: hlsSegmentRange})
+  .min(MIN_KEYFRAME_INTERVAL_SECONDS, hlsSegmentRange)
+  .max(MAX_KEYFRAME_INTERVAL_SECONDS, hlsSegmentRange)
 
 /** `--frames`: `A-B`, `A-` or `N` (a number too, in a config file or request body); see frame-range.ts. */
 export const framesSchema = z.union([z.string(), z.number()], {message: 'must be a frame range such as 30-59, 30- or 30'}).superRefine((value, context) => {
@@ -56,6 +62,8 @@ export const renderOptionsSchema = z
     crf: z.number().int().min(0).max(51),
     videoBitrate: bitrate,
     keyframeInterval: keyframeIntervalSchema,
+    /** HLS: seconds of video per media segment (the render's keyframe interval unless that is set). */
+    hlsSegmentSeconds: hlsSegmentSecondsSchema,
     videoFrameFormat: z.enum(VIDEO_FRAME_FORMATS),
     workers: z.union([z.literal('auto'), z.number().int().min(1).max(MAX_WORKERS)], {message: `must be a whole number from 1 to ${MAX_WORKERS}, or auto`}),
     maxConcurrentRenders: z.number().int().min(1).max(10),

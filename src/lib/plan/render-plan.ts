@@ -84,6 +84,8 @@ export interface RenderPlan {
     crf?: number
     videoBitrate?: string
     gifLoop: number
+    /** HLS: seconds of video per media segment (see DEFAULT_HLS_SEGMENT_SECONDS); other formats ignore it. */
+    hlsSegmentSeconds?: number
     gpu: boolean
     /** Name of the hardware encoder chosen once per render (selectGpuEncoder) when `gpu` is set. */
     gpuEncoder?: string

@@ -213,7 +213,7 @@ async function render(request: RenderRequest, emit: (event: RenderEvent) => void
       assembleMs: Math.round(finishedAt - capturedAt),
       totalMs: Math.round(finishedAt - started),
     }
-    const bytes = await outputBytes(output)
+    const bytes = await outputBytes(output, format)
     emit({type: 'stage', stage: 'done'})
     emit({
       type: 'done',

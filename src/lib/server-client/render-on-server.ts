@@ -135,6 +135,14 @@ function assertServerCanHonour(options: ResolvedRenderOptions): void {
   const unsupported = Object.entries(options as RenderOptionsInput)
     .filter(([key, value]) => !LOCAL_KEYS.has(key) && !forwarded.has(key) && value !== undefined && value !== defaults[key])
     .map(([key]) => flagName(key))
+  const format = getFormat(options.format)
+  if (format.worker !== 'frame-files' && format.companionFilePattern) {
+    throw new EngineError(
+      'INVALID_FLAG',
+      `--server: a ${format.name} output is several files (the ${format.extension} file and the files beside it), which --server does not download; render locally, or ask the server directly (POST /render/stream) and play its outputUrl`,
+      {format: format.name},
+    )
+  }
   if (unsupported.length > 0) {
     throw new EngineError(
       'INVALID_FLAG',

@@ -2,7 +2,7 @@ import {randomUUID} from 'node:crypto'
 import {rm, writeFile} from 'node:fs/promises'
 import {availableParallelism} from 'node:os'
 import {basename, extname, join} from 'node:path'
-import {outputExtension} from '../encode/format-plugin.js'
+import {outputExtension, type FormatPlugin} from '../encode/format-plugin.js'
 import {getFormat} from '../encode/format-registry.js'
 import {EngineError, toEngineError} from '../errors/engine-error.js'
 import type {RenderLimits} from '../plan/render-limits.js'
@@ -189,7 +189,7 @@ export class RenderService {
         await this.complete(requestId, rendered, renderMs, sendFinal)
         payload = renderPayload({
           id: requestId,
-          output: outputUrl(requestId),
+          output: outputUrl(requestId, rendered.output, getFormat(rendered.plan.format)),
           poster: rendered.poster ? posterUrl(requestId) : null,
           durationSeconds: rendered.durationSeconds,
           renderMs,
@@ -289,7 +289,7 @@ export class RenderService {
     send({
       type: 'complete',
       requestId,
-      outputUrl: outputUrl(requestId),
+      outputUrl: outputUrl(requestId, rendered.output, getFormat(format)),
       posterUrl: rendered.poster ? posterUrl(requestId) : null,
       format,
       bytes: rendered.bytes,
@@ -365,8 +365,14 @@ export class RenderService {
   }
 }
 
-function outputUrl(requestId: string): string {
-  return `/render/${requestId}/output`
+/**
+ * Where the finished output is fetched. A format with companion files (HLS) is addressed by its
+ * file name, so that the names it gives its companions resolve beside it: a player given
+ * `/render/<id>/output/clip.m3u8` fetches `/render/<id>/output/clip_00000.ts`.
+ */
+function outputUrl(requestId: string, outputPath: string, format: FormatPlugin): string {
+  const base = `/render/${requestId}/output`
+  return format.worker !== 'frame-files' && format.companionFilePattern ? `${base}/${encodeURIComponent(basename(outputPath))}` : base
 }
 
 function posterUrl(requestId: string): string {

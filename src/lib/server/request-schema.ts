@@ -5,7 +5,7 @@ import {parseFps} from '../plan/fps.js'
 import {parseRenderOptions, renderOptionsSchema, type RenderOptionsInput} from '../plan/render-options.js'
 
 /** Render options a client may choose; everything else (output, browser, GPU) is the server's. */
-export const CLIENT_OPTION_KEYS = ['format', 'fps', 'quality', 'crf', 'videoBitrate', 'workers', 'strictVariables', 'strictFonts', 'strict', 'gifLoop', 'poster', 'posterFormat', 'scale', 'frames', 'network'] as const
+export const CLIENT_OPTION_KEYS = ['format', 'fps', 'quality', 'crf', 'videoBitrate', 'workers', 'strictVariables', 'strictFonts', 'strict', 'gifLoop', 'hlsSegmentSeconds', 'poster', 'posterFormat', 'scale', 'frames', 'network'] as const
 
 /** Variables one request may set: far more than any composition declares, far fewer than a flood. */
 export const MAX_VARIABLE_KEYS = 1000
@@ -25,6 +25,7 @@ export const renderStreamBodySchema = renderOptionsSchema
     strictFonts: true,
     strict: true,
     gifLoop: true,
+    hlsSegmentSeconds: true,
     poster: true,
     posterFormat: true,
     scale: true,

@@ -1,6 +1,7 @@
 import {readdir, stat} from 'node:fs/promises'
 import type {IncomingMessage, ServerResponse} from 'node:http'
-import {basename, join} from 'node:path'
+import {basename, dirname, join} from 'node:path'
+import {listCompanionFiles} from '../encode/companion-files.js'
 import {listFormats} from '../encode/format-registry.js'
 import {EngineError} from '../errors/engine-error.js'
 import {sendFile} from '../files/send-file.js'
@@ -29,10 +30,19 @@ export async function sendOutput(req: IncomingMessage, res: ServerResponse, outp
   sendJson(res, 200, listing)
 }
 
-/** One file of a directory output; names are matched against the directory, never joined blindly. */
+/**
+ * One file of a directory output, or of a file output with companions (an HLS playlist under its
+ * own name, and its segments, which the playlist names relative to it); names are matched against
+ * what is there, never joined blindly.
+ */
 export async function sendOutputFile(req: IncomingMessage, res: ServerResponse, output: StoredOutput, name: string): Promise<void> {
   const notFound = () => new EngineError('NOT_FOUND', `render ${output.requestId} has no output file "${name}"`, {requestId: output.requestId, file: name})
-  if (!output.isDirectory) throw notFound()
+  if (!output.isDirectory) {
+    const format = listFormats().find((plugin) => plugin.name === output.format)
+    if (format && name === basename(output.path)) return sendOutputBytes(req, res, output.path, format.mimeType)
+    if (!format || !(await listCompanionFiles(format, output.path)).includes(name)) throw notFound()
+    return sendOutputBytes(req, res, join(dirname(output.path), name))
+  }
   const names = new Set((await readdir(output.path, {withFileTypes: true})).filter((e) => e.isFile()).map((e) => e.name))
   if (!names.has(name)) throw notFound()
   await sendOutputBytes(req, res, join(output.path, name), formatMimeType(output.format))

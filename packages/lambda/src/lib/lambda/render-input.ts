@@ -1,6 +1,6 @@
 import {z} from 'zod'
 import {QUALITIES} from 'html-video-engine/internal/lib/plan/render-plan.js'
-import {framesSchema, keyframeIntervalSchema, MAX_SCALE, MIN_SCALE, STILL_FORMATS} from 'html-video-engine/internal/lib/plan/render-options.js'
+import {framesSchema, hlsSegmentSecondsSchema, keyframeIntervalSchema, MAX_SCALE, MIN_SCALE, STILL_FORMATS} from 'html-video-engine/internal/lib/plan/render-options.js'
 import {stillSettingsSchema} from 'html-video-engine/internal/lib/still/still-settings.js'
 import {siteEntrySchema, siteIdSchema} from './site-address.js'
 import {storageKeySchema} from 'html-video-engine/internal/lib/render/storage-key.js'
@@ -31,6 +31,8 @@ export const renderConfigSchema = z
       .optional(),
     keyframeInterval: keyframeIntervalSchema.optional(),
     gifLoop: z.number().int().min(0).max(65535).optional(),
+    /** HLS: seconds per media segment, as `engine render --hls-segment-seconds`. */
+    hlsSegmentSeconds: hlsSegmentSecondsSchema.optional(),
     /** Only these frames (`A-B`, `A-` or `N`, as `engine render --frames`); chunks are planned inside them. */
     frames: framesSchema.optional(),
     /** Device scale factor, as `engine render --scale`: the output is width·scale x height·scale. */
@@ -63,8 +65,8 @@ export type RenderConfig = z.infer<typeof renderConfigSchema>
 
 /** The render options a config sets (the rest keep engine render's defaults). */
 export function renderOptionsOf(config: RenderConfig) {
-  const {format, fps, quality, crf, videoBitrate, keyframeInterval, gifLoop, frames, scale} = config
-  return {format, fps, quality, crf, videoBitrate, keyframeInterval, gifLoop, frames, scale}
+  const {format, fps, quality, crf, videoBitrate, keyframeInterval, gifLoop, hlsSegmentSeconds, frames, scale} = config
+  return {format, fps, quality, crf, videoBitrate, keyframeInterval, gifLoop, hlsSegmentSeconds, frames, scale}
 }
 
 /** What `renderToLambda` returns and what a site upload yields. */

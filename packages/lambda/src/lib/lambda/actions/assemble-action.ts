@@ -1,5 +1,6 @@
 import {readdir, rm, stat} from 'node:fs/promises'
-import {basename, join} from 'node:path'
+import {basename, dirname, join} from 'node:path'
+import {listCompanionFiles} from 'html-video-engine/internal/lib/encode/companion-files.js'
 import {contentType} from 'html-video-engine/internal/lib/sandbox/content-type.js'
 import {outputExtension, type SegmentRef} from 'html-video-engine/internal/lib/encode/format-plugin.js'
 import {getFormat} from 'html-video-engine/internal/lib/encode/format-registry.js'
@@ -61,13 +62,14 @@ export async function assembleAction(event: AssembleEvent, context: ActionContex
     await downloadAll(bucket, downloads)
 
     const ffmpeg = await functionFfmpeg()
-    const outputPath = join(workDir, 'output' + (outputExtension(format) ?? ''))
+    // Under the key's own name: a format's companion files (HLS segments) are named from it.
+    const outputPath = join(workDir, 'output', localOutputName(stored.outputKey, outputExtension(format)))
     await assembleRender(stored.plan, segments, {outputPath, audioTrack: audio?.path, ffmpeg})
     await throwIfStopped(bucket, renderId)
     // The output (and its poster) may go to another bucket; the records stay in the render's.
     const settings = stored.output ?? {}
     const outputs = settings.outputBucket ? new BucketObjects(context.s3, settings.outputBucket) : bucket
-    const {bytes, outputKind, keys} = await uploadOutput(outputs, outputPath, stored.outputKey, settings)
+    const {bytes, outputKind, keys} = await uploadOutput(outputs, outputPath, stored.outputKey, settings, await listCompanionFiles(format, outputPath))
     if (stored.poster) {
       const posterPath = join(workDir, basename(stored.poster.key))
       await bucket.downloadFile(posterScratchKey(renderId), posterPath)
@@ -134,12 +136,37 @@ async function throwIfStopped(bucket: BucketObjects, renderId: string, removeSto
   throw stoppedError(renderId, undefined, stop)
 }
 
+/** The output key's last part, when it is a usable file name with the format's extension; else `output<ext>`. */
+export function localOutputName(outputKey: string, extension: string | undefined): string {
+  const name = outputKey.split('/').at(-1) ?? ''
+  const usable = extension !== undefined && /^[A-Za-z0-9][A-Za-z0-9._-]{0,200}$/.test(name) && name.toLowerCase().endsWith(extension)
+  return usable ? name : 'output' + (extension ?? '')
+}
+
 /**
- * A file goes to `outputKey`; a frame directory becomes one object per frame under `outputKey/`,
+ * A file goes to `outputKey`, its companion files (HLS segments) beside it under their own names,
+ * which the file refers to; a frame directory becomes one object per frame under `outputKey/`,
  * tagged like a file output but without a download name (one name would fit none of them).
  */
-async function uploadOutput(bucket: BucketObjects, outputPath: string, outputKey: string, settings: OutputSettings): Promise<{bytes: number; outputKind: 'file' | 'prefix'; keys: string[]}> {
-  if (!(await stat(outputPath)).isDirectory()) return {bytes: await bucket.uploadFile(outputKey, outputPath, contentType(outputKey), outputObjectHeaders(settings)), outputKind: 'file', keys: [outputKey]}
+async function uploadOutput(
+  bucket: BucketObjects,
+  outputPath: string,
+  outputKey: string,
+  settings: OutputSettings,
+  companions: readonly string[],
+): Promise<{bytes: number; outputKind: 'file' | 'prefix'; keys: string[]}> {
+  if (!(await stat(outputPath)).isDirectory()) {
+    const folder = outputKey.includes('/') ? outputKey.slice(0, outputKey.lastIndexOf('/') + 1) : ''
+    let bytes = 0
+    const keys: string[] = []
+    // Companions first: the playlist names them, so it must not be readable before they are.
+    for (const name of companions) {
+      bytes += await bucket.uploadFile(folder + name, join(dirname(outputPath), name), contentType(name), outputObjectHeaders({deleteAfter: settings.deleteAfter}))
+      keys.push(folder + name)
+    }
+    bytes += await bucket.uploadFile(outputKey, outputPath, contentType(outputKey), outputObjectHeaders(settings))
+    return {bytes, outputKind: 'file', keys: [...keys, outputKey]}
+  }
   let bytes = 0
   const prefix = outputKey.replace(/\/+$/, '') + '/'
   const keys: string[] = []
