@@ -22,7 +22,7 @@ const LAYERS = [
   {name: 'render', folders: ['src/lib/render', 'src/lib/still']},
   {name: 'stages', folders: ['src/lib/capture', 'src/lib/encode', 'src/lib/media', 'src/lib/lint', 'src/lib/profile', 'src/lib/notify']},
   {name: 'plan', folders: ['src/lib/plan', 'src/lib/runtime']},
-  {name: 'model', folders: ['src/lib/compose', 'src/lib/variables', 'src/lib/fonts']},
+  {name: 'model', folders: ['src/lib/compose', 'src/lib/variables', 'src/lib/fonts', 'src/lib/captions']},
   {name: 'base', folders: ['src/lib/browser', 'src/lib/sandbox', 'src/lib/errors', 'src/lib/files', 'src/lib/trace']},
   {name: 'vendor', folders: ['src/lib/vendor']},
 ]

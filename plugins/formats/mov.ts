@@ -9,6 +9,7 @@ export const movFormat: VideoSegmentFormat = {
   description: 'ProRes 4444 with alpha in QuickTime (large files; accepted by major editors)',
   alpha: true,
   audio: 'aac',
+  subtitleCodec: 'mov_text',
   evenDimensions: false,
   rateControl: false,
   gpu: false,

@@ -49,6 +49,7 @@ export const mp4Format: VideoSegmentFormat = {
   description: 'H.264 (yuv420p, BT.709) in MP4, fast start; with HDR, H.265 10-bit BT.2020 PQ or HLG',
   alpha: false,
   audio: 'aac',
+  subtitleCodec: 'mov_text',
   evenDimensions: true,
   rateControl: true,
   gpu: true,

@@ -38,6 +38,7 @@ export const webmFormat: VideoSegmentFormat = {
   description: 'VP9 with alpha in WebM (Chromium-based browsers decode the alpha)',
   alpha: true,
   audio: 'opus',
+  subtitleCodec: 'webvtt',
   evenDimensions: false,
   rateControl: true,
   gpu: false,

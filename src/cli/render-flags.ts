@@ -12,6 +12,8 @@ export const renderFlags = {
   format: Flags.string({char: 'f', description: 'output format (default mp4); plugins add more, see `engine plugins`'}),
   fps: Flags.string({description: 'frames per second: an integer 1-240 or a rational such as 30000/1001 (default 30)'}),
   'gif-loop': Flags.integer({description: 'GIF loop count, 0-65535; 0 loops forever (default 0)'}),
+  'captions-sidecar': Flags.boolean({description: 'also write the composition\'s captions (data-captions) beside the output as <output name>.vtt'}),
+  'captions-track': Flags.boolean({description: 'also embed the composition\'s captions as a subtitle track: mov_text in mp4 and mov, WebVTT in webm'}),
   'hls-segment-seconds': Flags.string({description: 'HLS: seconds of video per media segment, 0.1-60 (default 6); also the keyframe interval unless --keyframe-interval is given'}),
   quality: Flags.string({description: 'encoder preset and capture quality (default standard)', options: [...QUALITIES]}),
   crf: Flags.integer({description: 'constant rate factor 0-51, overrides the preset; not with --video-bitrate'}),

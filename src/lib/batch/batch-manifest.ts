@@ -66,6 +66,7 @@ const settingsSchema = z.object({
   crf: z.number().optional(),
   videoBitrate: z.string().optional(),
   keyframeInterval: z.number().optional(),
+  hlsSegmentSeconds: z.number().optional(),
   gifLoop: z.number(),
   gpu: z.boolean(),
   hdr: z.boolean(),

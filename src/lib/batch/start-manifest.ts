@@ -61,6 +61,7 @@ export function renderSettings(options: ResolvedRenderOptions): RenderSettings {
     crf: options.crf,
     videoBitrate: options.videoBitrate,
     keyframeInterval: options.keyframeInterval,
+    ...(options.hlsSegmentSeconds !== undefined && {hlsSegmentSeconds: options.hlsSegmentSeconds}),
     gifLoop: options.gifLoop,
     gpu: options.gpu,
     hdr: options.hdr,

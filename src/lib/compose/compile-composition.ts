@@ -8,6 +8,7 @@ import {projectRoot} from '../sandbox/project-root.js'
 import {prepareFonts, type CompiledFonts} from '../fonts/prepare-fonts.js'
 import {INSTANCE_ATTRIBUTE, type RuntimeInstance} from './runtime-instance.js'
 import {resolveVariables} from '../variables/resolve-variables.js'
+import {compileCaptions, type CompiledCaptions} from './compile-captions.js'
 import {validateVariableValues, type VariableFinding} from '../variables/validate-values.js'
 import type {VariableDeclaration} from '../variables/variable-declaration.js'
 import {checkCompositionAttributes} from './check-composition-attributes.js'
@@ -74,6 +75,8 @@ export interface CompiledComposition {
   notices: CompileNotice[]
   /** The fonts stage: each family and how it is drawn, the faces the page is served, font findings. */
   fonts: CompiledFonts
+  /** Elements that show captions (`data-captions`, `data-captions-var`) and their cues, in document order. */
+  captions?: CompiledCaptions[]
   /** sha256 of every composition file the page was built from (top level and sub-compositions), by absolute path. */
   sourceFiles: Record<string, string>
 }
@@ -170,6 +173,8 @@ export async function compileComposition(path: string, options: CompileOptions =
   }
   // Each file was within the depth budget; hosts nest them, so the page as a whole is checked too.
   assertDepthWithinBudget(measureTree(parsed.$.root()[0]).depth, path)
+  const variables = resolveVariables(declarations, options.variables)
+  const captions = await compileCaptions(parsed.$, {pageDir: context.rootDir, projectDir, variables})
   const fonts = await prepareFonts(parsed.$, {env: options.env, fontPackages: options.fontPackages, downloadFonts: options.downloadFonts})
   const {html, lines: scriptLines} = context.markers.resolve(parsed.$.html())
   return {
@@ -180,7 +185,8 @@ export async function compileComposition(path: string, options: CompileOptions =
     height: parsed.height.value!,
     ...(parsed.duration.value !== undefined && {durationSeconds: parsed.duration.value}),
     declarations,
-    variables: resolveVariables(declarations, options.variables),
+    variables,
+    ...(captions.length > 0 && {captions}),
     instances: context.instances,
     html,
     scriptLines,

@@ -48,6 +48,7 @@ export function innerRenderArgs(input: InnerRenderInput): string[] {
   ]
   if (options.crf !== undefined) args.push('--crf', String(options.crf))
   if (options.keyframeInterval !== undefined) args.push('--keyframe-interval', String(options.keyframeInterval))
+  if (options.hlsSegmentSeconds !== undefined) args.push('--hls-segment-seconds', String(options.hlsSegmentSeconds))
   if (options.videoBitrate !== undefined) args.push('--video-bitrate', options.videoBitrate)
   if (options.strictVariables) args.push('--strict-variables')
   if (options.strictFonts) args.push('--strict-fonts')

@@ -5,7 +5,8 @@ import {describeFrameRange, renderedFrames} from '../plan/frame-range.js'
 import type {FrameRange, RenderPlan} from '../plan/render-plan.js'
 import {assembleFrameDirectory} from './assemble-frame-directory.js'
 import {muxAudioIntoFile, writeAudioSidecar, type AssemblyAudio} from './audio-track.js'
-import {copySegmentsArgs} from './concat-input.js'
+import {captionsSidecarPath, writeCaptionsFile} from './caption-outputs.js'
+import {copySegmentsArgs, type AssemblySubtitles} from './concat-input.js'
 import type {AssemblyContext, ImageStreamFormat, SegmentRef, VideoSegmentFormat} from './format-plugin.js'
 import {getFormat} from './format-registry.js'
 import {partialPath} from './partial-path.js'
@@ -43,6 +44,7 @@ export async function assembleOutput(options: AssembleOutputOptions): Promise<vo
     if (options.audioTrack && plugin.audio === 'sidecar') {
       await writeAudioSidecar({directory: options.outputPath, trackPath: options.audioTrack, ffmpegPath: options.ffmpeg.ffmpegPath, signal: options.signal})
     }
+    if (options.plan.captions?.sidecar) await writeCaptionsFile(options.plan, captionsSidecarPath(options.outputPath, true))
     return
   }
   await assertNotDirectory(options.outputPath, plugin.extension)
@@ -54,9 +56,13 @@ export async function assembleOutput(options: AssembleOutputOptions): Promise<vo
   const audio: AssemblyAudio | undefined = options.audioTrack && (plugin.audio === 'aac' || plugin.audio === 'opus') ? {kind: plugin.audio, trackPath: options.audioTrack} : undefined
   try {
     await mkdir(companionDir)
-    const context = assemblyContext(plugin, options, partial, {scratchDir, companionDir}, audio)
+    const subtitles = await subtitleTrack(options.plan, plugin, scratchDir)
+    const context = assemblyContext(plugin, options, partial, {scratchDir, companionDir}, audio, subtitles)
     await plugin.assemble(context)
     if (options.signal?.aborted) throw new EngineError('CANCELLED', `assembling ${options.outputPath}: cancelled`)
+    if (subtitles && !context.subtitlesCarried()) {
+      throw new EngineError('ENCODE_FAILED', `--captions-track: the ${plugin.name} format's assemble builds its own input instead of calling copySegments(), which carries the subtitle track`, {format: plugin.name})
+    }
     if (audio && !context.audioCarried()) {
       await muxAudioIntoFile({audio, outputPath: partial, extension: plugin.extension, ffmpegPath: options.ffmpeg.ffmpegPath, signal: options.signal})
     }
@@ -71,6 +77,7 @@ export async function assembleOutput(options: AssembleOutputOptions): Promise<vo
     }
     await rename(partial, options.outputPath)
     await removeStaleCompanions(plugin, options.outputPath, published)
+    if (options.plan.captions?.sidecar) await writeCaptionsFile(options.plan, captionsSidecarPath(options.outputPath, false))
   } catch (error) {
     await rm(partial, {force: true})
     // Published companions replaced an earlier output's files of the same names: that output is gone too.
@@ -104,7 +111,8 @@ function assemblyContext(
   outputPath: string,
   {scratchDir, companionDir}: {scratchDir: string; companionDir: string},
   audio: AssemblyAudio | undefined,
-): AssemblyContext & {audioCarried(): boolean} {
+  subtitles: AssemblySubtitles | undefined,
+): AssemblyContext & {audioCarried(): boolean; subtitlesCarried(): boolean} {
   const what = `assembling ${options.outputPath} (${plugin.name})`
   let carried = false
   return {
@@ -117,10 +125,11 @@ function assemblyContext(
     ffmpeg: (args, runOptions) =>
       runFfmpeg(options.ffmpeg.ffmpegPath, args, {what, signal: options.signal, stdinFiles: runOptions?.stdinFiles}),
     copySegments: () => {
-      carried = audio !== undefined
-      return copySegmentsArgs(options.segments, options.plan.fps, join(scratchDir, 'segments.txt'), options.ffmpeg.ffmpegPath, audio)
+      carried = true
+      return copySegmentsArgs(options.segments, options.plan.fps, join(scratchDir, 'segments.txt'), options.ffmpeg.ffmpegPath, audio, subtitles)
     },
-    audioCarried: () => carried,
+    audioCarried: () => carried && audio !== undefined,
+    subtitlesCarried: () => carried,
   }
 }
 
@@ -131,4 +140,12 @@ async function assertNotDirectory(outputPath: string, extension: string): Promis
       output: outputPath,
     })
   }
+}
+
+/** `--captions-track`: the output's cues as a WebVTT file for the format's subtitle codec. */
+async function subtitleTrack(plan: Readonly<RenderPlan>, plugin: VideoSegmentFormat | ImageStreamFormat, scratchDir: string): Promise<AssemblySubtitles | undefined> {
+  if (!plan.captions?.track || !plugin.subtitleCodec) return undefined
+  const vttPath = join(scratchDir, 'captions.vtt')
+  await writeCaptionsFile(plan, vttPath)
+  return {vttPath, codec: plugin.subtitleCodec}
 }

@@ -39,14 +39,29 @@ export function frameGridBitstreamFilter(fps: Fps): string {
 /**
  * Input plus stream-copy arguments for the video of all segments, joined on the exact frame grid
  * and muxed bitexact, so the same segments always give the same file; with `audio`, the track is
- * encoded into the same file in the same pass. An ffmpeg without `setts` (before 4.4) joins
+ * encoded into the same file in the same pass, and with `subtitles` the captions as a subtitle track. An ffmpeg without `setts` (before 4.4) joins
  * without the snap: the list already starts every file within half a microsecond of its frame
  * time, which the muxer's rounding to the stream's time base (1/15360 s for MP4 at 30 fps, 1 ms
  * for WebM) absorbs.
  */
-export async function copySegmentsArgs(segments: readonly SegmentRef[], fps: Fps, listPath: string, ffmpegPath: string, audio?: AssemblyAudio): Promise<string[]> {
+export async function copySegmentsArgs(
+  segments: readonly SegmentRef[],
+  fps: Fps,
+  listPath: string,
+  ffmpegPath: string,
+  audio?: AssemblyAudio,
+  subtitles?: AssemblySubtitles,
+): Promise<string[]> {
   const [, filters] = await Promise.all([writeFile(listPath, concatList(segments, fps)), listBitstreamFilters(ffmpegPath)])
   const snap = filters.has('setts') ? ['-bsf:v', frameGridBitstreamFilter(fps)] : []
   const track = audio ? muxedAudioArgs(audio, 1) : {input: [], output: []}
-  return ['-f', 'concat', '-safe', '0', '-i', listPath, ...track.input, '-map', '0:v', '-c:v', 'copy', ...snap, ...track.output, ...BITEXACT_MUX]
+  const subtitleInput = subtitles ? ['-i', subtitles.vttPath] : []
+  const subtitleOutput = subtitles ? ['-map', `${audio ? 2 : 1}:s`, '-c:s', subtitles.codec, '-metadata:s:s:0', 'language=und'] : []
+  return ['-f', 'concat', '-safe', '0', '-i', listPath, ...track.input, ...subtitleInput, '-map', '0:v', '-c:v', 'copy', ...snap, ...track.output, ...subtitleOutput, ...BITEXACT_MUX]
+}
+
+/** The captions as a WebVTT file and the codec the format carries them in (`--captions-track`). */
+export interface AssemblySubtitles {
+  vttPath: string
+  codec: string
 }

@@ -32,6 +32,7 @@ const common = {
   requiredEncoders: fn,
   apiVersion: z.number().int().positive().optional(),
   keyframeInterval: fn.optional(),
+  subtitleCodec: z.string().regex(/^[a-z0-9_]+$/, 'must be an ffmpeg subtitle encoder name such as "mov_text"').optional(),
   mimeType: z.string().regex(/^[a-z]+\/[a-z0-9][a-z0-9.+-]*$/i, 'must be a media type such as "video/x-matroska"').optional(),
 }
 const countFrames = z.union([z.literal(false), fn]).optional()

@@ -8,7 +8,9 @@ export function probeFrameCount(ffprobePath: string, file: string): Promise<numb
     execFile(ffprobePath, args, {timeout: 120_000}, (error, stdout, stderr) => {
       const count = Number.parseInt(stdout.trim(), 10)
       if (error || !Number.isFinite(count)) {
-        reject(new EngineError('ENCODE_FAILED', `cannot count the frames of ${file}: ${(stderr || error?.message || stdout).trim()}`, {file}))
+        // A crash (the npm ffprobe 4.1 on MPEG-TS) says nothing on stderr: name the signal.
+        const signal = error?.signal ? ` (${ffprobePath} was killed by ${error.signal})` : ''
+        reject(new EngineError('ENCODE_FAILED', `cannot count the frames of ${file}: ${(stderr || error?.message || stdout).trim()}${signal}`, {file, ...(error?.signal && {signal: error.signal})}))
         return
       }
       resolve(count)

@@ -121,6 +121,10 @@ export const ERROR_DOCS: Readonly<Record<ErrorCode, ErrorDoc>> = {
     cause: 'The server requires a bearer token and none or a wrong one was sent, or the AWS credentials in use may not perform the operation.',
     fix: 'Send `Authorization: Bearer <token>` (the `--token` / `ENGINE_SERVER_TOKEN` of the server); for AWS, configure credentials with the policy `engine lambda policies` prints.',
   },
+  CAPTIONS_INVALID: {
+    cause: 'A caption file (`data-captions`) or caption variable (`data-captions-var`) is not valid WebVTT or SubRip: a cue timing that does not parse, a cue that ends before it starts, a missing `WEBVTT` line, or more cues or bytes than the limits. The message names the file and the line.',
+    fix: 'Correct the named line (validate a WebVTT file with any WebVTT validator), or point the attribute or variable at another file.',
+  },
   PATH_OUTSIDE_ROOT: {
     cause: 'A requested composition or file lies outside the directory the server or preview serves (symlinks resolved).',
     fix: "Give a path relative to the server's `--root`, or start the server with another `--root`.",

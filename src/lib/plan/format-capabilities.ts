@@ -20,6 +20,11 @@ export interface FormatCapabilities {
   /** Whether `--gpu` can pick a hardware encoder for this format. */
   readonly gpu: boolean
   /**
+   * The codec of a subtitle track the format carries (`mov_text` for MP4 and QuickTime, `webvtt`
+   * for WebM); without it `--captions-track` is refused for the format.
+   */
+  readonly subtitleCodec?: string
+  /**
    * Seconds between keyframes the output needs when the render sets no `--keyframe-interval`, from
    * the render's encode settings: a stream cut into files at keyframes (HLS) gives its segment
    * length. Undefined keeps the default grid (see segmentFrames).

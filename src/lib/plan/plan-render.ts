@@ -81,7 +81,23 @@ export function planRender(compiled: CompiledComposition, options: ResolvedRende
     capture: {imageFormat, jpegQuality: JPEG_QUALITY[options.quality as Quality], transparent: format.alpha},
     encode,
   }
-  return {plan, notices}
+  const captions = captionsOutput(compiled, options, format)
+  return {plan: captions ? {...plan, captions} : plan, notices}
+}
+
+/** `--captions-sidecar` / `--captions-track`, checked against the composition and the format. */
+function captionsOutput(compiled: CompiledComposition, options: ResolvedRenderOptions, format: FormatCapabilities): RenderPlan['captions'] {
+  const sidecar = options.captionsSidecar === true
+  const track = options.captionsTrack === true
+  if (!sidecar && !track) return undefined
+  const flag = track ? '--captions-track' : '--captions-sidecar'
+  if (!compiled.captions?.length) {
+    throw new EngineError('INVALID_FLAG', `${flag}: ${compiled.file} shows no captions; add an element with data-captions="captions.vtt" (or data-captions-var), or drop ${flag}`, {file: compiled.file})
+  }
+  if (track && !format.subtitleCodec) {
+    throw new EngineError('INVALID_FLAG', `--captions-track: the ${format.name} format carries no subtitle track; use mp4, mov or webm, or write the captions beside the output with --captions-sidecar`, {format: format.name})
+  }
+  return {sidecar, track}
 }
 
 /** The URL of the composition's folder on the page origin: its path relative to the project. */

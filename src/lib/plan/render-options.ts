@@ -64,6 +64,10 @@ export const renderOptionsSchema = z
     keyframeInterval: keyframeIntervalSchema,
     /** HLS: seconds of video per media segment (the render's keyframe interval unless that is set). */
     hlsSegmentSeconds: hlsSegmentSecondsSchema,
+    /** Also write the composition's captions beside the output as `<output name>.vtt`. */
+    captionsSidecar: z.boolean(),
+    /** Also embed the composition's captions as a subtitle track (mp4, mov: mov_text; webm: WebVTT). */
+    captionsTrack: z.boolean(),
     videoFrameFormat: z.enum(VIDEO_FRAME_FORMATS),
     workers: z.union([z.literal('auto'), z.number().int().min(1).max(MAX_WORKERS)], {message: `must be a whole number from 1 to ${MAX_WORKERS}, or auto`}),
     maxConcurrentRenders: z.number().int().min(1).max(10),

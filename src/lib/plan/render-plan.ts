@@ -79,6 +79,8 @@ export interface RenderPlan {
     /** Make the default page background transparent (alpha formats). */
     transparent: boolean
   }
+  /** What to make of the composition's captions besides drawing them (`--captions-sidecar`, `--captions-track`). */
+  captions?: {sidecar: boolean; track: boolean}
   encode: {
     quality: Quality
     crf?: number

@@ -1,4 +1,5 @@
 import type {CompiledComposition} from '../compose/compile-composition.js'
+import type {CompiledCaptions} from '../compose/compile-captions.js'
 import type {RuntimeInstance} from '../compose/runtime-instance.js'
 import type {RuntimeFonts} from '../fonts/font-plan.js'
 import type {RuntimeMedia} from './runtime-media.js'
@@ -37,6 +38,11 @@ export interface RuntimeConfig {
   media?: RuntimeMedia[]
   /** Faces the engine serves (bundled, cached, generic) and those to load before the first frame. */
   fonts?: RuntimeFonts
+  /**
+   * The cues of each captions element, by the index compile wrote into its `data-engine-captions`;
+   * the runtime writes the text of the cues on screen at each frame into the element.
+   */
+  captions?: CompiledCaptions[]
 }
 
 export const RUNTIME_CONFIG_GLOBAL = '__ENGINE_CONFIG__'
@@ -59,6 +65,7 @@ export function runtimeConfig(
     instances: compiled.instances,
     seed: options.seed ?? DEFAULT_SEED,
     fonts: compiled.fonts.runtime,
+    ...(compiled.captions && {captions: compiled.captions}),
     ...(options.embedded ? {embedded: true} : {}),
   }
 }

@@ -1,6 +1,7 @@
 import type {EnginePageApi, ReadinessState, ReadyReport, ReadyStage, SeekResult} from '../page-protocol.js'
 import type {RuntimeConfig} from '../runtime-config.js'
 import {readClipTiming, type ClipTiming} from './clip-timing.js'
+import {CaptionText} from './caption-text.js'
 import {ClipVisibility} from './clip-visibility.js'
 import {GsapControl, type GsapChild} from './gsap-control.js'
 import {InstanceScope} from './instance-scope.js'
@@ -59,6 +60,7 @@ export function installRuntime(win: Window & typeof globalThis, config: RuntimeC
   const media = new MediaFreeze(win.document)
   const layers = new LayerReset(win.document)
   const videoFrames = new VideoFrames(win.document, config.media)
+  const captionText = new CaptionText(win.document, config)
   let stage: ReadyStage = 'load'
   /** Plain GSAP tweens sub-composition scripts created; they start at their instance's start, like its CSS animations. */
   const instanceTweens: {instanceKey: string; created: GsapChild[]}[] = []
@@ -125,6 +127,7 @@ export function installRuntime(win: Window & typeof globalThis, config: RuntimeC
     if (registry.generation !== generation) seeker.seekTimelines(seconds)
     seeker.seekDocumentAnimations(seconds)
     visibility.apply(seconds)
+    captionText.apply(frame)
     media.apply()
     await videoFrames.seek(seconds)
     seekLoadedAssets = await assets.settleChanges()
