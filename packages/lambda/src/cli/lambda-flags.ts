@@ -60,6 +60,8 @@ export const lambdaEncodeFlags = {
   format: Flags.string({char: 'f', description: 'output format (default mp4); the deployed function must have it'}),
   quality: Flags.string({description: 'encoder preset and capture quality (default standard)', options: [...QUALITIES]}),
   crf: Flags.integer({description: 'constant rate factor 0-51, overrides the preset'}),
+  'captions-track': Flags.boolean({description: 'embed the composition\'s captions as a subtitle track (mov_text in mp4 and mov, WebVTT in webm)'}),
+  'captions-sidecar': Flags.boolean({description: 'store the composition\'s captions as WebVTT beside the output (<output name>.vtt)'}),
   'hls-segment-seconds': Flags.string({description: 'HLS: seconds of video per media segment (0.1-60, default 6); the segments are stored beside the playlist'}),
   'keyframe-interval': Flags.string({description: 'seconds between keyframes (0.1-60; default a quarter of the render, 0.5-4 s); chunks are whole runs of such segments'}),
   scale: Flags.string({description: 'device scale factor 0.1-16: output width·F x height·F, drawn at that density (crisp text, not an upscale)'}),
@@ -82,6 +84,8 @@ export function configFromFlags(flags: {
   crf?: number
   'keyframe-interval'?: string
   'hls-segment-seconds'?: string
+  'captions-track'?: boolean
+  'captions-sidecar'?: boolean
   frames?: string
   scale?: string
   poster?: string
@@ -103,6 +107,8 @@ export function configFromFlags(flags: {
     // Validated with the rest of the config, which names the field and the range.
     keyframeInterval: flags['keyframe-interval'] === undefined ? undefined : Number(flags['keyframe-interval']),
     hlsSegmentSeconds: flags['hls-segment-seconds'] === undefined ? undefined : Number(flags['hls-segment-seconds']),
+    captionsTrack: flags['captions-track'] || undefined,
+    captionsSidecar: flags['captions-sidecar'] || undefined,
     frames: flags.frames,
     scale: flags.scale === undefined ? undefined : Number(flags.scale),
     poster: flags.poster === undefined ? undefined : Number(flags.poster),

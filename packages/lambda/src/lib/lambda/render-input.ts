@@ -33,6 +33,10 @@ export const renderConfigSchema = z
     gifLoop: z.number().int().min(0).max(65535).optional(),
     /** HLS: seconds per media segment, as `engine render --hls-segment-seconds`. */
     hlsSegmentSeconds: hlsSegmentSecondsSchema.optional(),
+    /** The composition's captions as a subtitle track (mp4, mov, webm), as `engine render --captions-track`. */
+    captionsTrack: z.boolean().optional(),
+    /** The composition's captions as WebVTT beside the output (`<output name>.vtt`), as `engine render --captions-sidecar`. */
+    captionsSidecar: z.boolean().optional(),
     /** Only these frames (`A-B`, `A-` or `N`, as `engine render --frames`); chunks are planned inside them. */
     frames: framesSchema.optional(),
     /** Device scale factor, as `engine render --scale`: the output is width·scale x height·scale. */
@@ -65,8 +69,8 @@ export type RenderConfig = z.infer<typeof renderConfigSchema>
 
 /** The render options a config sets (the rest keep engine render's defaults). */
 export function renderOptionsOf(config: RenderConfig) {
-  const {format, fps, quality, crf, videoBitrate, keyframeInterval, gifLoop, hlsSegmentSeconds, frames, scale} = config
-  return {format, fps, quality, crf, videoBitrate, keyframeInterval, gifLoop, hlsSegmentSeconds, frames, scale}
+  const {format, fps, quality, crf, videoBitrate, keyframeInterval, gifLoop, hlsSegmentSeconds, captionsTrack, captionsSidecar, frames, scale} = config
+  return {format, fps, quality, crf, videoBitrate, keyframeInterval, gifLoop, hlsSegmentSeconds, captionsTrack, captionsSidecar, frames, scale}
 }
 
 /** What `renderToLambda` returns and what a site upload yields. */

@@ -1,5 +1,6 @@
 import {readdir, rm, stat} from 'node:fs/promises'
 import {basename, dirname, join} from 'node:path'
+import {captionsSidecarPath} from 'html-video-engine/internal/lib/encode/caption-outputs.js'
 import {listCompanionFiles} from 'html-video-engine/internal/lib/encode/companion-files.js'
 import {contentType} from 'html-video-engine/internal/lib/sandbox/content-type.js'
 import {outputExtension, type SegmentRef} from 'html-video-engine/internal/lib/encode/format-plugin.js'
@@ -69,7 +70,9 @@ export async function assembleAction(event: AssembleEvent, context: ActionContex
     // The output (and its poster) may go to another bucket; the records stay in the render's.
     const settings = stored.output ?? {}
     const outputs = settings.outputBucket ? new BucketObjects(context.s3, settings.outputBucket) : bucket
-    const {bytes, outputKind, keys} = await uploadOutput(outputs, outputPath, stored.outputKey, settings, await listCompanionFiles(format, outputPath))
+    // Companion files (HLS segments) and the captions sidecar go beside the output under their own names.
+    const beside = [...(await listCompanionFiles(format, outputPath)), ...(stored.plan.captions?.sidecar ? [basename(captionsSidecarPath(outputPath, outputExtension(format) === undefined))] : [])]
+    const {bytes, outputKind, keys} = await uploadOutput(outputs, outputPath, stored.outputKey, settings, beside)
     if (stored.poster) {
       const posterPath = join(workDir, basename(stored.poster.key))
       await bucket.downloadFile(posterScratchKey(renderId), posterPath)
@@ -144,8 +147,8 @@ export function localOutputName(outputKey: string, extension: string | undefined
 }
 
 /**
- * A file goes to `outputKey`, its companion files (HLS segments) beside it under their own names,
- * which the file refers to; a frame directory becomes one object per frame under `outputKey/`,
+ * A file goes to `outputKey`, the files beside it (HLS segments, a captions sidecar) beside it
+ * under their own names, which a playlist refers to; a frame directory becomes one object per frame under `outputKey/`,
  * tagged like a file output but without a download name (one name would fit none of them).
  */
 async function uploadOutput(
@@ -173,6 +176,12 @@ async function uploadOutput(
   for (const name of (await readdir(outputPath)).sort()) {
     bytes += await bucket.uploadFile(prefix + name, join(outputPath, name), contentType(name), outputObjectHeaders({deleteAfter: settings.deleteAfter}))
     keys.push(prefix + name)
+  }
+  // Beside a directory (`frames.vtt` beside `frames`): the key without its slash, then the rest of the name.
+  for (const name of companions) {
+    const key = prefix.slice(0, -1) + name.slice(basename(outputPath).length)
+    bytes += await bucket.uploadFile(key, join(dirname(outputPath), name), contentType(name), outputObjectHeaders({deleteAfter: settings.deleteAfter}))
+    keys.push(key)
   }
   return {bytes, outputKind: 'prefix', keys}
 }
