@@ -3,7 +3,10 @@ import {join} from 'node:path'
 import {beforeAll, describe, expect, it} from 'vitest'
 import {parseCaptions} from '../../src/lib/captions/parse-captions.js'
 import {cuesForOutput, writeWebVtt} from '../../src/lib/captions/write-webvtt.js'
+import {renderBatch} from '../../src/lib/batch/index.js'
 import {compileComposition} from '../../src/lib/compose/index.js'
+import {renderComposition} from '../../src/lib/render/render-composition.js'
+import {resolveRenderOptions} from '../../src/lib/render/resolve-options.js'
 import {REPO_ROOT} from '../support/run-cli.js'
 import {decodedFrameHashes, ffprobe, near, pixelAt} from '../support/media.js'
 import {PROCESSES} from '../support/timeouts.js'
@@ -116,5 +119,21 @@ describe('captions: cues drawn on the virtual clock, a sidecar and a subtitle tr
     await writeFile(join(scratch(), 'bad.vtt'), await readFile(join(FIXTURE, 'bad.vtt')))
     await writeFile(page, '<html><body><div data-composition-id="c" data-width="320" data-height="180" data-duration="1"><div data-captions="bad.vtt"></div></div></body></html>')
     await expect(compileComposition(page, {projectDir: scratch()})).rejects.toMatchObject({code: 'CAPTIONS_INVALID', message: expect.stringMatching(/^bad\.vtt line 6: /)})
+  })
+
+  it('a batch gives each row its own captions through the variable: a file path, or the cue text itself', async () => {
+    const batchFile = join(scratch(), 'rows.json')
+    await writeFile(batchFile, JSON.stringify([{subs: 'row.srt'}, {subs: '1\n00:00:01,000 --> 00:00:01,500\nSecond row\n'}]))
+    await renderBatch({
+      composition: join(FIXTURE, 'captions.html'),
+      batchFile,
+      options: resolveRenderOptions({quality: 'draft', scale: 0.5, output: join(scratch(), 'batch', '{index}.mp4')}),
+      render: renderComposition,
+      cwd: scratch(),
+    })
+    const box = (row: number, frame: number) => pixelAt(join(scratch(), 'batch', `${row}.mp4`), frame, VARIABLE_BOX[0] / 2, VARIABLE_BOX[1] / 2)
+    // Row 0: row.srt, 0-0.4 s; row 1: 1.0-1.5 s.
+    expect(near(await box(0, 5), WHITE) && near(await box(0, 35), BLACK)).toBe(true)
+    expect(near(await box(1, 5), BLACK) && near(await box(1, 35), WHITE)).toBe(true)
   })
 })

@@ -115,7 +115,7 @@ export async function renderBatch(request: BatchRequest): Promise<BatchSummary> 
   // Compile and plan once: whatever fails here would fail every row, so it fails the batch now.
   // Rows reuse the template and apply their own values (applyVariables), never compiling again.
   const template = await compileComposition(compositionPath, {strictVariables: options.strictVariables, downloadFonts: options.network !== false})
-  const compiled = applyVariables(template, baseVariables, options.strictVariables)
+  const compiled = await applyVariables(template, baseVariables, options.strictVariables)
   const format = getFormat(options.format)
   if (options.strict) assertDurationWritten(compiled)
   // Each row's page tells a length its root does not write; any length checks the rest of the plan.

@@ -1,7 +1,7 @@
 import {readFile, stat} from 'node:fs/promises'
 import {relative, resolve} from 'node:path'
 import type {CheerioAPI} from 'cheerio'
-import type {CaptionCue, CaptionSource} from '../captions/cue.js'
+import type {CaptionCue} from '../captions/cue.js'
 import {MAX_CAPTION_BYTES, parseCaptions} from '../captions/parse-captions.js'
 import {EngineError} from '../errors/engine-error.js'
 import {isInside, projectFile} from '../sandbox/project-file.js'
@@ -13,10 +13,12 @@ export const CAPTIONS_KEY_ATTRIBUTE = 'data-engine-captions'
 export interface CompiledCaptions {
   /** Where the cues came from, for messages and the plan (`captions.vtt`, `variable "subs"`). */
   source: string
+  /** The variable the cues come from (`data-captions-var`): a row with other values reads them again. */
+  variable?: string
   cues: CaptionCue[]
 }
 
-interface CaptionsContext {
+export interface CaptionsContext {
   /** The composition's folder: paths are relative to it, as an `<img src>` is. */
   pageDir: string
   projectDir: string
@@ -43,22 +45,24 @@ export async function compileCaptions($: CheerioAPI, context: CaptionsContext): 
   return compiled
 }
 
-async function captionsFromVariable(name: string, context: CaptionsContext): Promise<CompiledCaptions> {
+/**
+ * The cues a `data-captions-var` variable gives: none when it is unset or empty (a row without
+ * captions), else the cue text it holds or the project file it names.
+ */
+export async function captionsFromVariable(name: string, context: CaptionsContext): Promise<CompiledCaptions> {
   const value = context.variables[name]
-  const field = `data-captions-var="${name}"`
-  if (typeof value !== 'string' || value.trim() === '') {
+  const label = `variable "${name}"`
+  if (value === undefined || value === null || value === '') return {source: label, variable: name, cues: []}
+  if (typeof value !== 'string') {
     throw new EngineError(
       'COMPOSITION_INVALID',
-      `${field}: the variable "${name}" ${value === undefined ? 'is not set' : 'is not a non-empty string'}; declare it as a string variable and give each row a caption file path or WebVTT/SubRip text`,
+      `data-captions-var="${name}": the variable "${name}" is ${JSON.stringify(value)}, not a string; declare it as a string variable holding a caption file's path or WebVTT/SubRip text`,
       {variable: name},
     )
   }
   // Cue text has a timing arrow; a path never does.
-  if (value.includes('-->')) {
-    const source: CaptionSource = {label: `variable "${name}"`, field: `the value of "${name}"`}
-    return {source: source.label, cues: parseCaptions(value, source)}
-  }
-  return readCaptionFile(value, `variable "${name}"`, context)
+  if (value.includes('-->')) return {source: label, variable: name, cues: parseCaptions(value, {label, field: `the value of "${name}"`})}
+  return {...(await readCaptionFile(value, label, context)), variable: name}
 }
 
 /** A caption file of the project, symlinks resolved: never a file outside it, a dot-file or a URL. */
