@@ -1,6 +1,7 @@
-import {copyFile, mkdir, readdir, rename, rm, stat} from 'node:fs/promises'
+import {mkdir, readdir, rename, rm, stat} from 'node:fs/promises'
 import {basename, dirname, join} from 'node:path'
 import {EngineError} from '../errors/engine-error.js'
+import {moveFile} from '../files/move-file.js'
 import type {FrameFilesFormat, SegmentRef} from './format-plugin.js'
 import {partialPath} from './partial-path.js'
 import {makeDirectory} from '../files/make-directory.js'
@@ -68,16 +69,5 @@ async function collectFrames(options: AssembleFrameDirectoryOptions): Promise<st
 }
 
 async function moveAll(files: readonly string[], directory: string): Promise<void> {
-  for (const file of files) await move(file, join(directory, basename(file)))
-}
-
-async function move(from: string, to: string): Promise<void> {
-  try {
-    await rename(from, to)
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EXDEV') throw error
-    // Segments on another filesystem (a tmpfs work dir): copy, then drop the original.
-    await copyFile(from, to)
-    await rm(from, {force: true})
-  }
+  for (const file of files) await moveFile(file, join(directory, basename(file)))
 }

@@ -1,6 +1,7 @@
-import {copyFile, readdir, rename, rm} from 'node:fs/promises'
+import {readdir, rm} from 'node:fs/promises'
 import {basename, dirname, extname, join} from 'node:path'
 import {EngineError} from '../errors/engine-error.js'
+import {moveFile} from '../files/move-file.js'
 import type {FormatPlugin} from './format-plugin.js'
 
 /** The output's file name without its extension: companions are named `<stem><rest>`. */
@@ -51,7 +52,7 @@ export async function publishCompanionFiles(format: FormatPlugin, stagingDir: st
   const published: string[] = []
   try {
     for (const name of names) {
-      await move(join(stagingDir, name), join(directory, name))
+      await moveFile(join(stagingDir, name), join(directory, name))
       published.push(join(directory, name))
     }
   } catch (error) {
@@ -70,15 +71,4 @@ export async function removeStaleCompanions(format: FormatPlugin, outputPath: st
 
 export async function removeFiles(paths: readonly string[]): Promise<void> {
   await Promise.all(paths.map((path) => rm(path, {force: true})))
-}
-
-async function move(from: string, to: string): Promise<void> {
-  try {
-    await rename(from, to)
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EXDEV') throw error
-    // The scratch directory on another filesystem (a tmpfs): copy, then drop the original.
-    await copyFile(from, to)
-    await rm(from, {force: true})
-  }
 }
