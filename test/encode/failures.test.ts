@@ -1,7 +1,8 @@
-import {readdir, stat, writeFile} from 'node:fs/promises'
+import {chmod, readdir, stat, writeFile} from 'node:fs/promises'
 import {join} from 'node:path'
 import {beforeAll, describe, expect, it} from 'vitest'
 import {assembleOutput} from '../../src/lib/encode/assemble-output.js'
+import {probeFrameCount} from '../../src/lib/encode/probe-frame-count.js'
 import {openSegmentEncoder} from '../../src/lib/encode/segment-encoder.js'
 import {encodeSegments, ffmpeg, makeFrames, useScratchDir, testPlan} from './support/encode-fixtures.js'
 
@@ -100,5 +101,16 @@ describe('failures leave nothing behind', () => {
       expect(await exists(outputPath)).toBe(false)
       await expect(encoder.write(images[0])).rejects.toMatchObject({code: 'CANCELLED'})
     }
+  })
+
+  it('an ffprobe that crashes (the npm ffprobe 4.1 on MPEG-TS) is named with its signal, not an empty message', async () => {
+    const crashing = join(dir, 'ffprobe-crash')
+    await writeFile(crashing, '#!/bin/sh\nkill -SEGV $$\n')
+    await chmod(crashing, 0o755)
+    await expect(probeFrameCount(crashing, join(dir, 'any.m3u8'))).rejects.toMatchObject({
+      code: 'ENCODE_FAILED',
+      message: expect.stringContaining(`(${crashing} was killed by SIGSEGV)`),
+      details: {signal: 'SIGSEGV'},
+    })
   })
 })
