@@ -5,6 +5,7 @@ import {parseCaptions} from '../../src/lib/captions/parse-captions.js'
 import {cuesForOutput, writeWebVtt} from '../../src/lib/captions/write-webvtt.js'
 import {renderBatch} from '../../src/lib/batch/index.js'
 import {compileComposition} from '../../src/lib/compose/index.js'
+import {lintComposition} from '../../src/lib/lint/lint-composition.js'
 import {renderComposition} from '../../src/lib/render/render-composition.js'
 import {resolveRenderOptions} from '../../src/lib/render/resolve-options.js'
 import {REPO_ROOT} from '../support/run-cli.js'
@@ -114,11 +115,14 @@ describe('captions: cues drawn on the virtual clock, a sidecar and a subtitle tr
     expect(() => parseCaptions('1\n00:00:01,000 --> 00:00:02,000\nok\n\nnot a number\n', source('x.srt'))).toThrow(/x\.srt line 5: expected a cue number/)
   })
 
-  it('compile refuses a composition whose caption file is bad, naming the file and the line', async () => {
+  it('compile and lint refuse a composition whose caption file is bad, naming the file and the line', async () => {
     const page = join(scratch(), 'bad.html')
     await writeFile(join(scratch(), 'bad.vtt'), await readFile(join(FIXTURE, 'bad.vtt')))
     await writeFile(page, '<html><body><div data-composition-id="c" data-width="320" data-height="180" data-duration="1"><div data-captions="bad.vtt"></div></div></body></html>')
     await expect(compileComposition(page, {projectDir: scratch()})).rejects.toMatchObject({code: 'CAPTIONS_INVALID', message: expect.stringMatching(/^bad\.vtt line 6: /)})
+    // engine lint finds it too, with the line.
+    const findings = await lintComposition(page)
+    expect(findings).toContainEqual(expect.objectContaining({code: 'captions-invalid', severity: 'error', message: expect.stringContaining('bad.vtt line 6: ')}))
   })
 
   it('a batch gives each row its own captions through the variable: a file path, or the cue text itself', async () => {

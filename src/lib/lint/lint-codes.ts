@@ -26,6 +26,7 @@ export const LINT_CODES = [
   {code: 'color-grading-unknown-variable', severity: 'error', description: 'data-color-grading references $name / ${name} that the composition does not declare'},
   {code: 'color-grading-partial-substitution', severity: 'warning', description: 'data-color-grading has $name inside a longer value; only a whole value is substituted'},
   {code: 'font-unresolved', severity: 'warning', description: 'a font family is not declared with @font-face, bundled or in the font cache, so its text falls back to another font (engine fonts add "<family>")'},
+  {code: 'captions-invalid', severity: 'error', description: 'a data-captions file (or the default of a data-captions-var variable) is missing, outside the project, or not valid WebVTT/SubRip; the message names its line'},
   {code: 'asset-missing', severity: 'warning', description: 'an <img>, srcset, video poster, SVG <image> or CSS url() names a project file that does not exist: it renders blank'},
   {code: 'font-url-unreadable', severity: 'warning', description: 'a Google Fonts stylesheet URL cannot be read; it is removed so renders do not wait on the network'},
   {code: 'background-with-alpha', severity: 'warning', description: 'html or body sets a background, which covers the transparency of an alpha format (mov, webm, png-sequence)'},

@@ -88,6 +88,7 @@ async function compiledFindings(file: string, display: string): Promise<LintFind
   } catch (error) {
     // Over a compile budget (too many instances, say) the composition cannot render: say so.
     if (isEngineError(error) && error.code === 'LIMIT_EXCEEDED') throw error
+    if (isCaptionsError(error)) return [{code: 'captions-invalid', severity: 'error', message: error.message, file: display}]
     return []
   }
   // A substitution is drawn on purpose: `engine fonts resolve` shows it, it is no finding.
@@ -98,6 +99,13 @@ async function compiledFindings(file: string, display: string): Promise<LintFind
     .filter((notice) => notice.code === 'asset-missing')
     .map((notice): LintFinding => ({code: 'asset-missing', severity: 'warning', message: notice.message, file: display}))
   return [...assets, ...fonts]
+}
+
+/** A caption file that does not parse, or a caption path compile refused (those name their `field`). */
+function isCaptionsError(error: unknown): error is Error {
+  if (!isEngineError(error)) return false
+  const field = (error.details as {field?: unknown} | undefined)?.field
+  return error.code === 'CAPTIONS_INVALID' || (typeof field === 'string' && /^(data-captions|variable ")/.test(field))
 }
 
 async function readOptional(path: string): Promise<string | undefined> {
