@@ -8,6 +8,8 @@ import type {StatusCounts} from './batch-manifest.js'
 import type {BatchEvent, BatchEventListener} from './batch-events.js'
 import type {ManifestStore} from './manifest-store.js'
 import type {BatchJob} from './preflight.js'
+import {checkRowText, type RowTextCheck} from './row-text-check.js'
+import type {RowWarning} from './batch-manifest.js'
 import {batchPayload, deliverWebhook, renderPayload, type WebhookDelivery, type WebhookTarget} from '../notify/index.js'
 
 /**
@@ -36,6 +38,8 @@ export interface RunBatchOptions {
   onEvent?: BatchEventListener
   /** Called once per finished row and once for the batch; deliveries are recorded in the manifest. */
   webhook?: WebhookTarget
+  /** The check pass before each row's render (`--on-overflow`, `--check-only`). */
+  textCheck?: RowTextCheck
 }
 
 /** Failed rows and undelivered webhooks the summary names; the manifest has them all. */
@@ -117,8 +121,9 @@ export async function runBatch(options: RunBatchOptions): Promise<BatchSummary> 
     await store.setRow(job.index, {status: 'running', startedAt})
     emit(rowEvent(job))
     const began = performance.now()
+    let warnings: RowWarning[] = []
     try {
-      const result = await options.render({
+      const request: RenderRequest = {
         composition: options.composition,
         options: {...options.options, output: job.output},
         variables: job.overrides,
@@ -132,7 +137,20 @@ export async function runBatch(options: RunBatchOptions): Promise<BatchSummary> 
           if (event.type === 'stage' && event.stage === 'assemble') onCaptured()
           if (event.type !== 'error') emit({...event, row: job.index})
         },
-      })
+      }
+      if (options.textCheck) {
+        const checked = await checkRowText(options.textCheck, job.index, request)
+        warnings = checked.warnings
+        for (const {code, message} of warnings) emit({type: 'warning', code, message, row: job.index})
+        if (checked.error) throw checked.error
+        if (checked.skippedReason !== undefined) {
+          const finishedAt = new Date().toISOString()
+          await store.setRow(job.index, {status: 'skipped', startedAt, finishedAt, skippedReason: checked.skippedReason, ...(warnings.length > 0 && {warnings})})
+          emit(rowEvent(job))
+          return
+        }
+      }
+      const result = await options.render(request)
       const renderMs = Math.round(performance.now() - began)
       await store.setRow(job.index, {
         status: 'completed',
@@ -144,11 +162,12 @@ export async function runBatch(options: RunBatchOptions): Promise<BatchSummary> 
         bytes: result.bytes,
         fetchedUrls: result.fetchedUrls,
         ...(result.poster && {poster: relative(dirname(store.path), result.poster)}),
+        ...(warnings.length > 0 && {warnings}),
       })
     } catch (error) {
       const {code, message} = toEngineError(error)
       const renderMs = Math.round(performance.now() - began)
-      await store.setRow(job.index, {status: 'failed', startedAt, finishedAt: new Date().toISOString(), renderMs, error: {code, message}})
+      await store.setRow(job.index, {status: 'failed', startedAt, finishedAt: new Date().toISOString(), renderMs, error: {code, message}, ...(warnings.length > 0 && {warnings})})
       if (failed.length < MAX_SUMMARY_ENTRIES) failed.push({row: job.index, code, message})
       if (options.failFast && !isEngineError(error, 'CANCELLED')) halt ??= `row ${job.index} failed and --batch-fail-fast is set`
     }

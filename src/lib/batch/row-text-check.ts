@@ -1,0 +1,56 @@
+import type {BrowserPool} from '../browser/browser-pool.js'
+import type {ResolvedRenderOptions} from '../plan/render-options.js'
+import type {RenderRequest} from '../render/render-composition.js'
+import {checkTextFit, type TextCheckResult} from '../render/check-text-fit.js'
+import type {StillSettings} from '../still/still-settings.js'
+import {findingWarning, textOverflowError, type OnOverflow} from '../render/text-findings.js'
+import type {EngineError} from '../errors/engine-error.js'
+import type {RowWarning} from './batch-manifest.js'
+
+/** The check pass of a batch: run on each row before its render (see checkTextFit). */
+export interface RowTextCheck {
+  /** checkTextFit, or one bound to shared resources (the batch's browser pool). */
+  check: (request: RenderRequest) => Promise<TextCheckResult>
+  onOverflow: OnOverflow
+  /** `--check-only`: rows are checked and recorded, never rendered. */
+  checkOnly: boolean
+}
+
+/**
+ * A batch's check pass as its options ask: `--on-overflow` (default `warn`) and `--check-only`,
+ * each row's page in a process of `pool`; a still batch checks only the still's frame.
+ */
+export function batchTextCheck(options: Pick<ResolvedRenderOptions, 'onOverflow' | 'checkOnly'>, pool: BrowserPool, still?: StillSettings): RowTextCheck {
+  return {
+    check: (request) => checkTextFit({...request, pool, still}),
+    onOverflow: options.onOverflow ?? 'warn',
+    checkOnly: options.checkOnly ?? false,
+  }
+}
+
+/** Why a row checked but not rendered is skipped. */
+export const CHECK_ONLY_REASON = 'checked only (--check-only): not rendered'
+export const OVERFLOW_SKIP_REASON = 'text does not fit (--on-overflow skip)'
+
+export interface RowCheckOutcome {
+  /** The row's findings, as its record's warnings. */
+  warnings: RowWarning[]
+  /** `fail`: the row fails with this TEXT_OVERFLOW error before its render. */
+  error?: EngineError
+  /** `skip` with findings, or `--check-only`: the row is skipped, not rendered. */
+  skippedReason?: string
+}
+
+/**
+ * Runs the check pass on one row and decides what happens to it: with findings, `warn` renders it
+ * with them as warnings, `fail` fails it with TEXT_OVERFLOW and `skip` skips it; under
+ * `--check-only` a row that is not failed is skipped. A check that cannot run (the page fails to
+ * load) throws: the row fails as its render would have.
+ */
+export async function checkRowText(textCheck: RowTextCheck, row: number, request: RenderRequest): Promise<RowCheckOutcome> {
+  const {findings} = await textCheck.check(request)
+  const warnings = findings.map((finding) => findingWarning(finding, row))
+  if (findings.length > 0 && textCheck.onOverflow === 'fail') return {warnings, error: textOverflowError(findings, row)}
+  if (findings.length > 0 && textCheck.onOverflow === 'skip') return {warnings, skippedReason: OVERFLOW_SKIP_REASON}
+  return textCheck.checkOnly ? {warnings, skippedReason: CHECK_ONLY_REASON} : {warnings}
+}
