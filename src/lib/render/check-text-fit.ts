@@ -10,11 +10,11 @@ import {planRender} from '../plan/plan-render.js'
 import type {ResolvedRenderOptions} from '../plan/render-options.js'
 import {resolveRenderBrowser} from '../profile/resolve-render-browser.js'
 import {ENGINE_GLOBAL} from '../runtime/page-protocol.js'
-import type {ClipWindow, TextFindingRecord} from '../runtime/text-check-protocol.js'
+import type {ClipWindow} from '../runtime/text-check-protocol.js'
 import {planTextCheckFrames} from '../runtime/text-check-frames.js'
 import {stillFrame, type StillSettings} from '../still/still-settings.js'
 import {compileAndReport} from './compile-and-report.js'
-import {mergeFindings, type TextFinding} from './text-findings.js'
+import {mergeFindings, parsePageFindings, type TextFinding} from './text-findings.js'
 import {timeComposition} from './time-composition.js'
 
 export interface TextCheckRequest {
@@ -56,7 +56,7 @@ export async function checkTextFit(request: TextCheckRequest): Promise<TextCheck
     const frames = request.still
       ? [Math.min(stillFrame(request.still, plan.fps), plan.totalFrames - 1)]
       : planTextCheckFrames(await worker.evaluate<ClipWindow[]>(`window.${ENGINE_GLOBAL}.textClips()`), plan.fps, renderedFrames(plan))
-    const records = await worker.evaluate<TextFindingRecord[]>(`window.${ENGINE_GLOBAL}.checkText(${JSON.stringify(frames)})`)
+    const records = parsePageFindings(await worker.evaluate<unknown>(`window.${ENGINE_GLOBAL}.checkText(${JSON.stringify(frames)})`))
     return {findings: mergeFindings(records, plan.fps), frames}
   } finally {
     await worker.close()

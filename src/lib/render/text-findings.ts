@@ -1,3 +1,4 @@
+import {z} from 'zod'
 import {EngineError} from '../errors/engine-error.js'
 import type {Fps} from '../plan/fps.js'
 import type {TextFindingRecord} from '../runtime/text-check-protocol.js'
@@ -14,7 +15,41 @@ export interface TextFinding extends TextFindingRecord {
 /** The code of every text check finding, as a warning or a manifest row's warning. */
 export const TEXT_OVERFLOW_CODE = 'text-overflow'
 
-/** One finding per element and kind: the frame where it overflowed most. */
+/** Findings a row keeps (the largest overflows): enough to act on, and a bound on what a page can make a manifest hold. */
+export const MAX_FINDINGS = 20
+/** Records the page may return at all (its elements times its frames). */
+const MAX_PAGE_RECORDS = 10_000
+/** Characters of a selector or variable name kept. */
+const MAX_NAME_CHARS = 200
+
+/** A name from the page, printable and short: its script can make selectors hold anything (terminal escapes included). */
+const pageName = z.string().transform((text) => {
+  const printable = text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, '\ufffd')
+  return printable.length > MAX_NAME_CHARS ? `${printable.slice(0, MAX_NAME_CHARS - 1)}\u2026` : printable
+})
+const pixels = z.number().finite().min(0).max(1e7)
+const pageFindingSchema = z.object({
+  kind: z.enum(['clipped', 'outside-frame', 'max-lines']),
+  element: pageName,
+  variable: pageName.optional(),
+  frame: z.number().int().min(0),
+  overflowPx: pixels,
+  clippedBy: pageName.optional(),
+  lines: z.number().int().min(0).optional(),
+  maxLines: z.number().int().min(0).optional(),
+})
+const pageFindingsSchema = z.array(pageFindingSchema).max(MAX_PAGE_RECORDS)
+
+/** What the page's check returned, checked at the boundary: the page runs the composition's scripts too. */
+export function parsePageFindings(value: unknown): TextFindingRecord[] {
+  const parsed = pageFindingsSchema.safeParse(value)
+  if (!parsed.success) {
+    throw new EngineError('PAGE_ERROR', `the page's text check returned something else than findings (did a script replace the page's DOM methods?): ${parsed.error.issues[0]?.message ?? 'invalid'}`)
+  }
+  return parsed.data
+}
+
+/** One finding per element and kind (the frame where it overflowed most), the MAX_FINDINGS largest. */
 export function mergeFindings(records: readonly TextFindingRecord[], fps: Fps): TextFinding[] {
   const worst = new Map<string, TextFindingRecord>()
   for (const record of records) {
@@ -22,7 +57,11 @@ export function mergeFindings(records: readonly TextFindingRecord[], fps: Fps): 
     const seen = worst.get(key)
     if (!seen || record.overflowPx > seen.overflowPx) worst.set(key, record)
   }
-  return [...worst.values()].map((record) => ({...record, timeSeconds: Math.round(((record.frame * fps.den) / fps.num) * 1000) / 1000}))
+  const kept = [...worst.values()].sort((a, b) => b.overflowPx - a.overflowPx).slice(0, MAX_FINDINGS)
+  // Back in page order (by frame, then as found), so that the first finding is the first seen.
+  const order = new Map([...worst.values()].map((record, index) => [record, index]))
+  kept.sort((a, b) => order.get(a)! - order.get(b)!)
+  return kept.map((record) => ({...record, timeSeconds: Math.round(((record.frame * fps.den) / fps.num) * 1000) / 1000}))
 }
 
 /** One sentence a person can act on: which text, which variable, how far past what, when. */

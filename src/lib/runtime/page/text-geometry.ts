@@ -103,11 +103,13 @@ export function readableSelector(element: Element, stopAt: Element): string {
 
 function describeNode(node: Element): string {
   const tag = node.tagName.toLowerCase()
-  const classes = Array.from(node.classList).filter((name) => !name.startsWith('engine-')).slice(0, 2).map((name) => `.${CSS.escape(name)}`).join('')
+  const classes = Array.from(node.classList).slice(0, 2)
+  const text = `${tag}${classes.map((name) => `.${CSS.escape(name)}`).join('')}`
   const parent = node.parentElement
+  // A position among siblings of the same tag when the tag and classes alone match more than one.
   const sameTag = parent ? Array.from(parent.children).filter((sibling) => sibling.tagName === node.tagName) : []
-  const position = sameTag.length > 1 && !classes ? `:nth-of-type(${sameTag.indexOf(node) + 1})` : ''
-  return `${tag}${classes}${position}`
+  const alike = sameTag.filter((sibling) => classes.every((name) => sibling.classList.contains(name)))
+  return alike.length > 1 ? `${text}:nth-of-type(${sameTag.indexOf(node) + 1})` : text
 }
 
 /**
