@@ -1,12 +1,12 @@
 import {FIT_ATTRIBUTE, FIT_MIN_ATTRIBUTE, MAX_LINES_ATTRIBUTE} from '../text-check-protocol.js'
-import {lineBoxes, textRects} from './text-geometry.js'
+import {lineBoxes, overflowPast, paddingBox, textRects, TOLERANCE_PX, union} from './text-geometry.js'
 
 /** The smallest size `data-fit="shrink"` goes to without `data-fit-min`, as a share of the author's size. */
 const DEFAULT_MIN_SHARE = 0.5
 
 /**
- * `data-fit="shrink"`: each such element's font size goes down until its text fits its box (its
- * content neither wider nor taller than the box) and its `data-max-lines`, and no further than
+ * `data-fit="shrink"`: each such element's font size goes down until its text fits its box (the
+ * text inside its padding box, measured as the check pass measures it) and its `data-max-lines`, and no further than
  * `data-fit-min` pixels. Sizes are whole pixels below the author's size, found by a binary search
  * over layouts measured after fonts loaded: every page of a render (workers, chunks, the preview)
  * chooses the same size for the same text. Text that fits keeps the author's size untouched.
@@ -40,8 +40,11 @@ function shrinkToFit(element: HTMLElement): void {
   setSize(size(low))
 }
 
+/** The check pass's own measure: the text (each line no taller than its line height) inside the padding box, within its lines. */
 function fits(element: HTMLElement): boolean {
-  if (element.scrollWidth > element.clientWidth || element.scrollHeight > element.clientHeight) return false
+  const rects = textRects(element)
+  const text = union(rects)
+  if (text && overflowPast(text, paddingBox(element)) > TOLERANCE_PX) return false
   const maxLines = Number(element.getAttribute(MAX_LINES_ATTRIBUTE))
-  return !(Number.isInteger(maxLines) && maxLines > 0 && lineBoxes(textRects(element)).length > maxLines)
+  return !(Number.isInteger(maxLines) && maxLines > 0 && lineBoxes(rects).length > maxLines)
 }

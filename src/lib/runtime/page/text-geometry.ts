@@ -7,6 +7,9 @@ export interface Box {
   bottom: number
 }
 
+/** Pixels of overhang never counted: sub-pixel layout and rounding, not text that does not fit. */
+export const TOLERANCE_PX = 1
+
 /** Elements whose text is never drawn. */
 const NOT_DRAWN = new Set(['SCRIPT', 'STYLE', 'TEMPLATE', 'NOSCRIPT', 'TITLE', 'HEAD', 'svg', 'SVG'])
 
@@ -123,4 +126,14 @@ export function isSeen(element: Element): boolean {
   let opacity = 1
   for (let node: Element | null = element; node; node = node.parentElement) opacity *= Number(win.getComputedStyle(node).opacity)
   return opacity > 0.01
+}
+
+/** The padding box as drawn (a scaled box scales its client size too). */
+export function paddingBox(element: HTMLElement): Box {
+  const rect = element.getBoundingClientRect()
+  const scaleX = element.offsetWidth > 0 ? rect.width / element.offsetWidth : 1
+  const scaleY = element.offsetHeight > 0 ? rect.height / element.offsetHeight : 1
+  const left = rect.left + element.clientLeft * scaleX
+  const top = rect.top + element.clientTop * scaleY
+  return {left, top, right: left + element.clientWidth * scaleX, bottom: top + element.clientHeight * scaleY}
 }

@@ -1,10 +1,7 @@
 import {INSTANCE_ATTRIBUTE} from '../../compose/runtime-instance.js'
 import type {RuntimeConfig} from '../runtime-config.js'
 import {MAX_LINES_ATTRIBUTE, type TextFindingRecord} from '../text-check-protocol.js'
-import {anyInside, isSeen, lineBoxes, overflowPast, readableSelector, textElements, textRects, union, type Box} from './text-geometry.js'
-
-/** Pixels of overhang never reported: sub-pixel layout and rounding, not text that does not fit. */
-const TOLERANCE_PX = 1
+import {anyInside, isSeen, lineBoxes, overflowPast, paddingBox, readableSelector, textElements, textRects, TOLERANCE_PX, union, type Box} from './text-geometry.js'
 
 const CLIPPING = new Set(['hidden', 'clip', 'scroll', 'auto'])
 
@@ -81,16 +78,6 @@ function clippingBoxes(element: Element, root: Element): Clipper[] {
     if ((axes.x || axes.y) && node instanceof HTMLElement) clippers.push({element: node, box: paddingBox(node), axes})
   }
   return clippers
-}
-
-/** The padding box as drawn (a scaled box scales its client size too). */
-function paddingBox(element: HTMLElement): Box {
-  const rect = element.getBoundingClientRect()
-  const scaleX = element.offsetWidth > 0 ? rect.width / element.offsetWidth : 1
-  const scaleY = element.offsetHeight > 0 ? rect.height / element.offsetHeight : 1
-  const left = rect.left + element.clientLeft * scaleX
-  const top = rect.top + element.clientTop * scaleY
-  return {left, top, right: left + element.clientWidth * scaleX, bottom: top + element.clientHeight * scaleY}
 }
 
 const normalize = (text: string) => text.replace(/\s+/g, ' ').trim().toLowerCase()
