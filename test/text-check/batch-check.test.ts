@@ -1,5 +1,5 @@
 import {existsSync} from 'node:fs'
-import {readdir, writeFile} from 'node:fs/promises'
+import {readdir, readFile, writeFile} from 'node:fs/promises'
 import {join} from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
 import {readManifest, renderBatch, type BatchEvent} from '../../src/lib/batch/index.js'
@@ -21,13 +21,13 @@ describe('a batch with the check pass', PROCESSES, () => {
   const pool = new BrowserPool()
   afterAll(() => pool.close())
 
-  async function batch(onOverflow: OnOverflow | undefined, checkOnly = false) {
+  async function batch(onOverflow: OnOverflow | undefined, checkOnly = false, composition = OVERFLOW) {
     const dir = scratch()
     await writeFile(join(dir, 'rows.csv'), ROWS)
     const options = resolveRenderOptions({fps: 10, quality: 'draft', workers: 1, scale: 0.5, output: join(dir, 'out/{index}.mp4'), onOverflow, checkOnly})
     const events: BatchEvent[] = []
     const summary = await renderBatch({
-      composition: OVERFLOW,
+      composition,
       batchFile: join(dir, 'rows.csv'),
       options,
       render: (request) => renderComposition({...request, pool}),
@@ -78,5 +78,16 @@ describe('a batch with the check pass', PROCESSES, () => {
       {skippedReason: 'checked only (--check-only): not rendered', warnings: undefined},
       {skippedReason: 'checked only (--check-only): not rendered', warnings: [overflowWarning]},
     ])
+  })
+
+  it('a row whose check cannot run still renders, with a text-check-failed warning', async () => {
+    const dir = scratch()
+    // The page's script breaks what the check measures with (never what it draws).
+    const broken = join(dir, 'broken.html')
+    await writeFile(broken, (await readFile(OVERFLOW, 'utf8')).replace('(function () {', 'Range.prototype.getClientRects = function () { return [{left: -1e12, right: 1e12, top: 0, bottom: 10, width: 2e12, height: 10}] };\n    (function () {'))
+    const {summary, manifest} = await batch(undefined, false, broken)
+    expect(summary.counts).toMatchObject({completed: 2})
+    expect(manifest.rows.map((row) => row.warnings?.map((warning) => warning.code))).toEqual([['text-check-failed'], ['text-check-failed']])
+    expect(manifest.rows[0].warnings![0].message).toMatch(/^row 0: the text check could not run \(PAGE_ERROR: /)
   })
 })

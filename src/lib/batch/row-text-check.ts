@@ -4,7 +4,7 @@ import type {RenderRequest} from '../render/render-composition.js'
 import {checkTextFit, type TextCheckResult} from '../render/check-text-fit.js'
 import type {StillSettings} from '../still/still-settings.js'
 import {findingWarning, textOverflowError, type OnOverflow} from '../render/text-findings.js'
-import type {EngineError} from '../errors/engine-error.js'
+import {isEngineError, toEngineError, type EngineError} from '../errors/engine-error.js'
 import type {RowWarning} from './batch-manifest.js'
 
 /** The check pass of a batch: run on each row before its render (see checkTextFit). */
@@ -39,16 +39,29 @@ export interface RowCheckOutcome {
   error?: EngineError
   /** `skip` with findings, or `--check-only`: the row is skipped, not rendered. */
   skippedReason?: string
+  /** The check could not run: a warning for the row if its render succeeds (a failed render says why itself). */
+  unchecked?: RowWarning
 }
+
+/** The warning of a row whose check pass could not run (the render then says why, or succeeds). */
+export const CHECK_FAILED_CODE = 'text-check-failed'
 
 /**
  * Runs the check pass on one row and decides what happens to it: with findings, `warn` renders it
  * with them as warnings, `fail` fails it with TEXT_OVERFLOW and `skip` skips it; under
- * `--check-only` a row that is not failed is skipped. A check that cannot run (the page fails to
- * load) throws: the row fails as its render would have.
+ * `--check-only` a row that is not failed is skipped. A check that cannot run (the page throws
+ * while loading) leaves the row to its render, which fails the same way and reports it as a render
+ * does; under `--check-only`, or when cancelled, the error is the row's.
  */
 export async function checkRowText(textCheck: RowTextCheck, row: number, request: RenderRequest): Promise<RowCheckOutcome> {
-  const {findings} = await textCheck.check(request)
+  let findings: TextCheckResult['findings']
+  try {
+    ;({findings} = await textCheck.check(request))
+  } catch (error) {
+    if (textCheck.checkOnly || isEngineError(error, 'CANCELLED') || request.signal?.aborted) throw error
+    const {code, message} = toEngineError(error)
+    return {warnings: [], unchecked: {code: CHECK_FAILED_CODE, message: `row ${row}: the text check could not run (${code}: ${message})`}}
+  }
   const warnings = findings.map((finding) => findingWarning(finding, row))
   if (findings.length > 0 && textCheck.onOverflow === 'fail') return {warnings, error: textOverflowError(findings, row)}
   if (findings.length > 0 && textCheck.onOverflow === 'skip') return {warnings, skippedReason: OVERFLOW_SKIP_REASON}

@@ -122,6 +122,7 @@ export async function runBatch(options: RunBatchOptions): Promise<BatchSummary> 
     emit(rowEvent(job))
     const began = performance.now()
     let warnings: RowWarning[] = []
+    let unchecked: RowWarning[] = []
     try {
       const request: RenderRequest = {
         composition: options.composition,
@@ -141,6 +142,7 @@ export async function runBatch(options: RunBatchOptions): Promise<BatchSummary> 
       if (options.textCheck) {
         const checked = await checkRowText(options.textCheck, job.index, request)
         warnings = checked.warnings
+        unchecked = checked.unchecked ? [checked.unchecked] : []
         for (const {code, message} of warnings) emit({type: 'warning', code, message, row: job.index})
         if (checked.error) throw checked.error
         if (checked.skippedReason !== undefined) {
@@ -162,7 +164,7 @@ export async function runBatch(options: RunBatchOptions): Promise<BatchSummary> 
         bytes: result.bytes,
         fetchedUrls: result.fetchedUrls,
         ...(result.poster && {poster: relative(dirname(store.path), result.poster)}),
-        ...(warnings.length > 0 && {warnings}),
+        ...(warnings.length + unchecked.length > 0 && {warnings: [...warnings, ...unchecked]}),
       })
     } catch (error) {
       const {code, message} = toEngineError(error)
