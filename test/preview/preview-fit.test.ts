@@ -1,15 +1,15 @@
 import {mkdtemp, readFile, rm, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
-import puppeteer, {type Browser, type Page} from 'puppeteer-core'
+import type {Browser, Page} from 'puppeteer-core'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {startPreviewServer, type PreviewServer} from '../../src/lib/preview/index.js'
 import {ensureRuntimeBundle} from '../runtime/support/ensure-runtime-bundle.js'
 import {ensurePreviewClient} from './support/ensure-preview-client.js'
+import {openPlayer} from './support/open-player.js'
 import {PROCESSES} from '../support/timeouts.js'
 
 const FIT = join(import.meta.dirname, '../text-check/fixtures/fit.html')
-const BROWSER = process.env.ENGINE_BROWSER_PATH ?? '/usr/bin/chromium-headless-shell'
 
 describe('engine preview shows data-fit="shrink" live', PROCESSES, () => {
   let directory: string
@@ -24,11 +24,7 @@ describe('engine preview shows data-fit="shrink" live', PROCESSES, () => {
     // A default headline far too long for its 200 px box at the author's 40 px.
     await writeFile(composition, (await readFile(FIT, 'utf8')).replace('"default": "Fits"', '"default": "Wolfeschlegelsteinhausen-Bergdorff"'))
     server = await startPreviewServer({composition, port: 0, fps: {num: 10, den: 1}})
-    browser = await puppeteer.launch({executablePath: BROWSER, headless: 'shell', args: ['--no-sandbox', '--hide-scrollbars']})
-    page = await browser.newPage()
-    await page.setViewport({width: 1280, height: 800})
-    await page.goto(server.url)
-    await page.waitForSelector('body[data-state="ready"]')
+    ;({browser, page} = await openPlayer(server.url))
   })
 
   afterAll(async () => {
