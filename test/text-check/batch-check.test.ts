@@ -6,6 +6,7 @@ import {readManifest, renderBatch, type BatchEvent} from '../../src/lib/batch/in
 import {batchTextCheck} from '../../src/lib/batch/row-text-check.js'
 import {BrowserPool} from '../../src/lib/browser/browser-pool.js'
 import {renderComposition} from '../../src/lib/render/render-composition.js'
+import {renderStill} from '../../src/lib/still/render-still.js'
 import {resolveRenderOptions} from '../../src/lib/render/resolve-options.js'
 import type {OnOverflow} from '../../src/lib/render/text-findings.js'
 import {probeVideoStream} from '../support/media.js'
@@ -89,5 +90,26 @@ describe('a batch with the check pass', PROCESSES, () => {
     expect(summary.counts).toMatchObject({completed: 2})
     expect(manifest.rows.map((row) => row.warnings?.map((warning) => warning.code))).toEqual([['text-check-failed'], ['text-check-failed']])
     expect(manifest.rows[0].warnings![0].message).toMatch(/^row 0: the text check could not run \(PAGE_ERROR: /)
+  })
+
+  it('a still batch checks on the page it captures from: skip ends the row before its capture', async () => {
+    const dir = scratch()
+    await writeFile(join(dir, 'rows.csv'), ROWS)
+    const options = resolveRenderOptions({fps: 10, scale: 0.5, output: join(dir, 'out/{index}.png'), format: 'png-sequence', onOverflow: 'skip'})
+    const still = {frame: 5}
+    const textCheck = batchTextCheck(options, pool, still)
+    expect(textCheck.inRender).toBe(true)
+    const summary = await renderBatch({
+      composition: OVERFLOW,
+      batchFile: join(dir, 'rows.csv'),
+      options,
+      render: async (request) => ({...(await renderStill({...request, still, pool})), durationSeconds: 0}),
+      textCheck,
+      cwd: dir,
+    })
+    expect(summary.counts).toMatchObject({completed: 1, skipped: 1})
+    const manifest = (await readManifest(join(dir, 'out/manifest.json')))!
+    expect(manifest.rows[1]).toMatchObject({status: 'skipped', skippedReason: 'text does not fit (--on-overflow skip)', warnings: [expect.objectContaining({detail: expect.objectContaining({frame: 5, element: '#name'})})]})
+    expect((await readdir(join(dir, 'out'))).sort()).toEqual(['0.png', 'manifest.json'])
   })
 })

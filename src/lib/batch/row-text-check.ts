@@ -3,7 +3,7 @@ import type {ResolvedRenderOptions} from '../plan/render-options.js'
 import type {RenderRequest} from '../render/render-composition.js'
 import {checkTextFit, type TextCheckResult} from '../render/check-text-fit.js'
 import type {StillSettings} from '../still/still-settings.js'
-import {findingWarning, textOverflowError, type OnOverflow} from '../render/text-findings.js'
+import {findingWarning, textOverflowError, type OnOverflow, type TextFinding} from '../render/text-findings.js'
 import {isEngineError, toEngineError, type EngineError} from '../errors/engine-error.js'
 import type {RowWarning} from './batch-manifest.js'
 
@@ -14,6 +14,28 @@ export interface RowTextCheck {
   onOverflow: OnOverflow
   /** `--check-only`: rows are checked and recorded, never rendered. */
   checkOnly: boolean
+  /**
+   * The row's render checks the page it captures from (a still: its one frame, on its one page),
+   * reporting through the request's `onTextFindings`, instead of `check` loading a page of its own.
+   */
+  inRender?: boolean
+}
+
+/** A row request whose render may run the check pass itself (see RowTextCheck.inRender). */
+export type RowRenderRequest = RenderRequest & {onTextFindings?: (findings: TextFinding[]) => void}
+
+/**
+ * Has the row's render run the check pass on its own page (RowTextCheck.inRender): each outcome is
+ * told to `onOutcome`, then a `fail` or a skip stops the render before its capture by throwing
+ * (the caller knows from the outcome which it was, whatever the render makes of the error).
+ */
+export function checkInRender(textCheck: RowTextCheck, row: number, request: RowRenderRequest, onOutcome: (outcome: RowCheckOutcome) => void): void {
+  request.onTextFindings = (findings) => {
+    const outcome = decideRowText(textCheck, row, findings)
+    onOutcome(outcome)
+    if (outcome.error) throw outcome.error
+    if (outcome.skippedReason !== undefined) throw new Error(`row ${row} ${outcome.skippedReason}`)
+  }
 }
 
 /**
@@ -25,6 +47,7 @@ export function batchTextCheck(options: Pick<ResolvedRenderOptions, 'onOverflow'
     check: (request) => checkTextFit({...request, pool, still}),
     onOverflow: options.onOverflow ?? 'warn',
     checkOnly: options.checkOnly ?? false,
+    ...(still && {inRender: true}),
   }
 }
 
@@ -62,6 +85,11 @@ export async function checkRowText(textCheck: RowTextCheck, row: number, request
     const {code, message} = toEngineError(error)
     return {warnings: [], unchecked: {code: CHECK_FAILED_CODE, message: `row ${row}: the text check could not run (${code}: ${message})`}}
   }
+  return decideRowText(textCheck, row, findings)
+}
+
+/** What findings make of a row (see checkRowText). */
+export function decideRowText(textCheck: RowTextCheck, row: number, findings: readonly TextFinding[]): RowCheckOutcome {
   const warnings = findings.map((finding) => findingWarning(finding, row))
   if (findings.length > 0 && textCheck.onOverflow === 'fail') return {warnings, error: textOverflowError(findings, row)}
   if (findings.length > 0 && textCheck.onOverflow === 'skip') return {warnings, skippedReason: OVERFLOW_SKIP_REASON}

@@ -3,12 +3,12 @@ import {dirname, relative, resolve} from 'node:path'
 import {isEngineError, toEngineError} from '../errors/engine-error.js'
 import type {ResolvedRenderOptions} from '../plan/render-options.js'
 import type {CompiledComposition} from '../compose/compile-composition.js'
-import type {RenderRequest, RenderResult} from '../render/render-composition.js'
+import type {RenderResult} from '../render/render-composition.js'
 import type {StatusCounts} from './batch-manifest.js'
 import type {BatchEvent, BatchEventListener} from './batch-events.js'
 import type {ManifestStore} from './manifest-store.js'
 import type {BatchJob} from './preflight.js'
-import {checkRowText, type RowTextCheck} from './row-text-check.js'
+import {checkInRender, checkRowText, type RowCheckOutcome, type RowRenderRequest, type RowTextCheck} from './row-text-check.js'
 import type {RowWarning} from './batch-manifest.js'
 import {batchPayload, deliverWebhook, renderPayload, type WebhookDelivery, type WebhookTarget} from '../notify/index.js'
 
@@ -17,7 +17,7 @@ import {batchPayload, deliverWebhook, renderPayload, type WebhookDelivery, type 
  * `renderComposition`, or a function that closes over shared resources (a pool of warm browser
  * processes) so that rows reuse them.
  */
-export type RenderRow = (request: RenderRequest) => Promise<Pick<RenderResult, 'output' | 'durationSeconds' | 'poster'> & Partial<Pick<RenderResult, 'totalFrames' | 'bytes' | 'fetchedUrls'>>>
+export type RenderRow = (request: RowRenderRequest) => Promise<Pick<RenderResult, 'output' | 'durationSeconds' | 'poster'> & Partial<Pick<RenderResult, 'totalFrames' | 'bytes' | 'fetchedUrls'>>>
 
 export interface RunBatchOptions {
   composition: string
@@ -123,8 +123,20 @@ export async function runBatch(options: RunBatchOptions): Promise<BatchSummary> 
     const began = performance.now()
     let warnings: RowWarning[] = []
     let unchecked: RowWarning[] = []
+    let skippedReason: string | undefined
+    const onChecked = (checked: RowCheckOutcome) => {
+      warnings = checked.warnings
+      unchecked = checked.unchecked ? [checked.unchecked] : []
+      skippedReason = checked.skippedReason
+      for (const {code, message} of warnings) emit({type: 'warning', code, message, row: job.index})
+    }
+    const skipRow = async (reason: string) => {
+      const finishedAt = new Date().toISOString()
+      await store.setRow(job.index, {status: 'skipped', startedAt, finishedAt, skippedReason: reason, ...(warnings.length > 0 && {warnings})})
+      emit(rowEvent(job))
+    }
     try {
-      const request: RenderRequest = {
+      const request: RowRenderRequest = {
         composition: options.composition,
         options: {...options.options, output: job.output},
         variables: job.overrides,
@@ -139,18 +151,12 @@ export async function runBatch(options: RunBatchOptions): Promise<BatchSummary> 
           if (event.type !== 'error') emit({...event, row: job.index})
         },
       }
-      if (options.textCheck) {
+      if (options.textCheck?.inRender) checkInRender(options.textCheck, job.index, request, onChecked)
+      else if (options.textCheck) {
         const checked = await checkRowText(options.textCheck, job.index, request)
-        warnings = checked.warnings
-        unchecked = checked.unchecked ? [checked.unchecked] : []
-        for (const {code, message} of warnings) emit({type: 'warning', code, message, row: job.index})
+        onChecked(checked)
         if (checked.error) throw checked.error
-        if (checked.skippedReason !== undefined) {
-          const finishedAt = new Date().toISOString()
-          await store.setRow(job.index, {status: 'skipped', startedAt, finishedAt, skippedReason: checked.skippedReason, ...(warnings.length > 0 && {warnings})})
-          emit(rowEvent(job))
-          return
-        }
+        if (checked.skippedReason !== undefined) return await skipRow(checked.skippedReason)
       }
       const result = await options.render(request)
       const renderMs = Math.round(performance.now() - began)
@@ -167,6 +173,8 @@ export async function runBatch(options: RunBatchOptions): Promise<BatchSummary> 
         ...(warnings.length + unchecked.length > 0 && {warnings: [...warnings, ...unchecked]}),
       })
     } catch (error) {
+      // A render that checked its own page stopped before its capture to skip the row.
+      if (skippedReason !== undefined && !signal?.aborted) return await skipRow(skippedReason)
       const {code, message} = toEngineError(error)
       const renderMs = Math.round(performance.now() - began)
       await store.setRow(job.index, {status: 'failed', startedAt, finishedAt: new Date().toISOString(), renderMs, error: {code, message}, ...(warnings.length > 0 && {warnings})})

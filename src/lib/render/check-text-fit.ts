@@ -1,10 +1,11 @@
 import type {BrowserPool} from '../browser/browser-pool.js'
-import {openCaptureWorker} from '../capture/index.js'
+import {openCaptureWorker, type CaptureWorker} from '../capture/index.js'
 import {browserForPlan} from '../capture/plan-browser.js'
 import {planPageRequests} from '../capture/plan-page-requests.js'
 import type {CompileFunction} from '../compose/apply-variables.js'
 import type {CompiledComposition} from '../compose/compile-composition.js'
 import {getFormat} from '../encode/format-registry.js'
+import type {Fps} from '../plan/fps.js'
 import {renderedFrames} from '../plan/frame-range.js'
 import {planRender} from '../plan/plan-render.js'
 import type {ResolvedRenderOptions} from '../plan/render-options.js'
@@ -56,9 +57,14 @@ export async function checkTextFit(request: TextCheckRequest): Promise<TextCheck
     const frames = request.still
       ? [Math.min(stillFrame(request.still, plan.fps), plan.totalFrames - 1)]
       : planTextCheckFrames(await worker.evaluate<ClipWindow[]>(`window.${ENGINE_GLOBAL}.textClips()`), plan.fps, renderedFrames(plan))
-    const records = parsePageFindings(await worker.evaluate<unknown>(`window.${ENGINE_GLOBAL}.checkText(${JSON.stringify(frames)})`))
-    return {findings: mergeFindings(records, plan.fps), frames}
+    return {findings: await checkFramesOn(worker, frames, plan.fps), frames}
   } finally {
     await worker.close()
   }
+}
+
+/** Seeks the worker's page to each frame (in order) and finds the text that does not fit there. */
+export async function checkFramesOn(worker: Pick<CaptureWorker, 'evaluate'>, frames: readonly number[], fps: Fps): Promise<TextFinding[]> {
+  const records = parsePageFindings(await worker.evaluate<unknown>(`window.${ENGINE_GLOBAL}.checkText(${JSON.stringify(frames)})`))
+  return mergeFindings(records, fps)
 }
