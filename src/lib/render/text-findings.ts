@@ -22,9 +22,9 @@ const MAX_PAGE_RECORDS = 10_000
 /** Characters of a selector or variable name kept. */
 const MAX_NAME_CHARS = 200
 
-/** A name from the page, printable and short: its script can make selectors hold anything (terminal escapes included). */
+/** A name from the page, printable and short: its script can make selectors hold anything (terminal escapes and bidirectional overrides included). */
 const pageName = z.string().transform((text) => {
-  const printable = text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, '\ufffd')
+  const printable = text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, '\ufffd')
   return printable.length > MAX_NAME_CHARS ? `${printable.slice(0, MAX_NAME_CHARS - 1)}\u2026` : printable
 })
 const pixels = z.number().finite().min(0).max(1e7)
