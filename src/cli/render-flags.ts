@@ -28,6 +28,11 @@ export const renderFlags = {
   'batch-format': Flags.string({description: 'how to read --batch, whatever its extension', options: [...BATCH_FORMATS]}),
   'batch-concurrency': Flags.string({description: 'rows rendered at once, or auto: one-worker rows on every idle core, bounded by free memory (default 1)'}),
   'batch-fail-fast': Flags.boolean({description: 'stop launching new rows after the first failure'}),
+  'on-overflow': Flags.string({
+    description: 'text that does not fit (clipped, outside the frame, over data-max-lines), found by the check pass before rendering: warn (render and record it; the default for --batch), fail the row or render, or skip the row. A single render is checked only with this flag',
+    options: ['warn', 'fail', 'skip'],
+  }),
+  'check-only': Flags.boolean({description: 'run preflight and the text check pass on every row (or the one render) and render nothing; the manifest records each row\'s findings'}),
   resume: Flags.boolean({description: 'with --batch: render only the rows the existing manifest.json does not record as completed'}),
   variables: Flags.string({description: 'variable overrides as JSON object text'}),
   'variables-file': Flags.string({description: 'variable overrides from a JSON file (`-`: standard input)'}),

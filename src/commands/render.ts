@@ -8,6 +8,8 @@ import {jsonLines, withProgress} from '../cli/render-progress.js'
 import {describeUndelivered, webhookFlags, webhookFromFlags} from '../cli/webhook-flags.js'
 import {installMissingTools, yesFlag} from '../cli/install-missing-tools.js'
 import {renderBatch} from '../lib/batch/render-batch.js'
+import {batchTextCheck} from '../lib/batch/row-text-check.js'
+import {checkSingleRender} from '../cli/text-check.js'
 import {BrowserPool} from '../lib/browser/browser-pool.js'
 import {renderBatchInContainer, renderInContainer} from '../lib/container/render-in-container.js'
 import {EngineError, isEngineError, toEngineError} from '../lib/errors/engine-error.js'
@@ -109,6 +111,7 @@ export default class Render extends BaseCommand {
             baseVariables: variables,
             resume,
             render: (request) => renderComposition({...request, pool}),
+            textCheck: batchTextCheck(options, pool),
             signal: controller.signal,
             onEvent,
             webhook,
@@ -120,6 +123,8 @@ export default class Render extends BaseCommand {
         assertNoFailedRows(batch)
         return
       }
+      // In a container the inner render runs the check (the flags go with it).
+      if (!options.docker && !(await checkSingleRender({composition: args.composition, options, variables, signal: controller.signal}, server !== undefined))) return
       const began = performance.now()
       let result: RenderSummary
       try {

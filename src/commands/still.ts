@@ -7,6 +7,8 @@ import {renderFlags, renderFlagsToOptions} from '../cli/render-flags.js'
 import {writeWarning} from '../cli/render-progress.js'
 import {parseTimeFlag} from '../cli/time-flag.js'
 import {renderBatch} from '../lib/batch/render-batch.js'
+import {batchTextCheck} from '../lib/batch/row-text-check.js'
+import {checkSingleRender} from '../cli/text-check.js'
 import {BrowserPool} from '../lib/browser/browser-pool.js'
 import {EngineError} from '../lib/errors/engine-error.js'
 import {parseRenderOptions} from '../lib/plan/render-options.js'
@@ -34,7 +36,7 @@ export default class Still extends BaseCommand {
     time: Flags.string({description: 'time in seconds; the frame on screen then', exclusive: ['frame']}),
     output: Flags.string({char: 'o', description: 'image file: .png, .jpg/.jpeg or .webp (batch: a template; `-`: a PNG to standard output). Default renders/<name>.png'}),
     quality: Flags.integer({description: 'JPEG/WebP quality 0-100 (default 92)'}),
-    ...pick('scale', 'fps', 'variables', 'variables-file', 'strict-variables', 'strict-fonts', 'network', 'allow-private-network', 'browser-path', 'profile', 'video-frame-format', 'batch', 'batch-format', 'batch-concurrency', 'batch-fail-fast', 'resume', 'quiet', 'json'),
+    ...pick('scale', 'fps', 'variables', 'variables-file', 'strict-variables', 'strict-fonts', 'network', 'allow-private-network', 'browser-path', 'profile', 'video-frame-format', 'batch', 'batch-format', 'batch-concurrency', 'batch-fail-fast', 'on-overflow', 'check-only', 'resume', 'quiet', 'json'),
     ...trustProjectConfigFlag,
     ...yesFlag,
   }
@@ -80,6 +82,7 @@ export default class Still extends BaseCommand {
               const result = await renderStill({...request, still, pool})
               return {output: result.output, durationSeconds: 0, bytes: result.bytes}
             },
+            textCheck: batchTextCheck(options, pool, still),
             signal: controller.signal,
             onEvent,
           }),
@@ -88,6 +91,8 @@ export default class Still extends BaseCommand {
         assertNoFailedRows(batch)
         return
       }
+      const checkOptions = {...options, format: 'png-sequence'}
+      if (!(await checkSingleRender({composition: args.composition, options: checkOptions, variables, still, pool, signal: controller.signal}))) return
       const renderTo = (output: string | undefined) =>
         renderStill({
           composition: args.composition,

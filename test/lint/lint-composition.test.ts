@@ -41,6 +41,7 @@ const cases: Array<[fixture: string, code: LintCode, marker: string]> = [
   ['color-grading-unknown-variable.html', 'color-grading-unknown-variable', '${lok}'],
   ['color-grading-partial-substitution.html', 'color-grading-partial-substitution', 'film-$look'],
   ['background-with-alpha.html', 'background-with-alpha', 'background-color: #101010'],
+  ['text-fit-invalid.html', 'text-fit-invalid', 'data-fit="shrnk"'],
 ]
 
 describe('lintComposition', () => {

@@ -1,16 +1,16 @@
 import {copyFile, mkdtemp, readFile, rm, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
-import puppeteer, {type Browser, type Page} from 'puppeteer-core'
+import type {Browser, Page} from 'puppeteer-core'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {startPreviewServer, type PreviewServer} from '../../src/lib/preview/index.js'
 import {decodeRgba, near, pixel} from '../runtime/support/decode-image.js'
 import {ensureRuntimeBundle} from '../runtime/support/ensure-runtime-bundle.js'
 import {ensurePreviewClient} from './support/ensure-preview-client.js'
+import {openPlayer} from './support/open-player.js'
 import {PROCESSES} from '../support/timeouts.js'
 
 const FIXTURE = join(import.meta.dirname, '../fixtures/preview/all-types.html')
-const BROWSER = process.env.ENGINE_BROWSER_PATH ?? '/usr/bin/chromium-headless-shell'
 const RED = [255, 0, 0]
 const BLUE = [0, 0, 255]
 const GREEN = [0, 255, 0]
@@ -31,15 +31,12 @@ describe('engine preview: the player page in a real browser', PROCESSES, () => {
     composition = join(directory, 'all-types.html')
     await copyFile(FIXTURE, composition)
     server = await startPreviewServer({composition, port: 0, fps: {num: 30, den: 1}})
-    browser = await puppeteer.launch({executablePath: BROWSER, headless: 'shell', args: ['--no-sandbox', '--hide-scrollbars', '--force-device-scale-factor=1']})
-    page = await browser.newPage()
-    await page.setViewport({width: 1280, height: 800})
-    page.on('pageerror', (error) => pageErrors.push(String(error)))
-    page.on('console', (message) => {
-      if (message.type() === 'error') pageErrors.push(message.text())
-    })
-    await page.goto(server.url)
-    await page.waitForSelector('body[data-state="ready"]')
+    ;({browser, page} = await openPlayer(server.url, (opened) => {
+      opened.on('pageerror', (error) => pageErrors.push(String(error)))
+      opened.on('console', (message) => {
+        if (message.type() === 'error') pageErrors.push(message.text())
+      })
+    }))
   })
 
   afterAll(async () => {

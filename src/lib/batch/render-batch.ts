@@ -19,6 +19,7 @@ import {preflightBatch, type PreflightInput, type PreflightResult} from './prefl
 import {openRowSource, readRows, type RowSource} from './rows/read-rows.js'
 import {STDIN_BATCH} from './rows/batch-format.js'
 import {runBatch, type BatchSummary, type RenderRow} from './run-batch.js'
+import type {RowTextCheck} from './row-text-check.js'
 import {sweepPartialOutputs} from './sweep-partial-outputs.js'
 import {compositionContent, manifestHead, renderSettings, resumeRows, type BatchIdentity, type ResumedRows} from './start-manifest.js'
 
@@ -45,6 +46,8 @@ export interface BatchRequest {
   cwd?: string
   /** Called once per finished row and once when the batch ends (see runBatch). */
   webhook?: WebhookTarget
+  /** The check pass before each row's render (see runBatch); none without it. */
+  textCheck?: RowTextCheck
 }
 
 /**
@@ -153,6 +156,7 @@ export async function renderBatch(request: BatchRequest): Promise<BatchSummary> 
       signal: request.signal,
       onEvent: emit,
       webhook: request.webhook,
+      textCheck: request.textCheck,
     })
   } finally {
     await spool.remove()

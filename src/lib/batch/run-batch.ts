@@ -3,11 +3,13 @@ import {dirname, relative, resolve} from 'node:path'
 import {isEngineError, toEngineError} from '../errors/engine-error.js'
 import type {ResolvedRenderOptions} from '../plan/render-options.js'
 import type {CompiledComposition} from '../compose/compile-composition.js'
-import type {RenderRequest, RenderResult} from '../render/render-composition.js'
+import type {RenderResult} from '../render/render-composition.js'
 import type {StatusCounts} from './batch-manifest.js'
 import type {BatchEvent, BatchEventListener} from './batch-events.js'
 import type {ManifestStore} from './manifest-store.js'
 import type {BatchJob} from './preflight.js'
+import {checkInRender, checkRowText, type RowCheckOutcome, type RowRenderRequest, type RowTextCheck} from './row-text-check.js'
+import type {RowWarning} from './batch-manifest.js'
 import {batchPayload, deliverWebhook, renderPayload, type WebhookDelivery, type WebhookTarget} from '../notify/index.js'
 
 /**
@@ -15,7 +17,7 @@ import {batchPayload, deliverWebhook, renderPayload, type WebhookDelivery, type 
  * `renderComposition`, or a function that closes over shared resources (a pool of warm browser
  * processes) so that rows reuse them.
  */
-export type RenderRow = (request: RenderRequest) => Promise<Pick<RenderResult, 'output' | 'durationSeconds' | 'poster'> & Partial<Pick<RenderResult, 'totalFrames' | 'bytes' | 'fetchedUrls'>>>
+export type RenderRow = (request: RowRenderRequest) => Promise<Pick<RenderResult, 'output' | 'durationSeconds' | 'poster'> & Partial<Pick<RenderResult, 'totalFrames' | 'bytes' | 'fetchedUrls'>>>
 
 export interface RunBatchOptions {
   composition: string
@@ -36,6 +38,8 @@ export interface RunBatchOptions {
   onEvent?: BatchEventListener
   /** Called once per finished row and once for the batch; deliveries are recorded in the manifest. */
   webhook?: WebhookTarget
+  /** The check pass before each row's render (`--on-overflow`, `--check-only`). */
+  textCheck?: RowTextCheck
 }
 
 /** Failed rows and undelivered webhooks the summary names; the manifest has them all. */
@@ -117,8 +121,22 @@ export async function runBatch(options: RunBatchOptions): Promise<BatchSummary> 
     await store.setRow(job.index, {status: 'running', startedAt})
     emit(rowEvent(job))
     const began = performance.now()
+    let warnings: RowWarning[] = []
+    let unchecked: RowWarning[] = []
+    let skippedReason: string | undefined
+    const onChecked = (checked: RowCheckOutcome) => {
+      warnings = checked.warnings
+      unchecked = checked.unchecked ? [checked.unchecked] : []
+      skippedReason = checked.skippedReason
+      for (const {code, message} of warnings) emit({type: 'warning', code, message, row: job.index})
+    }
+    const skipRow = async (reason: string) => {
+      const finishedAt = new Date().toISOString()
+      await store.setRow(job.index, {status: 'skipped', startedAt, finishedAt, skippedReason: reason, ...(warnings.length > 0 && {warnings})})
+      emit(rowEvent(job))
+    }
     try {
-      const result = await options.render({
+      const request: RowRenderRequest = {
         composition: options.composition,
         options: {...options.options, output: job.output},
         variables: job.overrides,
@@ -132,7 +150,15 @@ export async function runBatch(options: RunBatchOptions): Promise<BatchSummary> 
           if (event.type === 'stage' && event.stage === 'assemble') onCaptured()
           if (event.type !== 'error') emit({...event, row: job.index})
         },
-      })
+      }
+      if (options.textCheck?.inRender) checkInRender(options.textCheck, job.index, request, onChecked)
+      else if (options.textCheck) {
+        const checked = await checkRowText(options.textCheck, job.index, request)
+        onChecked(checked)
+        if (checked.error) throw checked.error
+        if (checked.skippedReason !== undefined) return await skipRow(checked.skippedReason)
+      }
+      const result = await options.render(request)
       const renderMs = Math.round(performance.now() - began)
       await store.setRow(job.index, {
         status: 'completed',
@@ -144,11 +170,14 @@ export async function runBatch(options: RunBatchOptions): Promise<BatchSummary> 
         bytes: result.bytes,
         fetchedUrls: result.fetchedUrls,
         ...(result.poster && {poster: relative(dirname(store.path), result.poster)}),
+        ...(warnings.length + unchecked.length > 0 && {warnings: [...warnings, ...unchecked]}),
       })
     } catch (error) {
+      // A render that checked its own page stopped before its capture to skip the row.
+      if (skippedReason !== undefined && !signal?.aborted) return await skipRow(skippedReason)
       const {code, message} = toEngineError(error)
       const renderMs = Math.round(performance.now() - began)
-      await store.setRow(job.index, {status: 'failed', startedAt, finishedAt: new Date().toISOString(), renderMs, error: {code, message}})
+      await store.setRow(job.index, {status: 'failed', startedAt, finishedAt: new Date().toISOString(), renderMs, error: {code, message}, ...(warnings.length > 0 && {warnings})})
       if (failed.length < MAX_SUMMARY_ENTRIES) failed.push({row: job.index, code, message})
       if (options.failFast && !isEngineError(error, 'CANCELLED')) halt ??= `row ${job.index} failed and --batch-fail-fast is set`
     }

@@ -61,6 +61,8 @@ export function innerRenderArgs(input: InnerRenderInput): string[] {
   if (options.frames !== undefined) args.push('--frames', String(options.frames))
   if (options.poster !== undefined) args.push('--poster', String(options.poster))
   if (options.posterFormat !== undefined) args.push('--poster-format', options.posterFormat)
+  if (options.onOverflow !== undefined) args.push('--on-overflow', options.onOverflow)
+  if (options.checkOnly) args.push('--check-only')
   if (input.variablesFile) args.push('--variables-file', input.variablesFile)
   if (input.batch) {
     args.push('--batch', input.batch.path, '--batch-format', input.batch.format, '--batch-concurrency', String(options.batchConcurrency))

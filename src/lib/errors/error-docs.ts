@@ -53,6 +53,10 @@ export const ERROR_DOCS: Readonly<Record<ErrorCode, ErrorDoc>> = {
     cause: 'The page was not ready in time: a font, image or media element never finished loading, or a script kept the page busy.',
     fix: 'The message names what it was still waiting for; fix that resource or script.',
   },
+  TEXT_OVERFLOW: {
+    cause: 'With `--on-overflow fail`, the check pass found text that does not fit before the render: text cut off by a box that clips it (`overflow: hidden`, an ellipsis, `line-clamp`), text partly outside the frame, or more lines than `data-max-lines`.',
+    fix: 'The message names the element, the variable it shows, the time and the pixels: shorten the value, give the element more room, or let it shrink with `data-fit="shrink"` (see docs/guides/compositions.md). `--on-overflow warn` renders it anyway and records the finding.',
+  },
   FFMPEG_NOT_FOUND: {
     cause: 'ffmpeg or ffprobe cannot be started, or none is on this machine and the download was not allowed (a script or CI without `--yes`).',
     fix: 'Render with `--yes` (or `ENGINE_AUTO_INSTALL=1`) or run `engine doctor --fix` to download a static build where npm has one; or install ffmpeg (`apt-get install -y ffmpeg`, `brew install ffmpeg`) or set `ENGINE_FFMPEG_PATH` / `ENGINE_FFPROBE_PATH`; `engine doctor` shows which one was found.',

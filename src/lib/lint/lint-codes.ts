@@ -29,6 +29,7 @@ export const LINT_CODES = [
   {code: 'captions-invalid', severity: 'error', description: 'a data-captions file (or the default of a data-captions-var variable) is missing, outside the project, or not valid WebVTT/SubRip; the message names its line'},
   {code: 'asset-missing', severity: 'warning', description: 'an <img>, srcset, video poster, SVG <image> or CSS url() names a project file that does not exist: it renders blank'},
   {code: 'font-url-unreadable', severity: 'warning', description: 'a Google Fonts stylesheet URL cannot be read; it is removed so renders do not wait on the network'},
+  {code: 'text-fit-invalid', severity: 'warning', description: 'data-fit is not "shrink", data-fit-min is not a positive number of pixels, or data-max-lines is not a whole number >= 1: the runtime ignores it'},
   {code: 'background-with-alpha', severity: 'warning', description: 'html or body sets a background, which covers the transparency of an alpha format (mov, webm, png-sequence)'},
 ] as const
 

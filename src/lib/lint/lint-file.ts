@@ -5,6 +5,7 @@ import type {ClipSource, ParsedComposition} from '../compose/parse-composition.j
 import {resolveTiming, type TimingItem} from '../compose/resolve-timing.js'
 import {declarationLine} from './declaration-line.js'
 import {findBackgroundOnRoot} from './find-background-on-root.js'
+import {lintTextFit} from './lint-text-fit.js'
 import type {LintCode, LintFinding, LintSeverity} from './lint-codes.js'
 
 export interface LintFileOptions {
@@ -30,6 +31,7 @@ export function lintFile(parsed: ParsedComposition, file: string, options: LintF
   // Starts inside a sub-composition are relative to a host this file cannot see: only the root's clips have absolute times.
   lintTiming(parsed.clips, add, options.isRoot ? parsed.duration.value : undefined)
   lintColorGrading(parsed, add)
+  for (const problem of lintTextFit(parsed.$)) add('text-fit-invalid', 'warning', problem.message, problem.line)
   if (options.isRoot && options.alpha) {
     for (const background of findBackgroundOnRoot(parsed.$)) add('background-with-alpha', 'warning', background.message, background.line)
   }

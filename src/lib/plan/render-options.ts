@@ -76,6 +76,10 @@ export const renderOptionsSchema = z
     /** Rows at once; `auto` chooses from the idle cores and free memory (batchLayout). */
     batchConcurrency: z.union([z.literal('auto'), z.number().int().min(1)], {message: 'must be a whole number of rows, 1 or more, or auto'}),
     batchFailFast: z.boolean(),
+    /** What a row (or render) whose text does not fit becomes: batches check with `warn` when unset, a single render only when set. */
+    onOverflow: z.enum(['warn', 'fail', 'skip']),
+    /** Preflight and the check pass on every row; nothing rendered. */
+    checkOnly: z.boolean(),
     variables: z.record(z.string(), z.unknown()),
     variablesFile: z.string().min(1),
     strictVariables: z.boolean(),

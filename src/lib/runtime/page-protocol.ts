@@ -1,6 +1,7 @@
 import type {TimingFinding} from '../compose/resolve-timing.js'
 import type {PageFontReport} from '../fonts/page/page-fonts.js'
 import type {PageMediaElement} from './runtime-media.js'
+import type {ClipWindow, TextFindingRecord} from './text-check-protocol.js'
 
 /**
  * What the Node side and the in-page runtime (`window.__engine`) exchange. Plain JSON only: every
@@ -79,6 +80,13 @@ export interface EnginePageApi {
    * counts), timed as if each source without `data-duration` lasted `sourceSeconds[index]`.
    */
   mediaElements(sourceSeconds?: Record<number, number>): Promise<PageMediaElement[]>
+  /** The time windows of the page's clips, once ready: when text can appear or go. */
+  textClips(): Promise<ClipWindow[]>
+  /**
+   * Seeks each frame in turn (in order; a render's page only goes forward) and finds the text that
+   * does not fit there (see findTextOverflow).
+   */
+  checkText(frames: number[]): Promise<TextFindingRecord[]>
 }
 
 export const ENGINE_GLOBAL = '__engine'

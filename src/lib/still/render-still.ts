@@ -1,7 +1,9 @@
 import {rm, stat} from 'node:fs/promises'
 import {extname, resolve} from 'node:path'
 import type {BrowserPool} from '../browser/browser-pool.js'
-import {openCaptureWorker} from '../capture/index.js'
+import {openCaptureWorker, type CaptureWorker} from '../capture/index.js'
+import {checkFramesOn} from '../render/check-text-fit.js'
+import type {TextFinding} from '../render/text-findings.js'
 import type {CompileFunction} from '../compose/apply-variables.js'
 import {assertPixelsWithinLimits, type RenderLimits} from '../plan/render-limits.js'
 import type {CompiledComposition} from '../compose/compile-composition.js'
@@ -16,7 +18,6 @@ import type {RenderPlan} from '../plan/render-plan.js'
 import type {ResolvedRenderOptions} from '../plan/render-options.js'
 import {resolveRenderBrowser} from '../profile/resolve-render-browser.js'
 import {resolveRenderFfmpeg} from '../profile/resolve-render-ffmpeg.js'
-import type {ReadyReport} from '../runtime/page-protocol.js'
 import {defaultOutputPath} from '../render/output-path.js'
 import {prepareOutputPath} from '../render/prepare-output-path.js'
 import type {RenderEventListener} from '../render/render-events.js'
@@ -50,6 +51,11 @@ export interface StillRequest {
   compile?: CompileFunction
   /** Refuse a frame larger than this, as drawn (the server's per-request limits). */
   limits?: Pick<RenderLimits, 'maxPixels'>
+  /**
+   * The check pass on the page the still is captured from, before its capture: called with what
+   * does not fit at the still's frame; throwing stops the still there (see checkTextFit).
+   */
+  onTextFindings?: (findings: TextFinding[]) => void | Promise<void>
 }
 
 export interface StillResult {
@@ -109,9 +115,10 @@ export async function renderStill(request: StillRequest): Promise<StillResult> {
     // A still is an image: its media's dynamic range is the page's, SDR.
     const {plan: finished} = await finalizePlan(stillPlan, {browser, pool: request.pool, ffmpeg, requests, workDir, dynamicRange: {hdr: false, sdr: true}, signal})
     signal?.throwIfAborted()
-    const image = await captureOneFrame(finished, frame, {browser, pool: request.pool, requests, signal}, (report) =>
-      fonts.page(report.fonts),
-    )
+    const image = await captureOneFrame(finished, frame, {browser, pool: request.pool, requests, signal}, async (worker) => {
+      fonts.page(worker.ready.fonts)
+      if (request.onTextFindings) await request.onTextFindings(await checkFramesOn(worker, [frame], finished.fps))
+    })
     await writeImage({image, captured: finished.capture.imageFormat, output, format, quality, ffmpegPath: ffmpeg.ffmpegPath, workDir, signal})
     return {
       output,
@@ -133,11 +140,11 @@ async function captureOneFrame(
   plan: RenderPlan,
   frame: number,
   options: Parameters<typeof openCaptureWorker>[1],
-  onReady: (report: ReadyReport) => void,
+  onReady: (worker: CaptureWorker) => Promise<void>,
 ): Promise<Buffer> {
   const worker = await openCaptureWorker(plan, options)
   try {
-    onReady(worker.ready)
+    await onReady(worker)
     let image: Buffer | undefined
     await worker.captureRange({start: frame, end: frame + 1}, (_index, captured) => {
       image = captured

@@ -1,5 +1,6 @@
 import type {EnginePageApi, ReadinessState, ReadyReport, ReadyStage, SeekResult} from '../page-protocol.js'
 import type {RuntimeConfig} from '../runtime-config.js'
+import type {TextFindingRecord} from '../text-check-protocol.js'
 import {readClipTiming, type ClipTiming} from './clip-timing.js'
 import {CaptionText} from './caption-text.js'
 import {ClipVisibility} from './clip-visibility.js'
@@ -16,6 +17,9 @@ import {AnimationSeeker} from './seek-animations.js'
 import {installSeededRandom, SeededRandom} from './seeded-random.js'
 import {TimelineRegistry} from './timeline-registry.js'
 import {installVirtualClock, VirtualClock} from './virtual-clock.js'
+import {findRootComposition} from './clip-timing.js'
+import {fitText} from './fit-text.js'
+import {findTextOverflow} from './text-overflow.js'
 
 export interface PageEngine extends EnginePageApi {
   __runScoped<T>(instanceKey: string, fn: (engine: EnginePageApi) => T): T
@@ -97,6 +101,8 @@ export function installRuntime(win: Window & typeof globalThis, config: RuntimeC
     // Text a start-up timer wrote may use faces (or characters) not loaded yet.
     await fonts.loadUsed()
     await assets.waitForAllImages()
+    // Text sizes are settled once, on the loaded fonts, before any clip is hidden or frame drawn.
+    fitText(win.document)
     stage = 'timing'
     timing = readClipTiming(win.document, config, mediaLengths(win.document, config.media))
     videoFrames.attach(timing)
@@ -159,6 +165,20 @@ export function installRuntime(win: Window & typeof globalThis, config: RuntimeC
       const probed = Object.entries(sourceSeconds).map(([index, seconds]) => ({index: Number(index), sourceSeconds: seconds}))
       const probedTiming = readClipTiming(win.document, config, mediaLengths(win.document, probed))
       return listMediaElements(win.document, probedTiming, (key) => scope.variables(key))
+    },
+    textClips: async () => {
+      await ready()
+      return timing.clips.map(({start, end}) => ({start, end: Number.isFinite(end) ? end : null}))
+    },
+    checkText: async (frames) => {
+      const root = findRootComposition(win.document, config) ?? win.document.documentElement
+      const findings: TextFindingRecord[] = []
+      for (const frame of frames) {
+        const error = await seek(frame)
+        if (error) throw new Error(`the page failed at frame ${frame}: ${error.message}`)
+        findings.push(...findTextOverflow(win.document, root, config, frame))
+      }
+      return findings
     },
   }
   const scoped = new Map<string, EnginePageApi>()

@@ -1,0 +1,70 @@
+import type {BrowserPool} from '../browser/browser-pool.js'
+import {openCaptureWorker, type CaptureWorker} from '../capture/index.js'
+import {browserForPlan} from '../capture/plan-browser.js'
+import {planPageRequests} from '../capture/plan-page-requests.js'
+import type {CompileFunction} from '../compose/apply-variables.js'
+import type {CompiledComposition} from '../compose/compile-composition.js'
+import {getFormat} from '../encode/format-registry.js'
+import type {Fps} from '../plan/fps.js'
+import {renderedFrames} from '../plan/frame-range.js'
+import {planRender} from '../plan/plan-render.js'
+import type {ResolvedRenderOptions} from '../plan/render-options.js'
+import {resolveRenderBrowser} from '../profile/resolve-render-browser.js'
+import {ENGINE_GLOBAL} from '../runtime/page-protocol.js'
+import type {ClipWindow} from '../runtime/text-check-protocol.js'
+import {planTextCheckFrames} from '../runtime/text-check-frames.js'
+import {stillFrame, type StillSettings} from '../still/still-settings.js'
+import {compileAndReport} from './compile-and-report.js'
+import {mergeFindings, parsePageFindings, type TextFinding} from './text-findings.js'
+import {timeComposition} from './time-composition.js'
+
+export interface TextCheckRequest {
+  composition: string
+  options: ResolvedRenderOptions
+  variables?: Record<string, unknown>
+  /** The composition compiled once without top-level values (a batch's): `variables` are applied to it. */
+  template?: CompiledComposition
+  compile?: CompileFunction
+  projectDir?: string
+  /** Warm browser processes (a batch's): the check takes one and gives it back. */
+  pool?: BrowserPool
+  signal?: AbortSignal
+  /** A still's frame: only that frame is checked. */
+  still?: StillSettings
+}
+
+export interface TextCheckResult {
+  findings: TextFinding[]
+  /** The frames looked at. */
+  frames: number[]
+}
+
+/**
+ * The check pass: loads the composition with these values the way a render's worker does (same
+ * plan, request policy and runtime, so `data-fit` settles the same way) and looks for text that
+ * does not fit at the frames planTextCheckFrames picks. It draws no frame; the render's own
+ * warnings (variables, fonts, requests) are the render's to report, so it reports none.
+ */
+export async function checkTextFit(request: TextCheckRequest): Promise<TextCheckResult> {
+  const {options, signal} = request
+  const {compiled} = await compileAndReport(request, options, () => {})
+  const format = getFormat(options.format)
+  const {browser: resolved} = await resolveRenderBrowser(options)
+  const timed = await timeComposition(compiled, {options, format, browser: resolved, pool: request.pool, strict: false, warn: () => {}, signal})
+  const {plan} = planRender(timed, options, format)
+  const worker = await openCaptureWorker(plan, {browser: browserForPlan(resolved, plan), pool: request.pool, requests: planPageRequests(plan, {signal}), signal})
+  try {
+    const frames = request.still
+      ? [Math.min(stillFrame(request.still, plan.fps), plan.totalFrames - 1)]
+      : planTextCheckFrames(await worker.evaluate<ClipWindow[]>(`window.${ENGINE_GLOBAL}.textClips()`), plan.fps, renderedFrames(plan))
+    return {findings: await checkFramesOn(worker, frames, plan.fps), frames}
+  } finally {
+    await worker.close()
+  }
+}
+
+/** Seeks the worker's page to each frame (in order) and finds the text that does not fit there. */
+export async function checkFramesOn(worker: Pick<CaptureWorker, 'evaluate'>, frames: readonly number[], fps: Fps): Promise<TextFinding[]> {
+  const records = parsePageFindings(await worker.evaluate<unknown>(`window.${ENGINE_GLOBAL}.checkText(${JSON.stringify(frames)})`))
+  return mergeFindings(records, fps)
+}
