@@ -119,7 +119,7 @@ export async function renderBatch(request: BatchRequest): Promise<BatchSummary> 
   const format = getFormat(options.format)
   if (options.strict) assertDurationWritten(compiled)
   // Each row's page tells a length its root does not write; any length checks the rest of the plan.
-  planRender({...compiled, durationSeconds: compiled.durationSeconds ?? 1}, options, format)
+  const {plan: checkedPlan} = planRender({...compiled, durationSeconds: compiled.durationSeconds ?? 1}, options, format)
 
   const outputTemplate = resolve(cwd, options.output ?? request.defaultTemplate ?? defaultOutputTemplate(compositionPath, format, cwd))
   const spool = await JobSpool.create()
@@ -134,7 +134,7 @@ export async function renderBatch(request: BatchRequest): Promise<BatchSummary> 
       batchFile,
       rowsSha256: checked.rowsSha256,
       outputTemplate,
-      settings: renderSettings(options),
+      settings: renderSettings(options, checkedPlan.fps),
     }
     const store = await openStore(identity, checked, spool, emit, request)
     const pendingRows = checked.total - store.counts.completed

@@ -59,6 +59,10 @@ export interface CompiledComposition {
    * page's registered timelines (timeComposition).
    */
   durationSeconds?: number
+  /** The root's `data-fps` as written (`60`, `30000/1001`): the rate when no option names one; planRender checks it. */
+  declaredFps?: string
+  /** The root's `data-ready-timeout` in seconds: how long a capture waits for the page (and its holds) to be ready. */
+  readyTimeoutSeconds?: number
   /** The top-level composition's declarations. */
   declarations: VariableDeclaration[]
   /** Resolved top-level values: declared defaults < command-line overrides. */
@@ -184,6 +188,8 @@ export async function compileComposition(path: string, options: CompileOptions =
     width: parsed.width.value!,
     height: parsed.height.value!,
     ...(parsed.duration.value !== undefined && {durationSeconds: parsed.duration.value}),
+    ...(parsed.fps.raw !== undefined && {declaredFps: parsed.fps.raw.trim()}),
+    ...(parsed.readyTimeout.value !== undefined && {readyTimeoutSeconds: parsed.readyTimeout.value}),
     declarations,
     variables,
     ...(captions.length > 0 && {captions}),

@@ -13,6 +13,9 @@ import {lintFile} from './lint-file.js'
 export interface LintOptions {
   /** The intended output format has alpha (mov, webm, png-sequence): warn about html/body backgrounds. */
   alpha?: boolean
+  /** The intended output format's rate cap and name (gif: 30): a higher data-fps is a note. */
+  maxFps?: number
+  format?: string
 }
 
 /**
@@ -27,7 +30,7 @@ export async function lintComposition(path: string, options: LintOptions = {}): 
   const visit = async (file: string, display: string, source: string, chain: string[]): Promise<ParsedComposition> => {
     const parsed = parseComposition(source, display)
     parsedFiles.set(file, parsed)
-    findings.push(...lintFile(parsed, display, {isRoot: chain.length === 0, alpha: options.alpha}))
+    findings.push(...lintFile(parsed, display, {isRoot: chain.length === 0, alpha: options.alpha, maxFps: options.maxFps, format: options.format}))
     for (const host of parsed.hosts) {
       await visitHost(host, file, display, [...chain, file])
     }

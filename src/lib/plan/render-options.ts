@@ -56,6 +56,7 @@ export const renderOptionsSchema = z
   .object({
     output: z.string().min(1),
     format: z.string().min(1),
+    /** Absent: the root's `data-fps`, else 30 (chooseFps). */
     fps: z.union([z.number(), z.string()]),
     gifLoop: z.number().int().min(0).max(65535),
     quality: z.enum(QUALITIES as [string, ...string[]]),
@@ -110,7 +111,6 @@ export type RenderOptionsInput = z.infer<typeof renderOptionsSchema>
 
 export const RENDER_DEFAULTS = {
   format: 'mp4',
-  fps: 30,
   gifLoop: 0,
   quality: 'standard',
   videoFrameFormat: 'auto',

@@ -127,7 +127,7 @@ async function render(request: RenderRequest, emit: (event: RenderEvent) => void
           signal,
         })
       : {...compiled, durationSeconds: compiled.durationSeconds}
-  const {plan: planned, notices} = planRender(timed, options, format)
+  const {plan: planned, notices, fpsSource} = planRender(timed, options, format)
   if (request.limits) assertWithinLimits(planned, request.limits)
   for (const notice of notices) emit({type: 'warning', ...notice})
   if (format.alpha) {
@@ -157,6 +157,7 @@ async function render(request: RenderRequest, emit: (event: RenderEvent) => void
     format: planned.format,
     ...outputSize(planned, planned.scale ?? 1),
     fps: formatFps(planned.fps),
+    fpsSource,
     totalFrames: outputFrames,
     firstFrame: range.start,
     durationSeconds: planned.frameRange ? durationSeconds : timed.durationSeconds,

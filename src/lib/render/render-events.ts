@@ -15,6 +15,8 @@ export type RenderEvent =
       width: number
       height: number
       fps: string
+      /** Where the rate came from: an option (`flag`: --fps, config file, request, SDK), the root's `data-fps` (`composition`), or the `default` 30. */
+      fpsSource: 'flag' | 'composition' | 'default'
       /** Frames of the output: the whole composition, or the `--frames` range. */
       totalFrames: number
       /** Composition frame the output starts with (`--frames A-B`: A; otherwise 0). */

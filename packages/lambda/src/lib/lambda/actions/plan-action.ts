@@ -58,7 +58,7 @@ export async function planAction({render, executionStartedAt}: PlanEvent, contex
     sized.durationSeconds === undefined
       ? await timeComposition(sized, {options, format, browser: await functionProfileBrowser(), strict: false, warn: (warning) => inferred.push(warning)})
       : {...sized, durationSeconds: sized.durationSeconds}
-  const {plan: planned, notices} = planRender(timed, options, format)
+  const {plan: planned, notices, fpsSource} = planRender(timed, options, format)
   const poster = config.poster === undefined ? undefined : posterOf(config.poster, config.posterFormat ?? DEFAULT_POSTER_FORMAT, planned, render.outputKey)
   const range = renderedFrames(planned)
   // The plan step runs on the function the chunks run on: its vCPUs are theirs.
@@ -106,6 +106,7 @@ export async function planAction({render, executionStartedAt}: PlanEvent, contex
     format: plan.format,
     ...outputSize(plan, plan.scale ?? 1),
     fps: formatFps(plan.fps),
+    fpsSource,
     totalFrames,
     chunks,
     maxParallelChunks: parallel.maxParallelChunks,
