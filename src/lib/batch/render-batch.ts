@@ -1,5 +1,5 @@
 import {availableParallelism, freemem, loadavg} from 'node:os'
-import {resolve} from 'node:path'
+import {dirname, resolve} from 'node:path'
 import type {Readable} from 'node:stream'
 import {batchLayout} from './batch-concurrency.js'
 import {applyVariables} from '../compose/apply-variables.js'
@@ -69,6 +69,11 @@ async function checkRows(
       fontCoverage: servedCoverage(compiled.fonts),
       strictFonts: input.options.strictFonts,
       fontFindings: compiled.fonts.findings,
+      images: {
+        projectDir: compiled.projectDir,
+        pageDir: dirname(compiled.file),
+        network: {publicUrls: input.options.network !== false, privateAddresses: input.options.allowPrivateNetwork === true},
+      },
     },
     (job) => spool.append(job),
   )

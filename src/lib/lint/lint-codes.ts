@@ -4,7 +4,7 @@ export const LINT_CODES = [
   {code: 'variable-missing-field', severity: 'error', description: 'a declaration lacks one of the required fields id, type, label, default'},
   {code: 'variable-invalid-field', severity: 'error', description: 'a declaration field has the wrong form (for example a non-string label or a negative maxLength)'},
   {code: 'variable-default-mismatch', severity: 'error', description: 'default does not match the declared type (a color default must be "#rrggbb")'},
-  {code: 'variable-unknown-type', severity: 'warning', description: 'type is not string, number, color, boolean or enum; the declaration is ignored and values for it are undeclared'},
+  {code: 'variable-unknown-type', severity: 'warning', description: 'type is not string, number, color, boolean, enum or image; the declaration is ignored and values for it are undeclared'},
   {code: 'variable-duplicate-id', severity: 'error', description: 'two declarations share an id'},
   {code: 'enum-missing-options', severity: 'error', description: 'an enum declaration has no options list (or an empty one)'},
   {code: 'enum-default-not-option', severity: 'error', description: "an enum's default is not one of its option values"},

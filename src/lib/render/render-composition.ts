@@ -106,7 +106,7 @@ async function render(request: RenderRequest, emit: (event: RenderEvent) => void
   const started = performance.now()
   assertOutputExtension(options.output, options.format)
   emit({type: 'stage', stage: 'compile'})
-  const {compiled, warn, fonts} = await compileAndReport(request, options, emit)
+  const {compiled, warn, fonts} = await compileAndReport(request, options, emit, signal)
 
   const format = getFormat(options.format)
   const onNotice = requestNoticeReporter(compiled, warn)

@@ -15,6 +15,7 @@ import {PendingAssets} from './pending-assets.js'
 import {AnimationSeeker} from './seek-animations.js'
 import {installSeededRandom, SeededRandom} from './seeded-random.js'
 import {TimelineRegistry} from './timeline-registry.js'
+import {VariableImages} from './variable-images.js'
 import {installVirtualClock, VirtualClock} from './virtual-clock.js'
 
 export interface PageEngine extends EnginePageApi {
@@ -48,6 +49,8 @@ export function installRuntime(win: Window & typeof globalThis, config: RuntimeC
   registry.install(win)
   const assets = new PendingAssets(win.document)
   assets.observe()
+  const images = new VariableImages(win, config, scope)
+  images.install()
   const fonts = new PageFonts(win, config.fonts)
   fonts.install()
   const gsap = new GsapControl()
@@ -84,7 +87,7 @@ export function installRuntime(win: Window & typeof globalThis, config: RuntimeC
     stage = 'fonts'
     await fonts.loadUsed()
     stage = 'images'
-    await assets.waitForAllImages()
+    await Promise.all([images.preload(), assets.waitForAllImages()])
     stage = 'scripts'
     // Setup deferred with setTimeout(fn, 0) or requestAnimationFrame still belongs to load.
     clock.advanceTo(0)

@@ -1,5 +1,5 @@
 import {rm} from 'node:fs/promises'
-import {join} from 'node:path'
+import {dirname, join} from 'node:path'
 import {functionProfileBrowser} from '../runtime/function-browser.js'
 import {compileComposition} from 'html-video-engine/internal/lib/compose/compile-composition.js'
 import {getFormat} from 'html-video-engine/internal/lib/encode/format-registry.js'
@@ -31,6 +31,7 @@ import {planPageRequests} from 'html-video-engine/internal/lib/capture/plan-page
 import {assertFontsAsNamed} from 'html-video-engine/internal/lib/fonts/font-findings.js'
 import {DEFAULT_POSTER_FORMAT, posterFrame, posterPath} from 'html-video-engine/internal/lib/still/poster.js'
 import type {StillFormat} from 'html-video-engine/internal/lib/still/still-settings.js'
+import {assertImageValues} from 'html-video-engine/internal/lib/variables/image-values.js'
 import {makeTempDirectory} from 'html-video-engine/internal/lib/files/temp-directory.js'
 import {chunkTuningFor, idleCpuWarning, invocationVcpus} from '../runtime/chunk-sizing.js'
 import {defaultTimeoutSeconds, renderDeadline} from '../runtime/render-timeout.js'
@@ -49,6 +50,8 @@ export async function planAction({render, executionStartedAt}: PlanEvent, contex
   const siteDir = await fetchSite(bucket, render.siteId)
   const compiled = await compileComposition(await siteEntryPath(siteDir, render.siteId, render.entry), {variables: config.variables, projectDir: siteDir, fontPackages: await siteFontPackages(siteDir)})
   if (config.strictFonts) assertFontsAsNamed(compiled.fonts.findings)
+  // The site is the project: an image variable names a file in it, or a public URL.
+  await assertImageValues(compiled.declarations, compiled.variables, {projectDir: siteDir, pageDir: dirname(compiled.file), network: {publicUrls: true, privateAddresses: false}})
   const sized = {...compiled, width: config.width ?? compiled.width, height: config.height ?? compiled.height}
   // A serverless render never reaches private addresses (they would be the cloud's own).
   const options = resolveRenderOptions({...renderOptionsOf(config), allowPrivateNetwork: false})
