@@ -25,7 +25,7 @@ export interface CaptureWorkerOptions {
   /** Take a warm browser process from here (and give it back on close) instead of launching one. */
   pool?: BrowserPool
   signal?: AbortSignal
-  /** How long the page may take to load its fonts, images and scripts (default 30 s). */
+  /** How long the page may take to load its fonts, images, scripts and holds (default: the plan's data-ready-timeout, else 30 s). */
   readyTimeoutMs?: number
   /** How long one frame (seek + capture) may take (default 60 s). */
   frameTimeoutMs?: number
@@ -88,7 +88,7 @@ export async function openCaptureWorker(plan: RenderPlan, options: CaptureWorker
   endSpan('browser-launch', launched, {worker: id})
   const pages = new WorkerPages(id, plan, lease, {
     beginFrame: options.browser.beginFrame,
-    readyTimeoutMs: options.readyTimeoutMs ?? DEFAULT_READY_TIMEOUT_MS,
+    readyTimeoutMs: options.readyTimeoutMs ?? (plan.readyTimeoutSeconds === undefined ? DEFAULT_READY_TIMEOUT_MS : plan.readyTimeoutSeconds * 1000),
     documentName: documentNameOf(plan),
     requests: options.requests ?? planPageRequests(plan, {signal}),
     signal,

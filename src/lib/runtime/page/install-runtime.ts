@@ -16,6 +16,7 @@ import {AnimationSeeker} from './seek-animations.js'
 import {installSeededRandom, SeededRandom} from './seeded-random.js'
 import {TimelineRegistry} from './timeline-registry.js'
 import {VariableImages} from './variable-images.js'
+import {ReadinessHolds} from './readiness-holds.js'
 import {installVirtualClock, VirtualClock} from './virtual-clock.js'
 
 export interface PageEngine extends EnginePageApi {
@@ -51,6 +52,7 @@ export function installRuntime(win: Window & typeof globalThis, config: RuntimeC
   assets.observe()
   const images = new VariableImages(win, config, scope)
   images.install()
+  const holds = new ReadinessHolds()
   const fonts = new PageFonts(win, config.fonts)
   fonts.install()
   const gsap = new GsapControl()
@@ -77,6 +79,8 @@ export function installRuntime(win: Window & typeof globalThis, config: RuntimeC
         return {stage, pending: Array.from(doc.fonts).filter((font) => font.status === 'loading').map((font) => font.family)}
       case 'images':
         return {stage, pending: assets.undecodedImages()}
+      case 'holds':
+        return {stage, pending: holds.labels()}
       default:
         return {stage, pending: []}
     }
@@ -89,13 +93,13 @@ export function installRuntime(win: Window & typeof globalThis, config: RuntimeC
     stage = 'images'
     await Promise.all([images.preload(), assets.waitForAllImages()])
     stage = 'scripts'
-    // Setup deferred with setTimeout(fn, 0) or requestAnimationFrame still belongs to load.
-    clock.advanceTo(0)
-    clock.flushFrames()
-    for (let round = 0; round < LOAD_TIMER_ROUNDS; round++) {
-      clock.advanceTo(0)
-      await nextTask()
-      if (!clock.hasTimersDueBy(0)) break
+    await runStartupTimers()
+    // What the page drew once released may itself defer to a timer or a frame callback.
+    while (holds.count > 0) {
+      stage = 'holds'
+      await holds.released()
+      stage = 'scripts'
+      await runStartupTimers()
     }
     // Text a start-up timer wrote may use faces (or characters) not loaded yet.
     await fonts.loadUsed()
@@ -113,6 +117,17 @@ export function installRuntime(win: Window & typeof globalThis, config: RuntimeC
     stage = 'ready'
     const timelineSeconds = registry.rootSeconds()
     return {errors: [...errors.records], timingFindings: timing.findings, clipCount: timing.clips.length, fonts: fonts.report(), ...(timelineSeconds !== undefined && {timelineSeconds})}
+  }
+
+  /** Setup deferred with setTimeout(fn, 0) or requestAnimationFrame still belongs to load. */
+  const runStartupTimers = async () => {
+    clock.advanceTo(0)
+    clock.flushFrames()
+    for (let round = 0; round < LOAD_TIMER_ROUNDS; round++) {
+      clock.advanceTo(0)
+      await nextTask()
+      if (!clock.hasTimersDueBy(0)) break
+    }
   }
 
   let readyPromise: Promise<ReadyReport> | undefined
@@ -145,6 +160,8 @@ export function installRuntime(win: Window & typeof globalThis, config: RuntimeC
 
   const api: EnginePageApi = {
     getVariables: () => scope.variables(),
+    // Once ready, the frames are being drawn: a late hold cannot delay them.
+    hold: (label) => (stage === 'ready' || stage === 'timing' ? () => {} : holds.hold(label)),
     ready,
     readiness,
     seek,
