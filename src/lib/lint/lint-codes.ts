@@ -29,6 +29,9 @@ export const LINT_CODES = [
   {code: 'font-unresolved', severity: 'warning', description: 'a font family is not declared with @font-face, bundled or in the font cache, so its text falls back to another font (engine fonts add "<family>")'},
   {code: 'captions-invalid', severity: 'error', description: 'a data-captions file (or the default of a data-captions-var variable) is missing, outside the project, or not valid WebVTT/SubRip; the message names its line'},
   {code: 'asset-missing', severity: 'warning', description: 'an <img>, srcset, video poster, SVG <image> or CSS url() names a project file that does not exist: it renders blank'},
+  {code: 'resource-missing', severity: 'warning', description: 'a <script src> or stylesheet <link> names a project file that does not exist: the page renders without it'},
+  {code: 'resource-remote', severity: 'warning', description: 'a <script src> or stylesheet <link> loads from an http(s) URL at render time: refused with --no-network and failing offline; vendor the file into the project'},
+  {code: 'resource-refused', severity: 'error', description: 'a <script src> or stylesheet <link> is on a loopback or private address, which a render never loads (unless --allow-private-network); vendor the file into the project'},
   {code: 'font-url-unreadable', severity: 'warning', description: 'a Google Fonts stylesheet URL cannot be read; it is removed so renders do not wait on the network'},
   {code: 'background-with-alpha', severity: 'warning', description: 'html or body sets a background, which covers the transparency of an alpha format (mov, webm, png-sequence)'},
 ] as const

@@ -1,6 +1,7 @@
 import {readFile} from 'node:fs/promises'
 import {dirname, join, resolve} from 'node:path'
 import {compileComposition} from '../compose/compile-composition.js'
+import {unloadableMessage} from '../compose/find-unloadable-resources.js'
 import {isEngineError} from '../errors/engine-error.js'
 import {describeElement, lineOf} from '../compose/load-html.js'
 import {parseComposition, type HostSource, type ParsedComposition} from '../compose/parse-composition.js'
@@ -101,7 +102,13 @@ async function compiledFindings(file: string, display: string): Promise<LintFind
   const assets = compiled.notices
     .filter((notice) => notice.code === 'asset-missing')
     .map((notice): LintFinding => ({code: 'asset-missing', severity: 'warning', message: notice.message, file: display}))
-  return [...assets, ...fonts]
+  const resources = compiled.resources.map((resource): LintFinding => ({
+    code: `resource-${resource.kind}`,
+    severity: resource.kind === 'refused' ? 'error' : 'warning',
+    message: unloadableMessage(resource, compiled.projectDir),
+    file: display,
+  }))
+  return [...assets, ...resources, ...fonts]
 }
 
 /** A caption file that does not parse, or a caption path compile refused (those name their `field`). */

@@ -5,6 +5,7 @@ import type {ResolvedRenderOptions} from '../plan/render-options.js'
 import {assertNoStrictErrors} from '../variables/strict-variables.js'
 import {assertImageValues} from '../variables/image-values.js'
 import {dirname} from 'node:path'
+import {assertResourcesLoadable} from './check-page-resources.js'
 import type {RenderEvent} from './render-events.js'
 
 export interface CompileRequest {
@@ -39,13 +40,10 @@ export async function compileAndReport(
     downloadFonts: options.network !== false,
   })
   if (options.strictVariables) assertNoStrictErrors(compiled.findings)
+  const network = {publicUrls: options.network !== false, privateAddresses: options.allowPrivateNetwork === true}
+  assertResourcesLoadable(compiled, network)
   // An image the page cannot load would draw a blank box: refuse it before a browser starts.
-  await assertImageValues(compiled.declarations, compiled.variables, {
-    projectDir: compiled.projectDir,
-    pageDir: dirname(compiled.file),
-    network: {publicUrls: options.network !== false, privateAddresses: options.allowPrivateNetwork === true},
-    signal,
-  })
+  await assertImageValues(compiled.declarations, compiled.variables, {projectDir: compiled.projectDir, pageDir: dirname(compiled.file), network, signal})
   for (const finding of compiled.findings) emit({type: 'warning', code: finding.code, message: finding.message})
   for (const notice of compiled.notices) emit({type: 'warning', code: notice.code, message: notice.message})
   const warn: Warn = (warning) => emit({type: 'warning', ...warning})

@@ -13,6 +13,8 @@ export interface PageErrorRecord {
   message: string
   /** Script URL the error came from, when the browser knows it. */
   source?: string
+  /** Scripts and stylesheets that had failed to load before the error (a missing library is the usual cause). */
+  failedLoads?: string[]
   line?: number
   column?: number
 }

@@ -31,6 +31,7 @@ import {planPageRequests} from 'html-video-engine/internal/lib/capture/plan-page
 import {assertFontsAsNamed} from 'html-video-engine/internal/lib/fonts/font-findings.js'
 import {DEFAULT_POSTER_FORMAT, posterFrame, posterPath} from 'html-video-engine/internal/lib/still/poster.js'
 import type {StillFormat} from 'html-video-engine/internal/lib/still/still-settings.js'
+import {assertResourcesLoadable} from 'html-video-engine/internal/lib/render/check-page-resources.js'
 import {assertImageValues} from 'html-video-engine/internal/lib/variables/image-values.js'
 import {makeTempDirectory} from 'html-video-engine/internal/lib/files/temp-directory.js'
 import {chunkTuningFor, idleCpuWarning, invocationVcpus} from '../runtime/chunk-sizing.js'
@@ -51,7 +52,9 @@ export async function planAction({render, executionStartedAt}: PlanEvent, contex
   const compiled = await compileComposition(await siteEntryPath(siteDir, render.siteId, render.entry), {variables: config.variables, projectDir: siteDir, fontPackages: await siteFontPackages(siteDir)})
   if (config.strictFonts) assertFontsAsNamed(compiled.fonts.findings)
   // The site is the project: an image variable names a file in it, or a public URL.
-  await assertImageValues(compiled.declarations, compiled.variables, {projectDir: siteDir, pageDir: dirname(compiled.file), network: {publicUrls: true, privateAddresses: false}})
+  const network = {publicUrls: true, privateAddresses: false}
+  assertResourcesLoadable(compiled, network)
+  await assertImageValues(compiled.declarations, compiled.variables, {projectDir: siteDir, pageDir: dirname(compiled.file), network})
   const sized = {...compiled, width: config.width ?? compiled.width, height: config.height ?? compiled.height}
   // A serverless render never reaches private addresses (they would be the cloud's own).
   const options = resolveRenderOptions({...renderOptionsOf(config), allowPrivateNetwork: false})
