@@ -38,6 +38,10 @@ export const renderFlags = {
     description: 'let the page load public http(s) URLs, fetched once through the download cache (default on); --no-network blocks them for a hermetic render',
     allowNo: true,
   }),
+  'page-errors': Flags.string({
+    options: ['fail', 'warn'],
+    description: 'an uncaught error in the page: fail the render (default), or warn: report each as a page-error warning with its script location (and in a batch row\'s manifest warnings) and go on',
+  }),
   'allow-private-network': Flags.boolean({
     description: 'let the page reach loopback and private addresses (local dev servers); only for compositions you trust',
   }),

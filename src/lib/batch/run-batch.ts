@@ -2,6 +2,7 @@ import {randomUUID} from 'node:crypto'
 import {dirname, relative, resolve} from 'node:path'
 import {isEngineError, toEngineError} from '../errors/engine-error.js'
 import type {ResolvedRenderOptions} from '../plan/render-options.js'
+import {RowWarnings} from './row-warnings.js'
 import type {CompiledComposition} from '../compose/compile-composition.js'
 import type {RenderRequest, RenderResult} from '../render/render-composition.js'
 import type {StatusCounts} from './batch-manifest.js'
@@ -117,6 +118,7 @@ export async function runBatch(options: RunBatchOptions): Promise<BatchSummary> 
     await store.setRow(job.index, {status: 'running', startedAt})
     emit(rowEvent(job))
     const began = performance.now()
+    const warnings = new RowWarnings()
     try {
       const result = await options.render({
         composition: options.composition,
@@ -130,6 +132,7 @@ export async function runBatch(options: RunBatchOptions): Promise<BatchSummary> 
         signal,
         onEvent: (event) => {
           if (event.type === 'stage' && event.stage === 'assemble') onCaptured()
+          warnings.see(event)
           if (event.type !== 'error') emit({...event, row: job.index})
         },
       })
@@ -143,6 +146,7 @@ export async function runBatch(options: RunBatchOptions): Promise<BatchSummary> 
         totalFrames: result.totalFrames,
         bytes: result.bytes,
         fetchedUrls: result.fetchedUrls,
+        ...warnings.field(),
         ...(result.poster && {poster: relative(dirname(store.path), result.poster)}),
       })
     } catch (error) {

@@ -105,7 +105,8 @@ export async function loadCompositionPage(browser: Browser, plan: RenderPlan, op
     }
 
     const report = await waitForReady(connection, capturer, pageUrl, options.readyTimeoutMs)
-    if (report.errors.length > 0) throw pageError(report.errors[0], plan, options.documentName)
+    // Under --page-errors warn they are gathered with the range's (CaptureWorker) and reported once.
+    if (report.errors.length > 0 && plan.pageErrors !== 'warn') throw pageError(report.errors[0], plan, options.documentName)
     if (report.fonts.failed.length > 0) throw fontLoadFailure(report.fonts.failed)
     return {connection, capturer, pageUrl, report, closeTab}
   } catch (error) {

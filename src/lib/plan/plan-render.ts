@@ -71,6 +71,7 @@ export function planRender(compiled: CompiledComposition, options: ResolvedRende
     documentName: basename(compiled.file),
     scriptLines: compiled.scriptLines,
     runtime: runtimeConfig(compiled, {fps, seed}),
+    ...(options.pageErrors === 'warn' && {pageErrors: 'warn' as const}),
     ...(compiled.readyTimeoutSeconds !== undefined && {readyTimeoutSeconds: compiled.readyTimeoutSeconds}),
     ...(options.videoFrameFormat !== 'auto' && {videoFrameFormat: options.videoFrameFormat}),
     ...(scale !== 1 && {scale}),

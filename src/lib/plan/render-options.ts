@@ -17,6 +17,8 @@ export type ProfileName = (typeof PROFILE_NAMES)[number]
 export const VIDEO_FRAME_FORMATS = ['auto', 'jpg', 'png'] as const
 /** How `--batch` is read: otherwise its extension says (see batch/rows/batch-format). */
 export const BATCH_FORMATS = ['json', 'jsonl', 'csv', 'tsv'] as const
+/** `--page-errors`: an uncaught page error fails the render, or is a `page-error` warning and the render goes on. */
+export const PAGE_ERROR_MODES = ['fail', 'warn'] as const
 
 /** Image formats of a still (`engine still`) and of a render's poster frame. */
 export const STILL_FORMATS = ['png', 'jpeg', 'webp'] as const
@@ -87,6 +89,7 @@ export const renderOptionsSchema = z
     network: z.boolean(),
     /** The page may reach loopback and private addresses: only for trusted compositions. */
     allowPrivateNetwork: z.boolean(),
+    pageErrors: z.enum(PAGE_ERROR_MODES),
     gpu: z.boolean(),
     browserGpu: z.boolean(),
     browserPath: z.string().min(1),
@@ -121,6 +124,7 @@ export const RENDER_DEFAULTS = {
   strictVariables: false,
   strictFonts: false,
   strict: false,
+  pageErrors: 'fail',
   gpu: false,
   browserGpu: true,
   hdr: false,

@@ -13,6 +13,7 @@ import {findBackgroundOnRoot} from '../lint/find-background-on-root.js'
 import {formatFps, frameTime} from '../plan/fps.js'
 import {renderedFrames} from '../plan/frame-range.js'
 import {outputSize, planRender} from '../plan/plan-render.js'
+import {pageErrorReporter} from './page-error-warnings.js'
 import {assertWithinLimits, type RenderLimits} from '../plan/render-limits.js'
 import {resolveRenderBrowser} from '../profile/resolve-render-browser.js'
 import {resolveRenderFfmpeg} from '../profile/resolve-render-ffmpeg.js'
@@ -192,7 +193,8 @@ async function render(request: RenderRequest, emit: (event: RenderEvent) => void
     // Every worker loads the same page: each finding is told once.
     const onReady = (report: ReadyReport) => fonts.page(report.fonts)
     const onFontSamples = (report: PageFontReport) => fonts.page(report)
-    const segments = await renderRange(plan, range, {browser, pool: request.pool, requests, ffmpeg, workDir, workers, pagesPerWorker, signal, onFrame, onReady, onFontSamples})
+    const onPageErrors = pageErrorReporter(emit)
+    const segments = await renderRange(plan, range, {browser, pool: request.pool, requests, ffmpeg, workDir, workers, pagesPerWorker, signal, onFrame, onReady, onFontSamples, onPageErrors})
     const capturedAt = performance.now()
     emit({type: 'stage', stage: 'assemble'})
     await assembleRender(plan, segments, {outputPath: output, audioTrack: (await mixed) ? audioTrack : undefined, ffmpeg, signal})

@@ -31,7 +31,7 @@ export type RenderEvent =
   | {type: 'stage'; stage: RenderStage}
   | {type: 'progress'; stage: RenderStage; frame: number; totalFrames: number; framesPerSecond: number; etaSeconds: number | null}
   /** `level: 'info'` marks a notice (a font drawn on purpose with its stand-in), not a problem. */
-  | {type: 'warning'; code: string; message: string; level?: 'info'}
+  | {type: 'warning'; code: string; message: string; level?: 'info'; /** `page-error`: where it was thrown ({file, line, column} or the script URL). */ detail?: Record<string, unknown>}
   | {
       type: 'done'
       output: string
