@@ -9,6 +9,9 @@ import {renderComposition} from '../../src/lib/render/render-composition.js'
 import type {RenderEvent} from '../../src/lib/render/render-events.js'
 import {resolveRenderOptions} from '../../src/lib/render/resolve-options.js'
 import type {RenderOptionsInput} from '../../src/lib/plan/render-options.js'
+import {estimatePrice} from '../../packages/lambda/src/lib/lambda/estimate-price.js'
+import {mkdir} from 'node:fs/promises'
+import {loadPreviewState} from '../../src/lib/preview/load-preview-state.js'
 import {probeVideoStream} from '../support/media.js'
 import {PROCESSES} from '../support/timeouts.js'
 import {useScratchDir} from './support.js'
@@ -50,6 +53,19 @@ describe("a root's data-fps is the render's rate unless an option names one", PR
     const gif = await render(sixty, {output: join(scratch(), 'capped.gif')})
     expect(Number((await probeVideoStream(gif.result.output)).nb_read_frames)).toBe(15)
     expect(gif.warnings).toContainEqual(expect.objectContaining({code: 'fps-capped', message: expect.stringContaining('data-fps="60" on the root: gif plays at most 30 frames/s')}))
+  })
+
+  it("a Lambda render's plan takes the same rate: the estimate counts data-fps frames unless config.fps names one", async () => {
+    const site = join(scratch(), 'site')
+    await mkdir(site)
+    await writeFile(join(site, 'index.html'), page('60'))
+    expect(await estimatePrice({projectDir: site})).toMatchObject({frames: 30})
+    expect(await estimatePrice({projectDir: site, config: {fps: 30}})).toMatchObject({frames: 15})
+  })
+
+  it('the preview plays at data-fps unless --fps names a rate', async () => {
+    expect(await loadPreviewState({file: sixty, documentPath: '/sixty.html'}, 1)).toMatchObject({fps: {num: 60, den: 1}, fpsSource: 'composition', composition: {totalFrames: 30}})
+    expect(await loadPreviewState({file: sixty, documentPath: '/sixty.html', fps: {num: 24, den: 1}}, 1)).toMatchObject({fps: {num: 24, den: 1}, fpsSource: 'flag', composition: {totalFrames: 12}})
   })
 
   it('plans 30 frames/s from the default when the root declares none, and a rational data-fps exactly', async () => {
