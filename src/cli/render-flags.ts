@@ -10,7 +10,7 @@ import {LOG_FLAGS} from './log.js'
 export const renderFlags = {
   output: Flags.string({char: 'o', description: 'output file (png-sequence: a directory; batch: a template; `-`: standard output, once the file is complete). Default renders/<name>.<ext>'}),
   format: Flags.string({char: 'f', description: 'output format (default mp4); plugins add more, see `engine plugins`'}),
-  fps: Flags.string({description: 'frames per second: an integer 1-240 or a rational such as 30000/1001 (default 30)'}),
+  fps: Flags.string({description: 'frames per second: an integer 1-240 or a rational such as 30000/1001 (default: the root\'s data-fps, else 30)'}),
   'gif-loop': Flags.integer({description: 'GIF loop count, 0-65535; 0 loops forever (default 0)'}),
   'captions-sidecar': Flags.boolean({description: 'also write the composition\'s captions (data-captions) beside the output as <output name>.vtt'}),
   'captions-track': Flags.boolean({description: 'also embed the composition\'s captions as a subtitle track: mov_text in mp4 and mov, WebVTT in webm'}),
@@ -42,6 +42,10 @@ export const renderFlags = {
   network: Flags.boolean({
     description: 'let the page load public http(s) URLs, fetched once through the download cache (default on); --no-network blocks them for a hermetic render',
     allowNo: true,
+  }),
+  'page-errors': Flags.string({
+    options: ['fail', 'warn'],
+    description: 'an uncaught error in the page: fail the render (default), or warn: report each as a page-error warning with its script location (and in a batch row\'s manifest warnings) and go on',
   }),
   'allow-private-network': Flags.boolean({
     description: 'let the page reach loopback and private addresses (local dev servers); only for compositions you trust',

@@ -21,7 +21,8 @@ export default class Config extends BaseCommand {
     const {flags} = await this.parse(Config)
     const loaded = await loadProjectConfig(flags['trust-project-config'], this.config.configDir, flags.config)
     const fromFile = loaded.options as Record<string, unknown>
-    const defaults = RENDER_DEFAULTS as Record<string, unknown>
+    // The rate has no fixed default: a render takes the composition root's data-fps, else 30.
+    const defaults = {...RENDER_DEFAULTS, fps: "the composition root's data-fps, else 30"} as Record<string, unknown>
     const keys = [...new Set([...Object.keys(defaults), ...Object.keys(fromFile)])].sort()
     const options = Object.fromEntries(
       keys.map((key) => [key, key in fromFile ? {value: fromFile[key], source: loaded.filepath!, flag: flagName(key)} : {value: defaults[key], source: 'default', flag: flagName(key)}]),

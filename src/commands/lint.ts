@@ -12,13 +12,13 @@ export default class Lint extends BaseCommand {
   static override args = {composition: Args.string({description: 'composition HTML file', required: true})}
   static override flags = {
     json: Flags.boolean({description: 'print {file, findings, errors, warnings} as JSON'}),
-    format: Flags.string({description: 'intended output format; alpha formats (mov, webm, png-sequence) also check html/body backgrounds'}),
+    format: Flags.string({description: 'intended output format; alpha formats (mov, webm, png-sequence) also check html/body backgrounds, gif a data-fps above its 30 frames/s'}),
   }
 
   async run(): Promise<void> {
     const {args, flags} = await this.parse(Lint)
-    const alpha = flags.format === undefined ? false : getFormat(flags.format).alpha
-    const report = lintReport(args.composition, await lintComposition(args.composition, {alpha}))
+    const format = flags.format === undefined ? undefined : getFormat(flags.format)
+    const report = lintReport(args.composition, await lintComposition(args.composition, {alpha: format?.alpha ?? false, maxFps: format?.maxFps, format: format?.name}))
     process.stdout.write(flags.json ? JSON.stringify(report) + '\n' : formatLintReport(report))
     if (report.errors > 0) process.exitCode = 1
   }

@@ -2,7 +2,6 @@ import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from '../cli/base-command.js'
 import {stopOnSignal} from '../cli/stop-on-signal.js'
 import {parseFps} from '../lib/plan/fps.js'
-import {RENDER_DEFAULTS} from '../lib/plan/render-options.js'
 import {openInBrowser, startPreviewServer} from '../lib/preview/index.js'
 import {loadProjectConfig, trustProjectConfigFlag} from '../cli/project-config.js'
 
@@ -19,14 +18,15 @@ export default class Preview extends BaseCommand {
   static override flags = {
     port: Flags.integer({description: 'port of the preview server (0 picks a free one)', default: 3000, min: 0, max: 65535}),
     open: Flags.boolean({description: 'open the default browser (--no-open only prints the URL)', default: true, allowNo: true}),
-    fps: Flags.string({description: 'frame rate of the player (default: fps of the config file, else 30)'}),
+    fps: Flags.string({description: "frame rate of the player (default: fps of the config file, else the composition root's data-fps, else 30)"}),
     ...trustProjectConfigFlag,
   }
 
   async run(): Promise<void> {
     const {args, flags} = await this.parse(Preview)
     const config = await loadProjectConfig(flags['trust-project-config'], this.config.configDir, flags.config)
-    const fps = parseFps(flags.fps ?? config.options.fps ?? RENDER_DEFAULTS.fps, flags.fps === undefined && config.filepath ? `${config.filepath}: key "fps"` : '--fps')
+    const explicit = flags.fps ?? config.options.fps
+    const fps = explicit === undefined ? undefined : parseFps(explicit, flags.fps === undefined && config.filepath ? `${config.filepath}: key "fps"` : '--fps')
     const server = await startPreviewServer({
       composition: args.composition,
       port: flags.port,

@@ -523,4 +523,23 @@ export const MUTATIONS = [
     tests: ['test/text-check/check-text-fit.test.ts'],
     failing: 'reports nothing for text that fits',
   },
+  {
+    id: 'hold-ignored',
+    what: '__engine.hold() holds nothing, so a page drawn after its own fetch is captured before it draws',
+    file: 'src/lib/runtime/page/install-runtime.ts',
+    from: "hold: (label) => (stage === 'ready' || stage === 'timing' ? () => {} : holds.hold(label)),",
+    to: 'hold: () => () => {},',
+    tests: ['test/capture/readiness-holds.test.ts'],
+    failing: 'renders the drawn state in frame 0',
+  },
+  {
+    id: 'declared-fps-ignored',
+    dist: false,
+    what: "the root's data-fps ignored: a render without --fps goes back to 30",
+    file: 'src/lib/plan/fps.ts',
+    from: "if (declared !== undefined) return {fps: parseDeclaredFps(declared), source: 'composition'}",
+    to: '',
+    tests: ['test/render/declared-fps.test.ts'],
+    failing: 'renders data-fps="60" at 60 frames/s',
+  },
 ]

@@ -109,6 +109,10 @@ describe('engine preview: the player page in a real browser', PROCESSES, () => {
       {value: 'left', label: 'Left aligned'},
       {value: 'right', label: 'Right aligned'},
     ])
+    // An image: a URL or project path, with a thumbnail of what the page will load.
+    const logo = await control('Logo')
+    expect(logo).toMatchObject({tag: 'input', type: 'text', value: ''})
+    expect(logo.siblings).toHaveLength(2)
     expect(await page.$eval('#lint-findings', (list) => list.textContent)).toContain('No problems found')
   })
 
@@ -121,7 +125,7 @@ describe('engine preview: the player page in a real browser', PROCESSES, () => {
     await waitForShown('accent', '#0000ff')
     expect(near(await compositionPixel(80, 60), BLUE)).toBe(true)
     const json = JSON.parse(await page.$eval('#variables-json', (area) => (area as HTMLTextAreaElement).value))
-    expect(json).toEqual({title: 'Hello', size: 40, accent: '#0000ff', showBar: true, side: 'left'})
+    expect(json).toEqual({title: 'Hello', size: 40, accent: '#0000ff', showBar: true, side: 'left', logo: ''})
 
     await page.select('select', 'right')
     await waitForShown('side', 'right')
@@ -129,7 +133,7 @@ describe('engine preview: the player page in a real browser', PROCESSES, () => {
 
     await page.click('#reset-variables')
     await waitForShown('accent', '#ff0000')
-    expect(await shownVariables()).toEqual({title: 'Hello', size: 40, accent: '#ff0000', showBar: true, side: 'left'})
+    expect(await shownVariables()).toEqual({title: 'Hello', size: 40, accent: '#ff0000', showBar: true, side: 'left', logo: ''})
     expect(near(await compositionPixel(80, 60), RED)).toBe(true)
   })
 
@@ -204,7 +208,7 @@ describe('engine preview: the player page in a real browser', PROCESSES, () => {
     await waitForShown('accent', '#00ff00')
     expect(near(await compositionPixel(80, 60), GREEN)).toBe(true)
     expect(await page.$eval('#lint-findings', (list) => list.textContent)).toContain('variable-unknown-type')
-    expect(await page.$$eval('#variables-form .variable', (fields) => fields.length)).toBe(5)
+    expect(await page.$$eval('#variables-form .variable', (fields) => fields.length)).toBe(6)
   })
 
   it('shows why a composition broken on disk cannot be shown, and recovers when it is fixed', async () => {

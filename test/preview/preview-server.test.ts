@@ -39,7 +39,7 @@ describe('engine preview: the server', PROCESSES, () => {
     expect(server.root).toBe(REPO_ROOT)
     const state = JSON.parse((await get(`${server.url}__preview/state`)).body)
     expect(state).toMatchObject({documentPath: `/${FIXTURE}`, fps: {num: 25, den: 1}, composition: {width: 320, height: 180, totalFrames: 50}})
-    expect(state.composition.declarations.map((declaration: {type: string}) => declaration.type)).toEqual(['string', 'number', 'color', 'boolean', 'enum'])
+    expect(state.composition.declarations.map((declaration: {type: string}) => declaration.type)).toEqual(['string', 'number', 'color', 'boolean', 'enum', 'image'])
 
     const variables = encodeURIComponent(JSON.stringify({accent: '#00ff00'}))
     const page = await get(`${server.url}${FIXTURE}?variables=${variables}`)

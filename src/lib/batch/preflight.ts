@@ -6,6 +6,8 @@ import {rowTextFallbacks} from '../fonts/row-text-coverage.js'
 import {resolveVariables} from '../variables/resolve-variables.js'
 import {validateVariableValues, type VariableFinding} from '../variables/validate-values.js'
 import type {VariableDeclaration} from '../variables/variable-declaration.js'
+import {checkImageValue, type ImageCheckContext} from '../variables/image-values.js'
+import {imageValues} from '../variables/image-variable-values.js'
 import {fillOutputTemplate} from './output-template.js'
 import {outputNameProblem} from '../render/output-name-length.js'
 import {ACCEPTED_BATCH_FORMATS} from './rows/batch-format.js'
@@ -40,6 +42,8 @@ export interface PreflightInput {
   strictFonts?: boolean
   /** Font findings of compiling the composition once (families nobody serves): problems with `strictFonts`. */
   fontFindings?: readonly {code: string; message: string}[]
+  /** Where rows' `image` values are looked up; each distinct value is checked once (exists, is an image, may be loaded). */
+  images?: ImageCheckContext
 }
 
 /** One row, ready to render. */
@@ -93,6 +97,13 @@ export async function preflightBatch(input: PreflightInput, accept: (job: BatchJ
     for (const finding of input.fontFindings?.filter((f) => f.code === 'font-fallback' || f.code === 'font-substituted') ?? []) problems.add({reason: `[${finding.code}] ${finding.message}`})
   }
 
+  // A campaign names the same few images in many rows: each distinct value is looked at once.
+  const imageChecks = new Map<string, Promise<string | undefined>>()
+  const imageReason = (value: string, context: ImageCheckContext) => {
+    let check = imageChecks.get(value)
+    if (!check) imageChecks.set(value, (check = checkImageValue(value, context)))
+    return check
+  }
   const hash = createHash('sha256').update('[')
   const owners = new Map<string, number>()
   const warnings: PreflightResult['warnings'] = []
@@ -129,6 +140,12 @@ export async function preflightBatch(input: PreflightInput, accept: (job: BatchJ
     directory = directory === undefined ? dirname(output) : commonDirectory([directory, dirname(output)])
     const overrides = {...input.baseVariables, ...row.values}
     const job: BatchJob = {index: row.index, output, overrides, variables: resolveVariables(input.declarations, overrides)}
+    if (input.images) {
+      for (const {variable, value} of imageValues(input.declarations, job.variables)) {
+        const reason = await imageReason(value, input.images)
+        if (reason !== undefined) problems.add({...at, field: `"${variable}"`, reason: `[image] ${JSON.stringify(value)} ${reason}`})
+      }
+    }
     for (const fallback of rowTextFallbacks([job], input.fontCoverage)) {
       const reason = `[font-fallback] ${fallback.characters.map((character) => JSON.stringify(character)).join(' ')} ${fallback.characters.length === 1 ? 'is' : 'are'} in no served font, so ${fallback.characters.length === 1 ? 'it falls' : 'they fall'} back to another font; add a family that has ${fallback.characters.length === 1 ? 'it' : 'them'} (\`engine fonts add "…"\`) or an @font-face rule`
       if (input.strictFonts) problems.add({...at, field: `"${fallback.variable}"`, reason})

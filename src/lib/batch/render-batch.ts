@@ -1,5 +1,5 @@
 import {availableParallelism, freemem, loadavg} from 'node:os'
-import {resolve} from 'node:path'
+import {dirname, resolve} from 'node:path'
 import type {Readable} from 'node:stream'
 import {batchLayout} from './batch-concurrency.js'
 import {applyVariables} from '../compose/apply-variables.js'
@@ -72,6 +72,11 @@ async function checkRows(
       fontCoverage: servedCoverage(compiled.fonts),
       strictFonts: input.options.strictFonts,
       fontFindings: compiled.fonts.findings,
+      images: {
+        projectDir: compiled.projectDir,
+        pageDir: dirname(compiled.file),
+        network: {publicUrls: input.options.network !== false, privateAddresses: input.options.allowPrivateNetwork === true},
+      },
     },
     (job) => spool.append(job),
   )
@@ -122,7 +127,7 @@ export async function renderBatch(request: BatchRequest): Promise<BatchSummary> 
   const format = getFormat(options.format)
   if (options.strict) assertDurationWritten(compiled)
   // Each row's page tells a length its root does not write; any length checks the rest of the plan.
-  planRender({...compiled, durationSeconds: compiled.durationSeconds ?? 1}, options, format)
+  const {plan: checkedPlan} = planRender({...compiled, durationSeconds: compiled.durationSeconds ?? 1}, options, format)
 
   const outputTemplate = resolve(cwd, options.output ?? request.defaultTemplate ?? defaultOutputTemplate(compositionPath, format, cwd))
   const spool = await JobSpool.create()
@@ -137,7 +142,7 @@ export async function renderBatch(request: BatchRequest): Promise<BatchSummary> 
       batchFile,
       rowsSha256: checked.rowsSha256,
       outputTemplate,
-      settings: renderSettings(options),
+      settings: renderSettings(options, checkedPlan.fps),
     }
     const store = await openStore(identity, checked, spool, emit, request)
     const pendingRows = checked.total - store.counts.completed

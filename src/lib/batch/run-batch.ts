@@ -2,6 +2,7 @@ import {randomUUID} from 'node:crypto'
 import {dirname, relative, resolve} from 'node:path'
 import {isEngineError, toEngineError} from '../errors/engine-error.js'
 import type {ResolvedRenderOptions} from '../plan/render-options.js'
+import {RowWarnings} from './row-warnings.js'
 import type {CompiledComposition} from '../compose/compile-composition.js'
 import type {RenderResult} from '../render/render-composition.js'
 import type {StatusCounts} from './batch-manifest.js'
@@ -132,8 +133,14 @@ export async function runBatch(options: RunBatchOptions): Promise<BatchSummary> 
     }
     const skipRow = async (reason: string) => {
       const finishedAt = new Date().toISOString()
-      await store.setRow(job.index, {status: 'skipped', startedAt, finishedAt, skippedReason: reason, ...(warnings.length > 0 && {warnings})})
+      await store.setRow(job.index, {status: 'skipped', startedAt, finishedAt, skippedReason: reason, ...rowWarnings()})
       emit(rowEvent(job))
+    }
+    const pageWarnings = new RowWarnings()
+    /** The manifest field: the check pass's findings, then the render's own (page errors under `--page-errors warn`). */
+    const rowWarnings = (): {warnings?: RowWarning[]} => {
+      const all = [...warnings, ...unchecked, ...pageWarnings.all()]
+      return all.length > 0 ? {warnings: all} : {}
     }
     try {
       const request: RowRenderRequest = {
@@ -148,6 +155,7 @@ export async function runBatch(options: RunBatchOptions): Promise<BatchSummary> 
         signal,
         onEvent: (event) => {
           if (event.type === 'stage' && event.stage === 'assemble') onCaptured()
+          pageWarnings.see(event)
           if (event.type !== 'error') emit({...event, row: job.index})
         },
       }
@@ -170,14 +178,14 @@ export async function runBatch(options: RunBatchOptions): Promise<BatchSummary> 
         bytes: result.bytes,
         fetchedUrls: result.fetchedUrls,
         ...(result.poster && {poster: relative(dirname(store.path), result.poster)}),
-        ...(warnings.length + unchecked.length > 0 && {warnings: [...warnings, ...unchecked]}),
+        ...rowWarnings(),
       })
     } catch (error) {
       // A render that checked its own page stopped before its capture to skip the row.
       if (skippedReason !== undefined && !signal?.aborted) return await skipRow(skippedReason)
       const {code, message} = toEngineError(error)
       const renderMs = Math.round(performance.now() - began)
-      await store.setRow(job.index, {status: 'failed', startedAt, finishedAt: new Date().toISOString(), renderMs, error: {code, message}, ...(warnings.length > 0 && {warnings})})
+      await store.setRow(job.index, {status: 'failed', startedAt, finishedAt: new Date().toISOString(), renderMs, error: {code, message}, ...rowWarnings()})
       if (failed.length < MAX_SUMMARY_ENTRIES) failed.push({row: job.index, code, message})
       if (options.failFast && !isEngineError(error, 'CANCELLED')) halt ??= `row ${job.index} failed and --batch-fail-fast is set`
     }

@@ -4,7 +4,7 @@ import {isDeepStrictEqual} from 'node:util'
 import {createHash} from 'node:crypto'
 import {getFormat} from '../encode/format-registry.js'
 import {EngineError} from '../errors/engine-error.js'
-import {formatFps, parseFps} from '../plan/fps.js'
+import {formatFps, type Fps} from '../plan/fps.js'
 import type {ResolvedRenderOptions} from '../plan/render-options.js'
 import {completedOutputProblem} from './check-completed-output.js'
 import {MANIFEST_VERSION, type ManifestHead, type RenderSettings, type RowRecord} from './batch-manifest.js'
@@ -53,10 +53,11 @@ export function compositionContent(composition: string, sourceFiles: Record<stri
   return {compositionFiles, compositionSha256: sha256(JSON.stringify(compositionFiles))}
 }
 
-export function renderSettings(options: ResolvedRenderOptions): RenderSettings {
+/** `fps`: the planned rate (an option, else the root's data-fps, else 30). */
+export function renderSettings(options: ResolvedRenderOptions, fps: Fps): RenderSettings {
   return {
     format: options.format,
-    fps: formatFps(parseFps(options.fps)),
+    fps: formatFps(fps),
     quality: options.quality,
     crf: options.crf,
     videoBitrate: options.videoBitrate,

@@ -25,8 +25,10 @@ export interface CaptureWorkerOptions {
   /** Take a warm browser process from here (and give it back on close) instead of launching one. */
   pool?: BrowserPool
   signal?: AbortSignal
-  /** How long the page may take to load its fonts, images and scripts (default 30 s). */
+  /** How long the page may take to load its fonts, images, scripts and holds (default: the plan's data-ready-timeout, else 30 s). */
   readyTimeoutMs?: number
+  /** Under `--page-errors warn`: every uncaught error the pages recorded in a range, once the range is captured. */
+  onPageErrors?: (errors: EngineError[]) => void
   /** How long one frame (seek + capture) may take (default 60 s). */
   frameTimeoutMs?: number
   /**
@@ -88,7 +90,7 @@ export async function openCaptureWorker(plan: RenderPlan, options: CaptureWorker
   endSpan('browser-launch', launched, {worker: id})
   const pages = new WorkerPages(id, plan, lease, {
     beginFrame: options.browser.beginFrame,
-    readyTimeoutMs: options.readyTimeoutMs ?? DEFAULT_READY_TIMEOUT_MS,
+    readyTimeoutMs: options.readyTimeoutMs ?? (plan.readyTimeoutSeconds === undefined ? DEFAULT_READY_TIMEOUT_MS : plan.readyTimeoutSeconds * 1000),
     documentName: documentNameOf(plan),
     requests: options.requests ?? planPageRequests(plan, {signal}),
     signal,
@@ -230,11 +232,25 @@ class BrowserCaptureWorker implements CaptureWorker {
     } finally {
       await Promise.allSettled(lanes.map((lane) => lane.last))
     }
+    if (this.plan.pageErrors === 'warn') {
+      await this.reportPageErrors()
+      return
+    }
     // Errors thrown after the last seek (a rejection settling late) still fail the range.
     for (const page of this.pages.list) {
       const late = await this.evaluateOn<PageErrorRecord | null>(page, `window.${ENGINE_GLOBAL}.errors()[0] ?? null`, this.evaluateLimit('the late error check'))
       if (late) throw pageError(late, this.plan, documentNameOf(this.plan))
     }
+  }
+
+  /** Hands every error the pages recorded so far to `onPageErrors` (the same error again after each range: the receiver keeps each once). */
+  private async reportPageErrors(): Promise<void> {
+    const errors: EngineError[] = []
+    for (const page of this.pages.list) {
+      const records = await this.evaluateOn<PageErrorRecord[]>(page, `window.${ENGINE_GLOBAL}.errors()`, this.evaluateLimit('the page error report'))
+      errors.push(...records.map((record) => pageError(record, this.plan, documentNameOf(this.plan))))
+    }
+    if (errors.length > 0) this.options.onPageErrors?.(errors)
   }
 
   /**
@@ -259,7 +275,7 @@ class BrowserCaptureWorker implements CaptureWorker {
       this.frameLimit(index),
     )
     endSpan('seek', started, {worker: this.pages.worker, page, frame: index})
-    if (seek.error) throw pageError(seek.error, this.plan, documentNameOf(this.plan))
+    if (seek.error && this.plan.pageErrors !== 'warn') throw pageError(seek.error, this.plan, documentNameOf(this.plan))
     lane.loadedAssets ||= seek.loadedAssets
   }
 

@@ -105,7 +105,8 @@ export async function loadCompositionPage(browser: Browser, plan: RenderPlan, op
     }
 
     const report = await waitForReady(connection, capturer, pageUrl, options.readyTimeoutMs)
-    if (report.errors.length > 0) throw pageError(report.errors[0], plan, options.documentName)
+    // Under --page-errors warn they are gathered with the range's (CaptureWorker) and reported once.
+    if (report.errors.length > 0 && plan.pageErrors !== 'warn') throw pageError(report.errors[0], plan, options.documentName)
     if (report.fonts.failed.length > 0) throw fontLoadFailure(report.fonts.failed)
     return {connection, capturer, pageUrl, report, closeTab}
   } catch (error) {
@@ -154,13 +155,14 @@ async function waitForReady(connection: PageConnection, capturer: FrameCapturer,
 async function readinessTimeout(connection: PageConnection, pageUrl: string, timeoutMs: number): Promise<EngineError> {
   const seconds = Math.round(timeoutMs / 100) / 10
   let waitingFor: string
+  let state: ReadinessState | null = null
   try {
     const {result} = await connection.send(
       'Runtime.evaluate',
       {expression: `window.${ENGINE_GLOBAL} ? window.${ENGINE_GLOBAL}.readiness() : null`, returnByValue: true},
       {timeoutMs: READINESS_QUERY_TIMEOUT_MS, onTimeout: () => new EngineError('PAGE_TIMEOUT', 'unresponsive')},
     )
-    const state = result.value as ReadinessState | null
+    state = result.value as ReadinessState | null
     waitingFor = state ? describeStage(state) : `the page to start loading (${pageUrl})`
   } catch {
     waitingFor = 'the page to respond: its main thread is busy (is a script stuck in a loop?)'
@@ -168,6 +170,7 @@ async function readinessTimeout(connection: PageConnection, pageUrl: string, tim
   return new EngineError('PAGE_TIMEOUT', `the composition was not ready after ${seconds} s: still waiting for ${waitingFor}`, {
     timeoutMs,
     waitingFor,
+    ...(state?.stage === 'holds' && {held: state.pending}),
   })
 }
 
@@ -182,6 +185,8 @@ function describeStage({stage, pending}: ReadinessState): string {
       return `images to load and decode${list}`
     case 'scripts':
       return 'page scripts to finish their start-up timers'
+    case 'holds':
+      return `__engine.hold() to be released, still held: ${pending.map((label) => JSON.stringify(label)).join(', ')}; call the function each hold() returned once its work is done (also when it fails), or raise data-ready-timeout on the root`
     default:
       return `__engine ready (${stage})`
   }

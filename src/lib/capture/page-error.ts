@@ -1,3 +1,4 @@
+import {VENDOR_DOCS} from '../compose/find-unloadable-resources.js'
 import {sourceLineOf} from '../compose/script-line-map.js'
 import {EngineError} from '../errors/engine-error.js'
 import type {RenderPlan} from '../plan/render-plan.js'
@@ -14,5 +15,8 @@ export function pageError(record: PageErrorRecord, plan: Pick<RenderPlan, 'baseU
   const file = written?.file ?? (record.source?.startsWith(plan.baseUrl) ? decodeURIComponent(record.source.slice(plan.baseUrl.length)) : record.source)
   const line = written?.line ?? record.line
   const where = file ? ` (at ${file}${line ? `:${line}` : ''})` : ''
-  return new EngineError('PAGE_ERROR', `${record.message}${where}`, {...record, ...(written ? {file: written.file, line: written.line} : {})})
+  const unloaded = record.failedLoads?.length
+    ? `; before it, the page could not load ${record.failedLoads.join(', ')}: a missing library is the usual cause; vendor the file into the project (see ${VENDOR_DOCS}), and \`engine lint\` lists such files`
+    : ''
+  return new EngineError('PAGE_ERROR', `${record.message}${where}${unloaded}`, {...record, ...(written ? {file: written.file, line: written.line} : {})})
 }

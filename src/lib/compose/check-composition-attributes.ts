@@ -50,5 +50,19 @@ export function checkCompositionAttributes(parsed: ParsedComposition, options: {
   check('data-width', parsed.width, true, '1920')
   check('data-height', parsed.height, true, '1080')
   check('data-duration', parsed.duration, false, '5', false)
+  if (options.isRoot) {
+    const timeout = parsed.readyTimeout
+    if (timeout.raw !== undefined && !(timeout.value !== undefined && timeout.value > 0 && timeout.value <= MAX_READY_TIMEOUT_SECONDS)) {
+      problems.push({
+        code: 'composition-attribute-invalid',
+        message: `data-ready-timeout="${timeout.raw}" on ${describeElement(root)} must be a number of seconds above 0 and at most ${MAX_READY_TIMEOUT_SECONDS}, for example data-ready-timeout="60"`,
+        line: timeout.line,
+      })
+    }
+  }
   return problems
 }
+
+/** The longest a composition may ask a capture to wait for it to be ready (`data-ready-timeout`). */
+export const MAX_READY_TIMEOUT_SECONDS = 600
+

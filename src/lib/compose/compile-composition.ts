@@ -12,6 +12,7 @@ import {compileCaptions, type CompiledCaptions} from './compile-captions.js'
 import {validateVariableValues, type VariableFinding} from '../variables/validate-values.js'
 import type {VariableDeclaration} from '../variables/variable-declaration.js'
 import {checkCompositionAttributes} from './check-composition-attributes.js'
+import {findUnloadableResources, unloadableMessage, type UnloadableResource} from './find-unloadable-resources.js'
 import {findMissingAssets, missingAssetMessage} from './find-missing-assets.js'
 import {inlineProjectStylesheets} from './inline-stylesheets.js'
 import {assertDepthWithinBudget, assertDurationWithinBudget, BudgetMeter, measureTree} from './compile-budget.js'
@@ -59,6 +60,10 @@ export interface CompiledComposition {
    * page's registered timelines (timeComposition).
    */
   durationSeconds?: number
+  /** The root's `data-fps` as written (`60`, `30000/1001`): the rate when no option names one; planRender checks it. */
+  declaredFps?: string
+  /** The root's `data-ready-timeout` in seconds: how long a capture waits for the page (and its holds) to be ready. */
+  readyTimeoutSeconds?: number
   /** The top-level composition's declarations. */
   declarations: VariableDeclaration[]
   /** Resolved top-level values: declared defaults < command-line overrides. */
@@ -77,6 +82,8 @@ export interface CompiledComposition {
   fonts: CompiledFonts
   /** Elements that show captions (`data-captions`, `data-captions-var`) and their cues, in document order. */
   captions?: CompiledCaptions[]
+  /** Scripts and stylesheets the page names that are missing, remote, or on an address the sandbox refuses. */
+  resources: UnloadableResource[]
   /** sha256 of every composition file the page was built from (top level and sub-compositions), by absolute path. */
   sourceFiles: Record<string, string>
 }
@@ -86,7 +93,7 @@ export type TimedComposition = CompiledComposition & {durationSeconds: number}
 
 /** Something compile let pass that the author should hear about. */
 export interface CompileNotice {
-  code: 'declarations-invalid' | 'asset-missing' | 'project-root-far'
+  code: 'declarations-invalid' | 'asset-missing' | 'resource-missing' | 'project-root-far'
   message: string
   /** `asset-missing`: the project path (`/assets/logo.png`), so that the render tells it once. */
   path?: string
@@ -176,6 +183,11 @@ export async function compileComposition(path: string, options: CompileOptions =
   const variables = resolveVariables(declarations, options.variables)
   const captions = await compileCaptions(parsed.$, {pageDir: context.rootDir, projectDir, variables})
   const fonts = await prepareFonts(parsed.$, {env: options.env, fontPackages: options.fontPackages, downloadFonts: options.downloadFonts})
+  // After the fonts stage, which replaces the font stylesheets it serves itself.
+  const resources = await findUnloadableResources(parsed.$, {pageDir: context.rootDir, projectDir})
+  for (const resource of resources.filter((found) => found.kind === 'missing')) {
+    context.notices.push({code: 'resource-missing', message: unloadableMessage(resource, projectDir), path: resource.detail})
+  }
   const {html, lines: scriptLines} = context.markers.resolve(parsed.$.html())
   return {
     file,
@@ -184,6 +196,8 @@ export async function compileComposition(path: string, options: CompileOptions =
     width: parsed.width.value!,
     height: parsed.height.value!,
     ...(parsed.duration.value !== undefined && {durationSeconds: parsed.duration.value}),
+    ...(parsed.fps.raw !== undefined && {declaredFps: parsed.fps.raw.trim()}),
+    ...(parsed.readyTimeout.value !== undefined && {readyTimeoutSeconds: parsed.readyTimeout.value}),
     declarations,
     variables,
     ...(captions.length > 0 && {captions}),
@@ -193,6 +207,7 @@ export async function compileComposition(path: string, options: CompileOptions =
     findings: context.findings,
     notices: context.notices,
     fonts,
+    resources,
     sourceFiles: context.sourceFiles,
   }
 }

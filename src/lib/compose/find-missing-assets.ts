@@ -71,7 +71,7 @@ export async function findMissingAssets($: CheerioAPI, options: {pageDir: string
  * folder on the page origin (so `..` stops at the project), or undefined for a URL that is not a
  * project file (remote, data, fragment, another scheme).
  */
-function projectPath(url: string, options: {pageDir: string; projectDir: string}): string | undefined {
+export function projectPath(url: string, options: {pageDir: string; projectDir: string}): string | undefined {
   const path = /^([^?#]*)/.exec(url)![1]
   if (path === '' || path.startsWith('//') || (!isRelativeUrl(path) && !path.startsWith('/'))) return undefined
   const folder = relative(options.projectDir, options.pageDir).split(sep).filter(Boolean)

@@ -56,6 +56,10 @@ export interface ParsedComposition {
   width: NumberAttribute
   height: NumberAttribute
   duration: NumberAttribute
+  /** The root's `data-fps` (its `raw` text is a rate such as `60` or `30000/1001`): the render's rate unless an option names one. */
+  fps: NumberAttribute
+  /** The root's `data-ready-timeout`: seconds a capture waits for the page to be ready (holds included). */
+  readyTimeout: NumberAttribute
   /** The element that carries `data-composition-variables` (`<html>`, else the root element). */
   declarationsElement?: Element
   declarations: ParsedDeclarations
@@ -152,6 +156,8 @@ export function parseComposition(source: string, display = 'composition', budget
     width: parseNumberAttribute(root, 'data-width'),
     height: parseNumberAttribute(root, 'data-height'),
     duration: parseNumberAttribute(root, 'data-duration'),
+    fps: parseNumberAttribute(root, 'data-fps'),
+    readyTimeout: parseNumberAttribute(root, 'data-ready-timeout'),
     declarationsElement,
     declarations: parseDeclarations(declarationsElement?.attribs['data-composition-variables']),
     clips,

@@ -35,8 +35,6 @@ export function innerRenderArgs(input: InnerRenderInput): string[] {
     input.output,
     '--format',
     options.format,
-    '--fps',
-    String(options.fps),
     '--quality',
     options.quality,
     '--gif-loop',
@@ -46,6 +44,9 @@ export function innerRenderArgs(input: InnerRenderInput): string[] {
     '--workers',
     String(options.workers),
   ]
+  // Without an option, the render inside takes the root's data-fps as one outside would.
+  if (options.fps !== undefined) args.push('--fps', String(options.fps))
+  if (options.pageErrors === 'warn') args.push('--page-errors', 'warn')
   if (options.crf !== undefined) args.push('--crf', String(options.crf))
   if (options.keyframeInterval !== undefined) args.push('--keyframe-interval', String(options.keyframeInterval))
   if (options.hlsSegmentSeconds !== undefined) args.push('--hls-segment-seconds', String(options.hlsSegmentSeconds))

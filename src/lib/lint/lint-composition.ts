@@ -1,6 +1,7 @@
 import {readFile} from 'node:fs/promises'
 import {dirname, join, resolve} from 'node:path'
 import {compileComposition} from '../compose/compile-composition.js'
+import {unloadableMessage} from '../compose/find-unloadable-resources.js'
 import {isEngineError} from '../errors/engine-error.js'
 import {describeElement, lineOf} from '../compose/load-html.js'
 import {parseComposition, type HostSource, type ParsedComposition} from '../compose/parse-composition.js'
@@ -13,6 +14,9 @@ import {lintFile} from './lint-file.js'
 export interface LintOptions {
   /** The intended output format has alpha (mov, webm, png-sequence): warn about html/body backgrounds. */
   alpha?: boolean
+  /** The intended output format's rate cap and name (gif: 30): a higher data-fps is a note. */
+  maxFps?: number
+  format?: string
 }
 
 /**
@@ -27,7 +31,7 @@ export async function lintComposition(path: string, options: LintOptions = {}): 
   const visit = async (file: string, display: string, source: string, chain: string[]): Promise<ParsedComposition> => {
     const parsed = parseComposition(source, display)
     parsedFiles.set(file, parsed)
-    findings.push(...lintFile(parsed, display, {isRoot: chain.length === 0, alpha: options.alpha}))
+    findings.push(...lintFile(parsed, display, {isRoot: chain.length === 0, alpha: options.alpha, maxFps: options.maxFps, format: options.format}))
     for (const host of parsed.hosts) {
       await visitHost(host, file, display, [...chain, file])
     }
@@ -98,7 +102,13 @@ async function compiledFindings(file: string, display: string): Promise<LintFind
   const assets = compiled.notices
     .filter((notice) => notice.code === 'asset-missing')
     .map((notice): LintFinding => ({code: 'asset-missing', severity: 'warning', message: notice.message, file: display}))
-  return [...assets, ...fonts]
+  const resources = compiled.resources.map((resource): LintFinding => ({
+    code: `resource-${resource.kind}`,
+    severity: resource.kind === 'refused' ? 'error' : 'warning',
+    message: unloadableMessage(resource, compiled.projectDir),
+    file: display,
+  }))
+  return [...assets, ...resources, ...fonts]
 }
 
 /** A caption file that does not parse, or a caption path compile refused (those name their `field`). */

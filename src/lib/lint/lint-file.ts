@@ -3,6 +3,7 @@ import {parseColorGrading} from '../compose/color-grading-references.js'
 import {describeElement, lineOf} from '../compose/load-html.js'
 import type {ClipSource, ParsedComposition} from '../compose/parse-composition.js'
 import {resolveTiming, type TimingItem} from '../compose/resolve-timing.js'
+import {fpsValue, parseDeclaredFps} from '../plan/fps.js'
 import {declarationLine} from './declaration-line.js'
 import {findBackgroundOnRoot} from './find-background-on-root.js'
 import {lintTextFit} from './lint-text-fit.js'
@@ -13,6 +14,10 @@ export interface LintFileOptions {
   isRoot: boolean
   /** The output format has alpha (mov, webm, png-sequence). */
   alpha?: boolean
+  /** The output format's rate cap (gif: 30): a higher data-fps is a note. */
+  maxFps?: number
+  /** The output format's name, for that note. */
+  format?: string
 }
 
 /** Everything that can be checked inside one file; sub-compositions are followed by the caller. */
@@ -25,6 +30,7 @@ export function lintFile(parsed: ParsedComposition, file: string, options: LintF
     add(problem.code, 'error', problem.message, problem.line)
   }
   if (options.isRoot && parsed.root && parsed.duration.raw === undefined) lintMissingDuration(parsed, add)
+  if (options.isRoot && parsed.root) lintDeclaredFps(parsed, options, add)
   for (const problem of parsed.declarations.problems) {
     add(problem.code, problem.severity, problem.message, declarationLine(parsed, problem.index))
   }
@@ -110,6 +116,27 @@ function lintMissingDuration(parsed: ParsedComposition, add: Add): void {
       'error',
       `the root composition element ${describeElement(root)} has no data-duration and no script that registers a timeline to take the length from; add for example data-duration="5"`,
       lineOf(root),
+    )
+  }
+}
+
+/** The root's data-fps takes the forms and range of --fps; a format with a lower cap renders at its cap. */
+function lintDeclaredFps(parsed: ParsedComposition, options: LintFileOptions, add: Add): void {
+  const {raw, line} = parsed.fps
+  if (raw === undefined) return
+  let fps
+  try {
+    fps = parseDeclaredFps(raw.trim())
+  } catch (error) {
+    add('composition-attribute-invalid', 'error', (error as Error).message, line)
+    return
+  }
+  if (options.maxFps !== undefined && fpsValue(fps) > options.maxFps) {
+    add(
+      'fps-capped',
+      'warning',
+      `data-fps="${raw.trim()}" on the root: ${options.format} plays at most ${options.maxFps} frames/s, so this render draws ${options.maxFps} frames/s (other formats keep ${raw.trim()}); pass --fps ${options.maxFps} to say so`,
+      line,
     )
   }
 }

@@ -49,3 +49,26 @@ export function frameCount(durationSeconds: number, fps: Fps): number {
 export function frameTime(index: number, fps: Fps): number {
   return (index * fps.den) / fps.num
 }
+
+/** The rate of a render that names none and whose root declares no `data-fps`. */
+export const DEFAULT_FPS: Fps = {num: 30, den: 1}
+
+/** Where a render's frame rate came from: an option (flag, config file, request, SDK), the root's `data-fps`, or the default. */
+export type FpsSource = 'flag' | 'composition' | 'default'
+
+/** The render's rate: an explicit option wins over the composition's declared `data-fps`, which wins over 30. */
+export function chooseFps(option: number | string | undefined, declared: string | undefined): {fps: Fps; source: FpsSource} {
+  if (option !== undefined) return {fps: parseFps(option), source: 'flag'}
+  if (declared !== undefined) return {fps: parseDeclaredFps(declared), source: 'composition'}
+  return {fps: DEFAULT_FPS, source: 'default'}
+}
+
+/** The root's `data-fps`: the forms and range of `--fps`; anything else is a COMPOSITION_INVALID naming the attribute. */
+export function parseDeclaredFps(raw: string): Fps {
+  try {
+    return parseFps(raw, 'data-fps')
+  } catch (error) {
+    const message = (error as Error).message.replace(/^data-fps: "(.*?)"/, 'data-fps="$1" on the root composition')
+    throw new EngineError('COMPOSITION_INVALID', `${message}; or leave it out to render at 30 (an --fps option wins over it)`, {attribute: 'data-fps', value: raw})
+  }
+}

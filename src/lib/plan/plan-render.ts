@@ -5,7 +5,7 @@ import {DEFAULT_SEED, runtimeConfig} from '../runtime/runtime-config.js'
 import {PAGE_ORIGIN} from '../sandbox/page-origin.js'
 import {assertDrawableSize} from './drawable-size.js'
 import {assertFormatAccepts, assertFormatSupports, captureImageFormat, clampFpsToFormat, type FormatCapabilities} from './format-capabilities.js'
-import {frameCount, parseFps, type Fps} from './fps.js'
+import {chooseFps, formatFps, frameCount, type FpsSource} from './fps.js'
 import {resolveFrameRange} from './frame-range.js'
 import {segmentFrames} from './segment-grid.js'
 import type {ResolvedRenderOptions} from './render-options.js'
@@ -22,6 +22,8 @@ export interface PlanNotice {
 export interface PlannedRender {
   plan: RenderPlan
   notices: PlanNotice[]
+  /** Where `plan.fps` came from (kept beside the plan, so that the same rate gives the same plan). */
+  fpsSource: FpsSource
 }
 
 /**
@@ -34,12 +36,13 @@ export function planRender(compiled: CompiledComposition, options: ResolvedRende
   const scale = options.scale ?? 1
   assertFormatAccepts(format, outputSize(compiled, scale), scale)
   const notices: PlanNotice[] = []
-  const requested: Fps = parseFps(options.fps)
+  const {fps: requested, source: fpsSource} = chooseFps(options.fps, compiled.declaredFps)
   const fps = clampFpsToFormat(format, requested)
   if (fps.num !== requested.num || fps.den !== requested.den) {
+    const named = fpsSource === 'composition' ? `data-fps="${formatFps(requested)}" on the root` : `--fps ${formatFps(requested)}`
     notices.push({
       code: 'fps-capped',
-      message: `--fps ${options.fps}: ${format.name} plays at most ${format.maxFps} frames/s, rendering at ${fps.num}`,
+      message: `${named}: ${format.name} plays at most ${format.maxFps} frames/s, rendering at ${fps.num}`,
     })
   }
   const imageFormat = captureImageFormat(format)
@@ -68,6 +71,8 @@ export function planRender(compiled: CompiledComposition, options: ResolvedRende
     documentName: basename(compiled.file),
     scriptLines: compiled.scriptLines,
     runtime: runtimeConfig(compiled, {fps, seed}),
+    ...(options.pageErrors === 'warn' && {pageErrors: 'warn' as const}),
+    ...(compiled.readyTimeoutSeconds !== undefined && {readyTimeoutSeconds: compiled.readyTimeoutSeconds}),
     ...(options.videoFrameFormat !== 'auto' && {videoFrameFormat: options.videoFrameFormat}),
     ...(scale !== 1 && {scale}),
     width: compiled.width,
@@ -82,7 +87,7 @@ export function planRender(compiled: CompiledComposition, options: ResolvedRende
     encode,
   }
   const captions = captionsOutput(compiled, options, format)
-  return {plan: captions ? {...plan, captions} : plan, notices}
+  return {plan: captions ? {...plan, captions} : plan, notices, fpsSource}
 }
 
 /** `--captions-sidecar` / `--captions-track`, checked against the composition and the format. */

@@ -17,6 +17,8 @@ export type ProfileName = (typeof PROFILE_NAMES)[number]
 export const VIDEO_FRAME_FORMATS = ['auto', 'jpg', 'png'] as const
 /** How `--batch` is read: otherwise its extension says (see batch/rows/batch-format). */
 export const BATCH_FORMATS = ['json', 'jsonl', 'csv', 'tsv'] as const
+/** `--page-errors`: an uncaught page error fails the render, or is a `page-error` warning and the render goes on. */
+export const PAGE_ERROR_MODES = ['fail', 'warn'] as const
 
 /** Image formats of a still (`engine still`) and of a render's poster frame. */
 export const STILL_FORMATS = ['png', 'jpeg', 'webp'] as const
@@ -56,6 +58,7 @@ export const renderOptionsSchema = z
   .object({
     output: z.string().min(1),
     format: z.string().min(1),
+    /** Absent: the root's `data-fps`, else 30 (chooseFps). */
     fps: z.union([z.number(), z.string()]),
     gifLoop: z.number().int().min(0).max(65535),
     quality: z.enum(QUALITIES as [string, ...string[]]),
@@ -90,6 +93,7 @@ export const renderOptionsSchema = z
     network: z.boolean(),
     /** The page may reach loopback and private addresses: only for trusted compositions. */
     allowPrivateNetwork: z.boolean(),
+    pageErrors: z.enum(PAGE_ERROR_MODES),
     gpu: z.boolean(),
     browserGpu: z.boolean(),
     browserPath: z.string().min(1),
@@ -114,7 +118,6 @@ export type RenderOptionsInput = z.infer<typeof renderOptionsSchema>
 
 export const RENDER_DEFAULTS = {
   format: 'mp4',
-  fps: 30,
   gifLoop: 0,
   quality: 'standard',
   videoFrameFormat: 'auto',
@@ -125,6 +128,7 @@ export const RENDER_DEFAULTS = {
   strictVariables: false,
   strictFonts: false,
   strict: false,
+  pageErrors: 'fail',
   gpu: false,
   browserGpu: true,
   hdr: false,

@@ -45,6 +45,10 @@ export interface RenderPlan {
   /** Where the inline scripts of `html` were written, so page errors name the author's file and line. */
   scriptLines?: ScriptLines[]
   runtime: RuntimeConfig
+  /** `warn` (`--page-errors warn`): uncaught page errors are reported and the capture goes on; absent: they fail it. */
+  pageErrors?: 'warn'
+  /** The root's `data-ready-timeout`: how long a capture waits for the page to be ready, holds included (absent: 30 s). */
+  readyTimeoutSeconds?: number
   /** How source videos' frames are extracted (absent: auto); the media stage fills `runtime.media`. */
   videoFrameFormat?: VideoFrameFormat
   /** CSS size of the page (the composition's data-width/data-height). */

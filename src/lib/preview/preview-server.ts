@@ -23,7 +23,8 @@ export interface PreviewServerOptions {
   composition: string
   /** 0 picks a free port. */
   port: number
-  fps: Fps
+  /** `--fps` or the config file's; absent: the root's data-fps, else 30 (read again on every reload). */
+  fps?: Fps
   /** Called after files under the composition's directory changed and the page was told. */
   onChange?: (files: string[]) => void
 }

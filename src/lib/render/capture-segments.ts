@@ -39,6 +39,8 @@ export interface CaptureSegmentsOptions {
   onReady?: (report: ReadyReport) => void
   /** What the page's text was drawn with while a segment was captured (see fontSamples); throwing stops the render. */
   onFontSamples?: (report: PageFontReport) => void
+  /** Under `--page-errors warn`: the uncaught errors each worker's pages recorded. */
+  onPageErrors?: (errors: EngineError[]) => void
 }
 
 /**
@@ -79,7 +81,7 @@ export async function captureSegments(options: CaptureSegmentsOptions): Promise<
   const workers = Math.max(1, Math.min(options.workers, segments.length))
   const pages = options.pagesPerWorker ?? 1
   const runWorker = async (): Promise<void> => {
-    const worker = await openCaptureWorker(plan, {browser: options.browser, pool: options.pool, requests: options.requests, signal: stop.signal, pages})
+    const worker = await openCaptureWorker(plan, {browser: options.browser, pool: options.pool, requests: options.requests, signal: stop.signal, pages, onPageErrors: options.onPageErrors})
     const capture = (range: FrameRange, encoder: SegmentEncoder) =>
       worker.captureRange(range, async (frame, image) => {
         await encoder.write(image)

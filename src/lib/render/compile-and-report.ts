@@ -3,6 +3,9 @@ import type {CompiledComposition} from '../compose/compile-composition.js'
 import {FontReporter} from '../fonts/font-findings.js'
 import type {ResolvedRenderOptions} from '../plan/render-options.js'
 import {assertNoStrictErrors} from '../variables/strict-variables.js'
+import {assertImageValues} from '../variables/image-values.js'
+import {dirname} from 'node:path'
+import {assertResourcesLoadable} from './check-page-resources.js'
 import type {RenderEvent} from './render-events.js'
 
 export interface CompileRequest {
@@ -23,8 +26,9 @@ export type Warn = (warning: {code: string; message: string; level?: 'info'}) =>
  */
 export async function compileAndReport(
   request: CompileRequest,
-  options: Pick<ResolvedRenderOptions, 'strictVariables' | 'strictFonts' | 'network'>,
+  options: Pick<ResolvedRenderOptions, 'strictVariables' | 'strictFonts' | 'network' | 'allowPrivateNetwork'>,
   emit: (event: RenderEvent) => void,
+  signal?: AbortSignal,
 ): Promise<{compiled: CompiledComposition; warn: Warn; fonts: FontReporter}> {
   const compiled = await compileOrApply(request.composition, {
     template: request.template,
@@ -36,6 +40,10 @@ export async function compileAndReport(
     downloadFonts: options.network !== false,
   })
   if (options.strictVariables) assertNoStrictErrors(compiled.findings)
+  const network = {publicUrls: options.network !== false, privateAddresses: options.allowPrivateNetwork === true}
+  assertResourcesLoadable(compiled, network)
+  // An image the page cannot load would draw a blank box: refuse it before a browser starts.
+  await assertImageValues(compiled.declarations, compiled.variables, {projectDir: compiled.projectDir, pageDir: dirname(compiled.file), network, signal})
   for (const finding of compiled.findings) emit({type: 'warning', code: finding.code, message: finding.message})
   for (const notice of compiled.notices) emit({type: 'warning', code: notice.code, message: notice.message})
   const warn: Warn = (warning) => emit({type: 'warning', ...warning})

@@ -13,6 +13,7 @@ import {findBackgroundOnRoot} from '../lint/find-background-on-root.js'
 import {formatFps, frameTime} from '../plan/fps.js'
 import {renderedFrames} from '../plan/frame-range.js'
 import {outputSize, planRender} from '../plan/plan-render.js'
+import {pageErrorReporter} from './page-error-warnings.js'
 import {assertWithinLimits, type RenderLimits} from '../plan/render-limits.js'
 import {resolveRenderBrowser} from '../profile/resolve-render-browser.js'
 import {resolveRenderFfmpeg} from '../profile/resolve-render-ffmpeg.js'
@@ -106,7 +107,7 @@ async function render(request: RenderRequest, emit: (event: RenderEvent) => void
   const started = performance.now()
   assertOutputExtension(options.output, options.format)
   emit({type: 'stage', stage: 'compile'})
-  const {compiled, warn, fonts} = await compileAndReport(request, options, emit)
+  const {compiled, warn, fonts} = await compileAndReport(request, options, emit, signal)
 
   const format = getFormat(options.format)
   const onNotice = requestNoticeReporter(compiled, warn)
@@ -127,7 +128,7 @@ async function render(request: RenderRequest, emit: (event: RenderEvent) => void
           signal,
         })
       : {...compiled, durationSeconds: compiled.durationSeconds}
-  const {plan: planned, notices} = planRender(timed, options, format)
+  const {plan: planned, notices, fpsSource} = planRender(timed, options, format)
   if (request.limits) assertWithinLimits(planned, request.limits)
   for (const notice of notices) emit({type: 'warning', ...notice})
   if (format.alpha) {
@@ -157,6 +158,7 @@ async function render(request: RenderRequest, emit: (event: RenderEvent) => void
     format: planned.format,
     ...outputSize(planned, planned.scale ?? 1),
     fps: formatFps(planned.fps),
+    fpsSource,
     totalFrames: outputFrames,
     firstFrame: range.start,
     durationSeconds: planned.frameRange ? durationSeconds : timed.durationSeconds,
@@ -191,7 +193,8 @@ async function render(request: RenderRequest, emit: (event: RenderEvent) => void
     // Every worker loads the same page: each finding is told once.
     const onReady = (report: ReadyReport) => fonts.page(report.fonts)
     const onFontSamples = (report: PageFontReport) => fonts.page(report)
-    const segments = await renderRange(plan, range, {browser, pool: request.pool, requests, ffmpeg, workDir, workers, pagesPerWorker, signal, onFrame, onReady, onFontSamples})
+    const onPageErrors = pageErrorReporter(emit)
+    const segments = await renderRange(plan, range, {browser, pool: request.pool, requests, ffmpeg, workDir, workers, pagesPerWorker, signal, onFrame, onReady, onFontSamples, onPageErrors})
     const capturedAt = performance.now()
     emit({type: 'stage', stage: 'assemble'})
     await assembleRender(plan, segments, {outputPath: output, audioTrack: (await mixed) ? audioTrack : undefined, ffmpeg, signal})

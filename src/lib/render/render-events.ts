@@ -15,6 +15,8 @@ export type RenderEvent =
       width: number
       height: number
       fps: string
+      /** Where the rate came from: an option (`flag`: --fps, config file, request, SDK), the root's `data-fps` (`composition`), or the `default` 30. */
+      fpsSource: 'flag' | 'composition' | 'default'
       /** Frames of the output: the whole composition, or the `--frames` range. */
       totalFrames: number
       /** Composition frame the output starts with (`--frames A-B`: A; otherwise 0). */
@@ -29,7 +31,7 @@ export type RenderEvent =
   | {type: 'stage'; stage: RenderStage}
   | {type: 'progress'; stage: RenderStage; frame: number; totalFrames: number; framesPerSecond: number; etaSeconds: number | null}
   /** `level: 'info'` marks a notice (a font drawn on purpose with its stand-in), not a problem. */
-  | {type: 'warning'; code: string; message: string; level?: 'info'}
+  | {type: 'warning'; code: string; message: string; level?: 'info'; /** `page-error`: where it was thrown ({file, line, column} or the script URL). */ detail?: Record<string, unknown>}
   | {
       type: 'done'
       output: string

@@ -2,6 +2,7 @@ import type {BrowserChoice} from '../browser/browser-choice.js'
 import type {BrowserPool} from '../browser/browser-pool.js'
 import type {SegmentRef} from '../encode/format-plugin.js'
 import {explainFullDisk} from '../errors/no-space.js'
+import type {EngineError} from '../errors/engine-error.js'
 import {ensureFontFiles} from '../fonts/ensure-font-files.js'
 import {ensureMediaFrames} from '../media/ensure-media-frames.js'
 import {gridSegments} from '../plan/segment-grid.js'
@@ -31,6 +32,8 @@ export interface RenderRangeOptions {
   onFrame: (index: number, image: Buffer) => void
   /** Each worker's page once it is ready, before its first frame; throwing stops the render. */
   onReady?: (report: ReadyReport) => void
+  /** Under `--page-errors warn`: the uncaught errors each worker's pages recorded (the same one may come again). */
+  onPageErrors?: (errors: EngineError[]) => void
   /** What the page's text was drawn with during each captured segment; throwing stops the render. */
   onFontSamples?: (report: PageFontReport) => void
 }

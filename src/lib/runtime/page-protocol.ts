@@ -14,12 +14,14 @@ export interface PageErrorRecord {
   message: string
   /** Script URL the error came from, when the browser knows it. */
   source?: string
+  /** Scripts and stylesheets that had failed to load before the error (a missing library is the usual cause). */
+  failedLoads?: string[]
   line?: number
   column?: number
 }
 
 /** What `__engine.ready()` is waiting for; a readiness timeout names the stage it stopped at. */
-export type ReadyStage = 'load' | 'fonts' | 'images' | 'scripts' | 'timing' | 'ready'
+export type ReadyStage = 'load' | 'fonts' | 'images' | 'scripts' | 'holds' | 'timing' | 'ready'
 
 export interface ReadinessState {
   stage: ReadyStage
@@ -48,6 +50,13 @@ export type SeekResult = PageErrorRecord | null
 /** The page API the Node side calls through `Runtime.evaluate`. */
 export interface EnginePageApi {
   getVariables(): Partial<Record<string, unknown>>
+  /**
+   * Holds readiness until the returned function is called: `const done = __engine.hold('loading
+   * data')` … `done()`. Several may be held at once; the first frame is captured once all are
+   * released (within the composition's data-ready-timeout). A hold taken after the page is ready
+   * holds nothing.
+   */
+  hold(label?: string): () => void
   ready(): Promise<ReadyReport>
   readiness(): ReadinessState
   seek(frame: number): Promise<SeekResult>

@@ -4,6 +4,7 @@ import type {RuntimeInstance} from '../compose/runtime-instance.js'
 import type {RuntimeFonts} from '../fonts/font-plan.js'
 import type {RuntimeMedia} from './runtime-media.js'
 import type {Fps} from '../plan/fps.js'
+import {imageValues} from '../variables/image-variable-values.js'
 
 /**
  * What the in-page runtime (`window.__engine`) is told before any page script runs. It is plain
@@ -43,6 +44,8 @@ export interface RuntimeConfig {
    * the runtime writes the text of the cues on screen at each frame into the element.
    */
   captions?: CompiledCaptions[]
+  /** The root's `image` variable values (URLs or project paths, as written): decoded before the first frame. */
+  images?: string[]
 }
 
 export const RUNTIME_CONFIG_GLOBAL = '__ENGINE_CONFIG__'
@@ -67,5 +70,11 @@ export function runtimeConfig(
     fonts: compiled.fonts.runtime,
     ...(compiled.captions && {captions: compiled.captions}),
     ...(options.embedded ? {embedded: true} : {}),
+    ...runtimeImages(compiled),
   }
+}
+
+function runtimeImages(compiled: CompiledComposition): Pick<RuntimeConfig, 'images'> {
+  const images = imageValues(compiled.declarations, compiled.variables).map((image) => image.value)
+  return images.length > 0 ? {images} : {}
 }

@@ -84,7 +84,7 @@ export async function renderStill(request: StillRequest): Promise<StillResult> {
   const format = settings.format ?? stillFormatOf(output, '--output')
   await prepareOutputPath(output)
 
-  const {compiled, warn, fonts} = await compileAndReport(request, options, emit)
+  const {compiled, warn, fonts} = await compileAndReport(request, options, emit, signal)
   const frameOptions = {...options, format: FRAME_FORMAT}
   const tools = Promise.all([resolveRenderFfmpeg(options), resolveRenderBrowser(options)])
   tools.catch(() => {})

@@ -35,7 +35,7 @@ const REQUIRED_FIELDS = ['id', 'type', 'label', 'default'] as const
 /**
  * Reads the value of `data-composition-variables`. Never throws: invalid declarations are left out
  * and described in `problems` (the linter reports them, compile refuses errors). A declaration whose
- * type is not one of the five is dropped, as the spec's parser does, with a warning; so is a value
+ * type is not one of the known ones is dropped, as the spec's parser does, with a warning; so is a value
  * that is JSON but not an array (`declarations-invalid`: nothing is declared).
  */
 export function parseDeclarations(raw: string | undefined): ParsedDeclarations {
@@ -142,6 +142,7 @@ const DEFAULT_FORMS: Record<string, string> = {
   color: 'a "#rrggbb" color string',
   boolean: 'true or false',
   enum: 'a string naming one of the options',
+  image: 'a string: an http(s) URL or a path in the project ("" for none)',
 }
 
 function name(entry: unknown, index: number): string {

@@ -63,6 +63,7 @@ function matchesType(declaration: VariableDeclaration, value: unknown): boolean 
   switch (declaration.type) {
     case 'string':
     case 'enum':
+    case 'image':
       return typeof value === 'string'
     case 'number':
       return typeof value === 'number' && Number.isFinite(value)

@@ -1,6 +1,10 @@
 import {z} from 'zod'
 
-export const VARIABLE_TYPES = ['string', 'number', 'color', 'boolean', 'enum'] as const
+/**
+ * The spec's five types plus `image` (a URL or a project path, checked before rendering and
+ * preloaded before the first frame: see image-values.ts). Any other type is dropped, as the spec says.
+ */
+export const VARIABLE_TYPES = ['string', 'number', 'color', 'boolean', 'enum', 'image'] as const
 export type VariableType = (typeof VARIABLE_TYPES)[number]
 
 export const COLOR_PATTERN = /^#[0-9a-fA-F]{6}$/
@@ -33,6 +37,9 @@ const colorVariable = z.object({
 
 const booleanVariable = z.object({...base, type: z.literal('boolean'), default: z.boolean()})
 
+/** `default` may be "" (no image); otherwise an http(s) URL or a path in the project, relative to the composition file. */
+const imageVariable = z.object({...base, type: z.literal('image'), default: z.string()})
+
 const enumOption = z.object({value: z.string(), label: z.string()})
 
 const enumVariable = z.object({
@@ -49,6 +56,7 @@ export const variableDeclarationSchema = z.discriminatedUnion('type', [
   colorVariable,
   booleanVariable,
   enumVariable,
+  imageVariable,
 ])
 
 export type VariableDeclaration = z.infer<typeof variableDeclarationSchema>
@@ -67,6 +75,8 @@ export function describeExpected(declaration: VariableDeclaration): string {
       return `one of ${declaration.options.map((option) => JSON.stringify(option.value)).join(', ')}`
     case 'boolean':
       return 'true or false'
+    case 'image':
+      return 'an image: an http(s) URL or a path in the project (a string)'
     default:
       return `a ${declaration.type}`
   }

@@ -59,6 +59,7 @@ export class FakeRenderer {
         width: 320,
         height: 180,
         fps: '10',
+        fpsSource: 'flag',
         totalFrames: 10,
         firstFrame: 0,
         durationSeconds: 1,

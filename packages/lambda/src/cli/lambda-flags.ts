@@ -56,7 +56,7 @@ export function outputUrlFromFlags(flags: {privacy?: string; 'url-expires'?: num
 
 /** Encoding flags a distributed render accepts (same meaning as `engine render`). */
 export const lambdaEncodeFlags = {
-  fps: Flags.string({description: 'frames per second: an integer 1-240 or a rational such as 30000/1001 (default 30)'}),
+  fps: Flags.string({description: 'frames per second: an integer 1-240 or a rational such as 30000/1001 (default: the root\'s data-fps, else 30)'}),
   format: Flags.string({char: 'f', description: 'output format (default mp4); the deployed function must have it'}),
   quality: Flags.string({description: 'encoder preset and capture quality (default standard)', options: [...QUALITIES]}),
   crf: Flags.integer({description: 'constant rate factor 0-51, overrides the preset'}),

@@ -1,7 +1,7 @@
 // Shared by the preview server and the player page (which loads only files of this folder).
 import type {ErrorJson} from '../../errors/engine-error.js'
 import type {LintFinding} from '../../lint/lint-codes.js'
-import type {Fps} from '../../plan/fps.js'
+import type {Fps, FpsSource} from '../../plan/fps.js'
 import type {VariableDeclaration} from '../../variables/variable-declaration.js'
 
 /** What the player page needs to know about the composition; fetched again after every change on disk. */
@@ -11,6 +11,8 @@ export interface PreviewState {
   /** Counts file changes seen so far; the page reloads the composition when it moves. */
   revision: number
   fps: Fps
+  /** `flag` (--fps or the config file), `composition` (the root's data-fps) or `default` (30). */
+  fpsSource: FpsSource
   /** Undefined when the composition does not compile (then `error` says why). */
   composition?: {
     compositionId: string

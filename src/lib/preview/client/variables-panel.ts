@@ -14,6 +14,8 @@ export class VariablesPanel {
   private declarations: VariableDeclaration[] = []
   private current: VariableValues = {}
   private typingTimer: number | undefined
+  /** The composition's document URL: image values resolve against it, as in the page. */
+  documentUrl = location.href
 
   constructor(
     private readonly form: HTMLFormElement,
@@ -127,6 +129,19 @@ export class VariablesPanel {
         select.addEventListener('change', () => this.set(declaration.id, select.value, false))
         return [select]
       }
+      case 'image': {
+        // A URL or a project path, as a render takes it; the thumbnail shows what the page will load.
+        const input = element('input', {id, type: 'text', placeholder: 'https://… or images/photo.png'})
+        input.value = String(value)
+        const thumbnail = element('img', {class: 'thumbnail', alt: '', height: 32})
+        const show = () => (input.value === '' ? thumbnail.removeAttribute('src') : thumbnail.setAttribute('src', new URL(input.value, this.documentUrl).href))
+        show()
+        input.addEventListener('input', () => {
+          show()
+          this.set(declaration.id, input.value, true)
+        })
+        return [input, thumbnail]
+      }
     }
   }
 
@@ -159,6 +174,8 @@ function fits(declaration: VariableDeclaration, value: unknown): boolean {
       return typeof value === 'boolean'
     case 'enum':
       return declaration.options.some((option) => option.value === value)
+    case 'image':
+      return typeof value === 'string'
   }
 }
 

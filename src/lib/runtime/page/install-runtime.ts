@@ -16,6 +16,8 @@ import {PendingAssets} from './pending-assets.js'
 import {AnimationSeeker} from './seek-animations.js'
 import {installSeededRandom, SeededRandom} from './seeded-random.js'
 import {TimelineRegistry} from './timeline-registry.js'
+import {VariableImages} from './variable-images.js'
+import {ReadinessHolds} from './readiness-holds.js'
 import {installVirtualClock, VirtualClock} from './virtual-clock.js'
 import {findRootComposition} from './clip-timing.js'
 import {fitText} from './fit-text.js'
@@ -52,6 +54,9 @@ export function installRuntime(win: Window & typeof globalThis, config: RuntimeC
   registry.install(win)
   const assets = new PendingAssets(win.document)
   assets.observe()
+  const images = new VariableImages(win, config, scope)
+  images.install()
+  const holds = new ReadinessHolds()
   const fonts = new PageFonts(win, config.fonts)
   fonts.install()
   const gsap = new GsapControl()
@@ -78,6 +83,8 @@ export function installRuntime(win: Window & typeof globalThis, config: RuntimeC
         return {stage, pending: Array.from(doc.fonts).filter((font) => font.status === 'loading').map((font) => font.family)}
       case 'images':
         return {stage, pending: assets.undecodedImages()}
+      case 'holds':
+        return {stage, pending: holds.labels()}
       default:
         return {stage, pending: []}
     }
@@ -88,15 +95,15 @@ export function installRuntime(win: Window & typeof globalThis, config: RuntimeC
     stage = 'fonts'
     await fonts.loadUsed()
     stage = 'images'
-    await assets.waitForAllImages()
+    await Promise.all([images.preload(), assets.waitForAllImages()])
     stage = 'scripts'
-    // Setup deferred with setTimeout(fn, 0) or requestAnimationFrame still belongs to load.
-    clock.advanceTo(0)
-    clock.flushFrames()
-    for (let round = 0; round < LOAD_TIMER_ROUNDS; round++) {
-      clock.advanceTo(0)
-      await nextTask()
-      if (!clock.hasTimersDueBy(0)) break
+    await runStartupTimers()
+    // What the page drew once released may itself defer to a timer or a frame callback.
+    while (holds.count > 0) {
+      stage = 'holds'
+      await holds.released()
+      stage = 'scripts'
+      await runStartupTimers()
     }
     // Text a start-up timer wrote may use faces (or characters) not loaded yet.
     await fonts.loadUsed()
@@ -116,6 +123,17 @@ export function installRuntime(win: Window & typeof globalThis, config: RuntimeC
     stage = 'ready'
     const timelineSeconds = registry.rootSeconds()
     return {errors: [...errors.records], timingFindings: timing.findings, clipCount: timing.clips.length, fonts: fonts.report(), ...(timelineSeconds !== undefined && {timelineSeconds})}
+  }
+
+  /** Setup deferred with setTimeout(fn, 0) or requestAnimationFrame still belongs to load. */
+  const runStartupTimers = async () => {
+    clock.advanceTo(0)
+    clock.flushFrames()
+    for (let round = 0; round < LOAD_TIMER_ROUNDS; round++) {
+      clock.advanceTo(0)
+      await nextTask()
+      if (!clock.hasTimersDueBy(0)) break
+    }
   }
 
   let readyPromise: Promise<ReadyReport> | undefined
@@ -148,6 +166,8 @@ export function installRuntime(win: Window & typeof globalThis, config: RuntimeC
 
   const api: EnginePageApi = {
     getVariables: () => scope.variables(),
+    // Once ready, the frames are being drawn: a late hold cannot delay them.
+    hold: (label) => (stage === 'ready' || stage === 'timing' ? () => {} : holds.hold(label)),
     ready,
     readiness,
     seek,

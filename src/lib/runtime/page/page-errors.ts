@@ -9,11 +9,23 @@ const STACK_LOCATION = /\(?((?:file|https?|data|blob):[^\s()]+?):(\d+):(\d+)\)?\
  */
 export class PageErrors {
   readonly records: PageErrorRecord[] = []
+  /** Script and stylesheet URLs that failed to load, in order. */
+  private readonly failedLoads: string[] = []
 
   install(win: Window): void {
+    // Load errors of elements do not bubble; seen while capturing, they explain the errors that follow.
+    win.addEventListener(
+      'error',
+      (event) => {
+        const target = event.target as {tagName?: string; src?: string; href?: string} | null
+        const url = target?.tagName === 'SCRIPT' ? target.src : target?.tagName === 'LINK' ? target.href : undefined
+        if (url) this.failedLoads.push(url)
+      },
+      true,
+    )
     win.addEventListener('error', (event) => {
       // Resource load errors (a broken <img>) do not bubble to window, so only script errors land here.
-      this.records.push({
+      this.push({
         kind: 'error',
         message: event.error instanceof Error ? describe(event.error) : event.message || 'Script error',
         source: event.filename || undefined,
@@ -22,13 +34,17 @@ export class PageErrors {
       })
     })
     win.addEventListener('unhandledrejection', (event) => {
-      this.records.push({kind: 'unhandledrejection', message: `Unhandled promise rejection: ${describe(event.reason)}`, ...locationOf(event.reason)})
+      this.push({kind: 'unhandledrejection', message: `Unhandled promise rejection: ${describe(event.reason)}`, ...locationOf(event.reason)})
     })
   }
 
   /** Reports an exception the runtime caught while running a page callback, the way the browser would. */
   report(error: unknown): void {
-    this.records.push({kind: 'error', message: describe(error), ...locationOf(error)})
+    this.push({kind: 'error', message: describe(error), ...locationOf(error)})
+  }
+
+  private push(record: PageErrorRecord): void {
+    this.records.push(this.failedLoads.length > 0 ? {...record, failedLoads: [...this.failedLoads.slice(0, 5)]} : record)
   }
 
   first(): PageErrorRecord | null {

@@ -48,6 +48,8 @@ export interface RenderRecord {
   width: number
   height: number
   fps: string
+  /** Where the rate came from: the config's `fps`, the root's `data-fps`, or the default 30. */
+  fpsSource?: 'flag' | 'composition' | 'default'
   /** Frames of the output (a `frames` range's, when the config has one). */
   totalFrames: number
   /** Frame ranges of the chunks, by index: progress turns finished chunks into frames. */

@@ -1,5 +1,5 @@
 import {rm} from 'node:fs/promises'
-import {join} from 'node:path'
+import {dirname, join} from 'node:path'
 import {functionProfileBrowser} from '../runtime/function-browser.js'
 import {compileComposition} from 'html-video-engine/internal/lib/compose/compile-composition.js'
 import {getFormat} from 'html-video-engine/internal/lib/encode/format-registry.js'
@@ -31,6 +31,8 @@ import {planPageRequests} from 'html-video-engine/internal/lib/capture/plan-page
 import {assertFontsAsNamed} from 'html-video-engine/internal/lib/fonts/font-findings.js'
 import {DEFAULT_POSTER_FORMAT, posterFrame, posterPath} from 'html-video-engine/internal/lib/still/poster.js'
 import type {StillFormat} from 'html-video-engine/internal/lib/still/still-settings.js'
+import {assertResourcesLoadable} from 'html-video-engine/internal/lib/render/check-page-resources.js'
+import {assertImageValues} from 'html-video-engine/internal/lib/variables/image-values.js'
 import {makeTempDirectory} from 'html-video-engine/internal/lib/files/temp-directory.js'
 import {chunkTuningFor, idleCpuWarning, invocationVcpus} from '../runtime/chunk-sizing.js'
 import {defaultTimeoutSeconds, renderDeadline} from '../runtime/render-timeout.js'
@@ -49,6 +51,10 @@ export async function planAction({render, executionStartedAt}: PlanEvent, contex
   const siteDir = await fetchSite(bucket, render.siteId)
   const compiled = await compileComposition(await siteEntryPath(siteDir, render.siteId, render.entry), {variables: config.variables, projectDir: siteDir, fontPackages: await siteFontPackages(siteDir)})
   if (config.strictFonts) assertFontsAsNamed(compiled.fonts.findings)
+  // The site is the project: an image variable names a file in it, or a public URL.
+  const network = {publicUrls: true, privateAddresses: false}
+  assertResourcesLoadable(compiled, network)
+  await assertImageValues(compiled.declarations, compiled.variables, {projectDir: siteDir, pageDir: dirname(compiled.file), network})
   const sized = {...compiled, width: config.width ?? compiled.width, height: config.height ?? compiled.height}
   // A serverless render never reaches private addresses (they would be the cloud's own).
   const options = resolveRenderOptions({...renderOptionsOf(config), allowPrivateNetwork: false})
@@ -58,7 +64,7 @@ export async function planAction({render, executionStartedAt}: PlanEvent, contex
     sized.durationSeconds === undefined
       ? await timeComposition(sized, {options, format, browser: await functionProfileBrowser(), strict: false, warn: (warning) => inferred.push(warning)})
       : {...sized, durationSeconds: sized.durationSeconds}
-  const {plan: planned, notices} = planRender(timed, options, format)
+  const {plan: planned, notices, fpsSource} = planRender(timed, options, format)
   const poster = config.poster === undefined ? undefined : posterOf(config.poster, config.posterFormat ?? DEFAULT_POSTER_FORMAT, planned, render.outputKey)
   const range = renderedFrames(planned)
   // The plan step runs on the function the chunks run on: its vCPUs are theirs.
@@ -106,6 +112,7 @@ export async function planAction({render, executionStartedAt}: PlanEvent, contex
     format: plan.format,
     ...outputSize(plan, plan.scale ?? 1),
     fps: formatFps(plan.fps),
+    fpsSource,
     totalFrames,
     chunks,
     maxParallelChunks: parallel.maxParallelChunks,
