@@ -45,7 +45,7 @@ export default class Render extends BaseCommand {
   async run(): Promise<void> {
     const {args, flags} = await this.parse(Render)
     // --resume steers this one command run; it is not a render option (config, server, SDK).
-    const {variables: variablesText, resume, server, webhook: webhookUrl, 'webhook-secret': webhookSecret, 'trust-project-config': trustProjectConfig, config: configFile, yes, ...otherFlags} = flags
+    const {variables: variablesText, resume, restart, server, webhook: webhookUrl, 'webhook-secret': webhookSecret, 'trust-project-config': trustProjectConfig, config: configFile, yes, ...otherFlags} = flags
     const webhook = webhookFromFlags({webhook: webhookUrl, 'webhook-secret': webhookSecret}, process.env)
     const config = await loadProjectConfig(trustProjectConfig, this.config.configDir, configFile)
     const fromFlags = parseRenderOptions(renderFlagsToOptions(otherFlags))
@@ -56,7 +56,7 @@ export default class Render extends BaseCommand {
     if (toStdout) {
       assertStdoutOutput({'--batch': Boolean(options.batch), '--json': options.json, '--poster': options.poster !== undefined, '--docker': options.docker, [`--format ${options.format} (a directory of files)`]: extension === undefined})
     }
-    if (resume && !options.batch) throw new EngineError('INVALID_FLAG', '--resume only applies to a batch: add --batch <rows.csv>')
+    if ((resume || restart) && !options.batch) throw new EngineError('INVALID_FLAG', `--${resume ? 'resume' : 'restart'} only applies to a batch: add --batch <rows.csv>`)
     if (server !== undefined && options.batch) throw new EngineError('INVALID_FLAG', '--server renders one composition; drop --batch or --server')
     if (options.docker && server !== undefined) throw new EngineError('INVALID_FLAG', '--docker renders on this machine; drop --docker or --server')
     if (options.docker && otherFlags['browser-path'] !== undefined) {
@@ -96,7 +96,7 @@ export default class Render extends BaseCommand {
         if (options.docker) {
           if (webhook) throw new EngineError('INVALID_FLAG', '--webhook with --batch --docker is not supported yet: drop --docker, or call the webhook from your own script after the batch')
           const done = await withBatchProgress(options, log, (onEvent) =>
-            renderBatchInContainer({composition: args.composition, options, variables, resume, signal: controller.signal, onEvent, onBuildLog}),
+            renderBatchInContainer({composition: args.composition, options, variables, resume, restart, signal: controller.signal, onEvent, onBuildLog}),
           )
           if (options.quiet) this.log(relative(process.cwd(), done.manifest))
           return
@@ -110,6 +110,7 @@ export default class Render extends BaseCommand {
             options,
             baseVariables: variables,
             resume,
+            restart,
             render: (request) => renderComposition({...request, pool}),
             textCheck: batchTextCheck(options, pool),
             signal: controller.signal,

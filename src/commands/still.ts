@@ -36,14 +36,14 @@ export default class Still extends BaseCommand {
     time: Flags.string({description: 'time in seconds; the frame on screen then', exclusive: ['frame']}),
     output: Flags.string({char: 'o', description: 'image file: .png, .jpg/.jpeg or .webp (batch: a template; `-`: a PNG to standard output). Default renders/<name>.png'}),
     quality: Flags.integer({description: 'JPEG/WebP quality 0-100 (default 92)'}),
-    ...pick('scale', 'fps', 'variables', 'variables-file', 'strict-variables', 'strict-fonts', 'network', 'allow-private-network', 'browser-path', 'profile', 'video-frame-format', 'batch', 'batch-format', 'batch-concurrency', 'batch-fail-fast', 'on-overflow', 'check-only', 'resume', 'quiet', 'json'),
+    ...pick('scale', 'fps', 'variables', 'variables-file', 'strict-variables', 'strict-fonts', 'network', 'allow-private-network', 'browser-path', 'profile', 'video-frame-format', 'batch', 'batch-format', 'batch-concurrency', 'batch-fail-fast', 'on-overflow', 'check-only', 'resume', 'restart', 'quiet', 'json'),
     ...trustProjectConfigFlag,
     ...yesFlag,
   }
 
   async run(): Promise<void> {
     const {args, flags} = await this.parse(Still)
-    const {frame, time, quality, variables: variablesText, resume, output, 'trust-project-config': trustProjectConfig, config: configFile, yes, ...renderFlagValues} = flags
+    const {frame, time, quality, variables: variablesText, resume, restart, output, 'trust-project-config': trustProjectConfig, config: configFile, yes, ...renderFlagValues} = flags
     const still = parseStillSettings(
       {frame, time: time === undefined ? undefined : parseTimeFlag(time), quality},
       (key) => `--${key}`,
@@ -52,7 +52,7 @@ export default class Still extends BaseCommand {
     // A still is a frame of the render a config describes: its fps, browser and variables apply.
     const {format: _format, output: _output, ...configOptions} = config.options
     const options = resolveRenderOptions(configOptions, parseRenderOptions(renderFlagsToOptions({...renderFlagValues, output})))
-    if (resume && !options.batch) throw new EngineError('INVALID_FLAG', '--resume only applies to a batch: add --batch <rows.csv>')
+    if ((resume || restart) && !options.batch) throw new EngineError('INVALID_FLAG', `--${resume ? 'resume' : 'restart'} only applies to a batch: add --batch <rows.csv>`)
     const variables = {
       ...options.variables,
       ...(options.variablesFile ? await readVariablesFile(options.variablesFile) : {}),
@@ -78,6 +78,7 @@ export default class Still extends BaseCommand {
             defaultTemplate: batchTemplate(defaultStillPath(args.composition, 'png')),
             baseVariables: variables,
             resume,
+            restart,
             render: async (request) => {
               const result = await renderStill({...request, still, pool})
               return {output: result.output, durationSeconds: 0, bytes: result.bytes}

@@ -111,7 +111,7 @@ export {rowSchema as manifestRowSchema}
 export type BatchManifest = z.infer<typeof manifestSchema>
 export type ManifestHead = z.infer<typeof manifestHeadSchema>
 export type ManifestRow = z.infer<typeof rowSchema>
-/** A row's state and outcome: its entry without what the batch file fixes (output and variables). */
-export type RowRecord = Omit<ManifestRow, 'output' | 'variables'>
+/** A row's state and outcome: its entry without what the batch file fixes (output, variables and data). */
+export type RowRecord = Omit<ManifestRow, 'output' | 'variables' | 'data'>
 export type RenderSettings = z.infer<typeof settingsSchema>
 export type StatusCounts = Record<RowStatus, number>

@@ -3,6 +3,7 @@ import {createReadStream} from 'node:fs'
 import {mkdir, open, rename, rm} from 'node:fs/promises'
 import {basename, dirname, join} from 'node:path'
 import {JSONParser} from '@streamparser/json'
+import {z} from 'zod'
 import {EngineError} from '../errors/engine-error.js'
 import {previousJournal} from './manifest-journal.js'
 import {readLines} from './rows/read-lines.js'
@@ -42,8 +43,16 @@ const ROWS_PER_WRITE = 256
 /**
  * Writes a manifest whose rows come as a stream: the head as indented JSON, then one line per row,
  * so that a manifest of 100,000 rows is never one string and stays easy to read and grep.
+ * Resolves with the bytes written.
  */
-export function writeManifestFile(path: string, head: ManifestHead, rows: AsyncIterable<ManifestRow>): Promise<void> {
+export async function writeManifestFile(path: string, head: ManifestHead, rows: AsyncIterable<ManifestRow>): Promise<number> {
+  let bytes = 0
+  async function* counted(): AsyncGenerator<string> {
+    for await (const piece of pieces()) {
+      bytes += Buffer.byteLength(piece)
+      yield piece
+    }
+  }
   async function* pieces(): AsyncGenerator<string> {
     const text = JSON.stringify(head, null, 2)
     yield text.slice(0, text.lastIndexOf('}')).trimEnd() + ',\n  "rows": ['
@@ -60,7 +69,8 @@ export function writeManifestFile(path: string, head: ManifestHead, rows: AsyncI
     if (group.length > 0) yield (first ? '\n    ' : ',\n    ') + group.join(',\n    ')
     yield first && group.length === 0 ? ']\n}\n' : '\n  ]\n}\n'
   }
-  return writeFileAtomic(path, pieces())
+  await writeFileAtomic(path, counted())
+  return bytes
 }
 
 /**
@@ -109,21 +119,35 @@ export async function readManifestFile(path: string, onRow: (row: ManifestRow) =
  * then the current one): each complete line, in order. A last line cut short by a crash (or
  * anything after it) is ignored: its change was never acknowledged.
  */
-export async function readJournal(manifestPath: string, onRecord: (record: RowRecord) => void): Promise<void> {
+export async function readJournal(manifestPath: string, onRecord: (record: RowRecord) => void, onSkipPending: (reason: string) => void = () => {}): Promise<void> {
   const current = journalPath(manifestPath)
-  for (const path of [previousJournal(current), current]) await replay(path, onRecord)
+  for (const path of [previousJournal(current), current]) await replay(path, onRecord, onSkipPending)
 }
 
-async function replay(path: string, onRecord: (record: RowRecord) => void): Promise<void> {
+/** The journal line that skips every row still pending (an interrupted batch): one line, not one per row. */
+export function skipPendingRecord(reason: string): {skipPending: string; at: string} {
+  return {skipPending: reason, at: new Date().toISOString()}
+}
+
+const skipPendingSchema = z.object({skipPending: z.string(), at: z.string()})
+
+async function replay(path: string, onRecord: (record: RowRecord) => void, onSkipPending: (reason: string) => void): Promise<void> {
   try {
     for await (const line of readLines(createReadStream(path))) {
-      let record: RowRecord
+      let parsed: unknown
       try {
-        record = recordSchema.parse(JSON.parse(line))
+        parsed = JSON.parse(line)
       } catch {
         return
       }
-      onRecord(record)
+      const skip = skipPendingSchema.safeParse(parsed)
+      if (skip.success) {
+        onSkipPending(skip.data.skipPending)
+        continue
+      }
+      const record = recordSchema.safeParse(parsed)
+      if (!record.success) return
+      onRecord(record.data)
     }
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return
@@ -131,7 +155,7 @@ async function replay(path: string, onRecord: (record: RowRecord) => void): Prom
   }
 }
 
-const recordSchema = manifestRowSchema.omit({output: true, variables: true})
+const recordSchema = manifestRowSchema.omit({output: true, variables: true, data: true})
 
 /**
  * The whole manifest of a batch, as its files say now (the journal replayed over `manifest.json`),
@@ -142,12 +166,15 @@ export async function readManifest(path: string): Promise<BatchManifest | undefi
   const head = await readManifestFile(path, (row) => rows.push(row))
   if (!head) return undefined
   const byIndex = new Map(rows.map((row, position) => [row.index, position]))
-  await readJournal(path, (record) => {
+  const apply = (record: RowRecord) => {
     const position = byIndex.get(record.index)
     if (position === undefined) return
-    const {output, variables} = rows[position]
+    const {output, variables, data} = rows[position]
     const {index, status, ...rest} = record
-    rows[position] = {index, status, output, ...rest, variables}
+    rows[position] = {index, status, output, ...rest, ...(data && {data}), variables}
+  }
+  await readJournal(path, apply, (reason) => {
+    for (const row of rows) if (row.status === 'pending') apply({index: row.index, status: 'skipped', skippedReason: reason})
   })
   const counts = {pending: 0, running: 0, completed: 0, failed: 0, skipped: 0}
   for (const row of rows) counts[row.status]++

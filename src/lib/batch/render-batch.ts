@@ -12,12 +12,14 @@ import {assertDurationWritten} from '../render/time-composition.js'
 import type {ResolvedRenderOptions} from '../plan/render-options.js'
 import type {WebhookTarget} from '../notify/index.js'
 import type {BatchEventListener} from './batch-events.js'
+import {assertNoEarlierRun} from './earlier-run.js'
 import {JobSpool} from './job-spool.js'
 import {ManifestStore} from './manifest-store.js'
 import {defaultOutputTemplate} from './output-template.js'
 import {preflightBatch, type PreflightInput, type PreflightResult} from './preflight.js'
 import {openRowSource, readRows, type RowSource} from './rows/read-rows.js'
 import {STDIN_BATCH} from './rows/batch-format.js'
+import {rowDataNotice} from './row-data-notice.js'
 import {runBatch, type BatchSummary, type RenderRow} from './run-batch.js'
 import type {RowTextCheck} from './row-text-check.js'
 import {sweepPartialOutputs} from './sweep-partial-outputs.js'
@@ -38,6 +40,8 @@ export interface BatchRequest {
   baseVariables?: Record<string, unknown>
   /** Keep the rows the existing manifest records as completed. */
   resume?: boolean
+  /** Render every row again over an earlier run's manifest; without it (or `resume`) such a batch is refused (BATCH_EXISTS). */
+  restart?: boolean
   /** Renders one row: `renderComposition`, or one bound to shared resources. */
   render: RenderRow
   signal?: AbortSignal
@@ -89,8 +93,9 @@ async function openStore(
   checked: Pick<PreflightResult, 'manifestPath' | 'total'>,
   spool: JobSpool,
   emit: BatchEventListener,
-  request: Pick<BatchRequest, 'resume' | 'webhook' | 'options'>,
+  request: Pick<BatchRequest, 'resume' | 'restart' | 'webhook' | 'options'>,
 ): Promise<ManifestStore> {
+  if (!request.resume && !request.restart) await assertNoEarlierRun(checked.manifestPath)
   // A row's own webhook call and poster come after its output is in place: a row killed between the two is not adopted.
   const adopt = request.webhook === undefined && request.options.poster === undefined
   const resumed: ResumedRows = request.resume ? await resumeRows(identity, checked.manifestPath, spool.jobs(), adopt) : {kept: new Map(), notices: []}
@@ -129,6 +134,8 @@ export async function renderBatch(request: BatchRequest): Promise<BatchSummary> 
   try {
     const checked = await checkRows(source, compiled, {template: outputTemplate, rowOutputs: options.output === undefined, cwd, baseVariables, options}, spool)
     for (const warning of checked.warnings) emit({type: 'warning', ...warning})
+    const dataNotice = rowDataNotice(checked)
+    if (dataNotice) emit({type: 'warning', ...dataNotice})
 
     const identity: BatchIdentity = {
       composition: compositionPath,

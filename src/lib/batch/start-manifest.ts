@@ -92,7 +92,7 @@ export async function resumeRows(identity: BatchIdentity, manifestPath: string, 
     if (record.status === 'completed' || record.status === 'running') earlier.set(record.index, record)
     else earlier.delete(record.index)
   }
-  const head = await readManifestFile(manifestPath, ({output: _output, variables: _variables, ...record}) => remember(record))
+  const head = await readManifestFile(manifestPath, ({output: _output, variables: _variables, data: _data, ...record}) => remember(record))
   if (!head) {
     return {kept: new Map(), notices: [{code: 'resume-no-manifest', message: `--resume: there is no ${manifestPath} yet, so every row is rendered`}]}
   }

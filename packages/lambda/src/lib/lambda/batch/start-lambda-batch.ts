@@ -93,7 +93,7 @@ export async function renderBatchOnLambda(options: RenderBatchOnLambdaOptions): 
     }
     const taken = new Map<string, number>()
     let total = 0
-    for await (const row of readRows(options.rows, options.declarations ?? [])) {
+    for await (const row of readRows(options.rows, options.declarations)) {
       total++
       const made = batchItem(row, settings, taken)
       if ('item' in made) await spool.accept(made.item, renderArn)
