@@ -57,7 +57,8 @@ function startLine(event: Extract<BatchEvent, {type: 'batch-start'}>): string {
 
 function doneLine(event: Extract<BatchEvent, {type: 'batch-done'}>): string {
   const {completed, failed, skipped} = event.counts
-  return `${completed} completed, ${failed} failed, ${skipped} skipped in ${(event.elapsedMs / 1000).toFixed(1)} s (${event.rowsPerMinute} rows/min); manifest ${display(event.manifest)}`
+  const results = event.results === undefined ? '' : `; results ${display(event.results)}`
+  return `${completed} completed, ${failed} failed, ${skipped} skipped in ${(event.elapsedMs / 1000).toFixed(1)} s (${event.rowsPerMinute} rows/min); manifest ${display(event.manifest)}${results}`
 }
 
 /** A batch's warnings and notes, and those of a row's render (which name the row). */

@@ -69,19 +69,19 @@ describe('webhooks from every door', PROCESSES, () => {
     const fake = fakeRender()
     const summary = await renderBatch({
       composition: CARD,
-      batchFile: await writeRows(dir, [{title: 'Ada'}, {title: 'Bob', explode: true}, {title: 'Cy'}], 'hooked-rows.json'),
+      batchFile: await writeRows(dir, [{title: 'Ada', customer_id: 'c-1'}, {title: 'Bob', explode: true}, {title: 'Cy'}], 'hooked-rows.json'),
       options: options({output: join(dir, 'hooked/{index}.mp4')}),
       render: fake.render,
       cwd: dir,
-      webhook: {url: receiver.url, secret: SECRET},
+      webhook: {url: receiver.url, secret: SECRET, data: {campaign: 'spring'}},
     })
     const calls = receiver.calls.filter((call) => call.answeredWith === 200)
     expect(calls).toHaveLength(4)
     expect(receiver.calls.every((call) => call.signatureValid)).toBe(true)
-    const byRow = new Map(calls.map((call) => [call.body.row, call.body]))
-    expect(byRow.get(0)).toMatchObject({type: 'render.completed', output: join(dir, 'hooked/0.mp4'), durationSeconds: 0.5})
-    expect(byRow.get(1)).toMatchObject({type: 'render.failed', error: {code: 'PAGE_ERROR'}})
-    expect(calls.at(-1)!.body).toMatchObject({type: 'batch.completed', status: 'failed', output: summary.manifest, counts: {completed: 2, failed: 1}})
+    const byRow = new Map(calls.map((call) => [(call.body.row as {index: number} | null)?.index ?? null, call.body]))
+    expect(byRow.get(0)).toMatchObject({type: 'render.completed', output: join(dir, 'hooked/0.mp4'), durationSeconds: 0.5, row: {index: 0, data: {customer_id: 'c-1'}}, data: {campaign: 'spring'}})
+    expect(byRow.get(1)).toMatchObject({type: 'render.failed', error: {code: 'PAGE_ERROR'}, row: {index: 1, data: {}}, data: {campaign: 'spring'}})
+    expect(calls.at(-1)!.body).toMatchObject({type: 'batch.completed', status: 'failed', output: summary.manifest, counts: {completed: 2, failed: 1}, row: null, data: {campaign: 'spring'}})
     const manifest = (await readManifest(summary.manifest))!
     expect(manifest.rows.map((row) => row.webhook?.delivered)).toEqual([true, true, true])
     expect(manifest.webhook).toMatchObject({delivered: true, attempts: 1})

@@ -35,7 +35,7 @@ export type BatchEvent =
   | RowRenderEvent
   | {type: 'warning'; code: string; message: string; level?: 'info'}
   | ({type: 'webhook'; row: number | null} & WebhookDelivery)
-  | {type: 'batch-done'; counts: StatusCounts; manifest: string; elapsedMs: number; rowsPerMinute: number}
+  | {type: 'batch-done'; counts: StatusCounts; manifest: string; elapsedMs: number; rowsPerMinute: number; results?: string}
 
 /** A row's render event; its `error` event is left out, since the row's `failed` event carries it. */
 export type RowRenderEvent = Exclude<RenderEvent, {type: 'error'}> & {row: number}

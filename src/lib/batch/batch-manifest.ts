@@ -41,6 +41,8 @@ const rowSchema = z.object({
   /** The row's poster image (`--poster`), relative to the manifest's directory. */
   poster: z.string().optional(),
   bytes: z.number().optional(),
+  /** Hex sha256 of the output file (absent for a folder of frames): the result sheet's `sha256`. */
+  sha256: z.string().optional(),
   /** Remote http(s) URLs the row's page loaded (through the download cache). */
   fetchedUrls: z.array(z.string()).optional(),
   error: z.object({code: z.string(), message: z.string()}).optional(),

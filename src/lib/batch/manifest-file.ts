@@ -18,7 +18,7 @@ export function journalPath(manifestPath: string): string {
  * Writes `text` pieces to a temporary file next to `path`, flushes it and renames it over `path`:
  * a reader (or a crash) sees the old file or the new one, never a torn one.
  */
-export async function writeFileAtomic(path: string, pieces: string | AsyncIterable<string> | Iterable<string>): Promise<void> {
+export async function writeFileAtomic(path: string, pieces: string | AsyncIterable<string> | Iterable<string>, what = 'batch manifest'): Promise<void> {
   const temporary = join(dirname(path), `.${basename(path)}.${randomUUID().slice(0, 8)}.tmp`)
   try {
     await mkdir(dirname(path), {recursive: true})
@@ -33,7 +33,7 @@ export async function writeFileAtomic(path: string, pieces: string | AsyncIterab
     await rename(temporary, path)
   } catch (error) {
     await rm(temporary, {force: true}).catch(() => {})
-    throw new EngineError('INTERNAL', `cannot write the batch manifest ${path}: ${(error as Error).message}`, {path}, {cause: error})
+    throw new EngineError('INTERNAL', `cannot write the ${what} ${path}: ${(error as Error).message}`, {path}, {cause: error})
   }
 }
 
@@ -78,31 +78,48 @@ export async function writeManifestFile(path: string, head: ManifestHead, rows: 
  * returned. Undefined when there is no file; a file that is not a manifest of this version is a
  * BATCH_PREFLIGHT error that says what to do.
  */
-export async function readManifestFile(path: string, onRow: (row: ManifestRow) => void): Promise<ManifestHead | undefined> {
+export async function readManifestFile(path: string, onRow: (row: ManifestRow) => void, flag = '--resume'): Promise<ManifestHead | undefined> {
+  const rows = manifestRows(path, flag)
+  for (let next = await rows.next(); ; next = await rows.next()) {
+    if (next.done) return next.value
+    onRow(next.value)
+  }
+}
+
+/**
+ * The rows of a manifest file, checked, one at a time as they are parsed (a chunk of the file at a
+ * time); returns its head. `flag` names what was reading it, for messages.
+ */
+export async function* manifestRows(path: string, flag = '--resume'): AsyncGenerator<ManifestRow, ManifestHead | undefined> {
   const fail = (reason: string) =>
-    new EngineError('BATCH_PREFLIGHT', `--resume: ${path} ${reason}; remove it and run without --resume`, {manifest: path})
+    new EngineError('BATCH_PREFLIGHT', `${flag}: ${path} ${reason}; ${flag === '--resume' ? 'remove it and run without --resume' : 'give the manifest.json a batch wrote'}`, {manifest: path})
   const headKeys = Object.keys(manifestHeadSchema.shape)
   const head: Record<string, unknown> = {}
   let failure: EngineError | undefined
+  const ready: ManifestRow[] = []
   const parser = new JSONParser({paths: ['$.rows.*', ...headKeys.map((key) => `$.${key}`)], keepStack: false})
   parser.onValue = ({value, key, parent}) => {
     if (failure) return
     if (Array.isArray(parent)) {
       const row = manifestRowSchema.safeParse(value)
-      if (row.success) onRow(row.data)
+      if (row.success) ready.push(row.data)
       else failure = fail(`is not a batch manifest of this version (rows.${String(key)}.${row.error.issues[0].path.join('.')}: ${row.error.issues[0].message})`)
     } else head[key as string] = value
   }
   parser.onError = (error) => (failure ??= fail(`is not valid JSON (${error.message})`))
+  const chunks = createReadStream(path, {encoding: 'utf8'})
   try {
-    for await (const chunk of createReadStream(path, {encoding: 'utf8'})) {
+    for await (const chunk of chunks) {
       parser.write(chunk as string)
       if (failure) throw failure
+      yield* ready.splice(0)
     }
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
     if (error instanceof EngineError) throw error
-    throw new EngineError('BATCH_PREFLIGHT', `--resume: cannot read ${path} (${(error as Error).message})`, {manifest: path})
+    throw new EngineError('BATCH_PREFLIGHT', `${flag}: cannot read ${path} (${(error as Error).message})`, {manifest: path})
+  } finally {
+    chunks.destroy()
   }
   if (!parser.isEnded) throw failure ?? fail('is cut short (not valid JSON)')
   if (failure) throw failure

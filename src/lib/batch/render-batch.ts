@@ -19,6 +19,8 @@ import {defaultOutputTemplate} from './output-template.js'
 import {preflightBatch, type PreflightInput, type PreflightResult} from './preflight.js'
 import {openRowSource, readRows, type RowSource} from './rows/read-rows.js'
 import {STDIN_BATCH} from './rows/batch-format.js'
+import {removeStaleResults, resultsPath, writeBatchResults} from './results/batch-results.js'
+import {resultSheetFormat} from './results/result-sheet.js'
 import {rowDataNotice} from './row-data-notice.js'
 import {runBatch, type BatchSummary, type RenderRow} from './run-batch.js'
 import type {RowTextCheck} from './row-text-check.js'
@@ -52,6 +54,8 @@ export interface BatchRequest {
   webhook?: WebhookTarget
   /** The check pass before each row's render (see runBatch); none without it. */
   textCheck?: RowTextCheck
+  /** The result sheet (`--results`, .csv or .jsonl); default results.csv beside the manifest. */
+  results?: string
 }
 
 /**
@@ -117,6 +121,7 @@ export async function renderBatch(request: BatchRequest): Promise<BatchSummary> 
   const emit = request.onEvent ?? (() => {})
   const baseVariables = request.baseVariables ?? {}
   assertOutputExtension(options.output, options.format)
+  if (request.results !== undefined) resultSheetFormat(request.results)
   const batchFile = request.batchFile === STDIN_BATCH ? STDIN_BATCH : resolve(cwd, request.batchFile)
   const source = await openRowSource(batchFile, options.batchFormat, request.stdin)
   const compositionPath = resolve(cwd, request.composition)
@@ -147,6 +152,8 @@ export async function renderBatch(request: BatchRequest): Promise<BatchSummary> 
       settings: renderSettings(options),
     }
     const store = await openStore(identity, checked, spool, emit, request)
+    const sheet = resultsPath(checked.manifestPath, request.results, cwd)
+    await removeStaleResults(sheet)
     const pendingRows = checked.total - store.counts.completed
     const layout = batchLayout(options.batchConcurrency, pendingRows, {cores: availableParallelism(), loadAverage: loadavg()[0], freeMemoryBytes: freemem()})
     const rowOptions = layout.workersPerRow !== undefined && options.workers === 'auto' ? {...options, workers: layout.workersPerRow} : options
@@ -164,6 +171,7 @@ export async function renderBatch(request: BatchRequest): Promise<BatchSummary> 
       onEvent: emit,
       webhook: request.webhook,
       textCheck: request.textCheck,
+      results: {path: sheet, write: () => writeBatchResults(sheet, store, () => spool.jobs())},
     })
   } finally {
     await spool.remove()

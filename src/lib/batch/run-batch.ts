@@ -1,6 +1,7 @@
 import {randomUUID} from 'node:crypto'
 import {dirname, relative, resolve} from 'node:path'
 import {isEngineError, toEngineError} from '../errors/engine-error.js'
+import {fileSha256} from '../files/file-sha256.js'
 import type {ResolvedRenderOptions} from '../plan/render-options.js'
 import type {CompiledComposition} from '../compose/compile-composition.js'
 import type {RenderResult} from '../render/render-composition.js'
@@ -40,6 +41,8 @@ export interface RunBatchOptions {
   webhook?: WebhookTarget
   /** The check pass before each row's render (`--on-overflow`, `--check-only`). */
   textCheck?: RowTextCheck
+  /** The result sheet: written once the manifest is final, before the batch reports itself done. */
+  results?: {path: string; write: () => Promise<void>}
 }
 
 /** Failed rows and undelivered webhooks the summary names; the manifest has them all. */
@@ -53,6 +56,8 @@ export interface BatchSummary {
   failed: Array<{row: number; code: string; message: string}>
   /** Webhook calls that were not delivered (each is also in the manifest); the first MAX_SUMMARY_ENTRIES. */
   undeliveredWebhooks: Array<WebhookDelivery & {row: number | null}>
+  /** The result sheet, when one was written. */
+  results?: string
 }
 
 /**
@@ -160,6 +165,7 @@ export async function runBatch(options: RunBatchOptions): Promise<BatchSummary> 
       }
       const result = await options.render(request)
       const renderMs = Math.round(performance.now() - began)
+      const sha256 = await fileSha256(result.output)
       await store.setRow(job.index, {
         status: 'completed',
         startedAt,
@@ -168,6 +174,7 @@ export async function runBatch(options: RunBatchOptions): Promise<BatchSummary> 
         durationSeconds: result.durationSeconds,
         totalFrames: result.totalFrames,
         bytes: result.bytes,
+        ...(sha256 !== undefined && {sha256}),
         fetchedUrls: result.fetchedUrls,
         ...(result.poster && {poster: relative(dirname(store.path), result.poster)}),
         ...(warnings.length + unchecked.length > 0 && {warnings: [...warnings, ...unchecked]}),
@@ -237,7 +244,9 @@ export async function runBatch(options: RunBatchOptions): Promise<BatchSummary> 
     recordDelivery(null, delivery)
   }
   await store.finish()
+  await options.results?.write()
   const rowsPerMinute = elapsedMs > 0 ? Math.round((counts.completed * 60_000 * 10) / elapsedMs) / 10 : 0
-  emit({type: 'batch-done', counts, manifest: store.path, elapsedMs, rowsPerMinute})
-  return {counts, manifest: store.path, elapsedMs, failed, undeliveredWebhooks: undelivered}
+  const results = options.results?.path
+  emit({type: 'batch-done', counts, manifest: store.path, elapsedMs, rowsPerMinute, ...(results !== undefined && {results})})
+  return {counts, manifest: store.path, elapsedMs, failed, undeliveredWebhooks: undelivered, ...(results !== undefined && {results})}
 }

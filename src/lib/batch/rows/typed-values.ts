@@ -1,6 +1,5 @@
 import type {VariableDeclaration} from '../../variables/variable-declaration.js'
 import {typeCell, typeProblem} from './csv-cells.js'
-import type {RowFieldProblem} from './source-row.js'
 
 /** The declarations by id; undefined when the caller does not know them (every key is then a value, untyped). */
 export type DeclarationsById = ReadonlyMap<string, VariableDeclaration> | undefined
@@ -9,7 +8,7 @@ export interface TypedValues {
   values: Record<string, unknown>
   /** Keys no variable declares: row data, which never reaches the page. */
   data: Record<string, unknown>
-  problems: RowFieldProblem[]
+  problems: Array<{field: string; reason: string}>
 }
 
 /**
@@ -22,7 +21,7 @@ export function typeRowValues(object: Record<string, unknown>, byId: Declaration
   if (!byId) return {values: {...object}, data: {}, problems: []}
   const values: Record<string, unknown> = {}
   const data: Record<string, unknown> = {}
-  const problems: RowFieldProblem[] = []
+  const problems: TypedValues['problems'] = []
   for (const [key, value] of Object.entries(object)) {
     const declaration = byId.get(key)
     if (!declaration) {
