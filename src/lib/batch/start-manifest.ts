@@ -4,6 +4,7 @@ import {isDeepStrictEqual} from 'node:util'
 import {createHash} from 'node:crypto'
 import {getFormat} from '../encode/format-registry.js'
 import {EngineError} from '../errors/engine-error.js'
+import {fileSha256} from '../files/file-sha256.js'
 import {formatFps, parseFps} from '../plan/fps.js'
 import type {ResolvedRenderOptions} from '../plan/render-options.js'
 import {completedOutputProblem} from './check-completed-output.js'
@@ -137,7 +138,7 @@ async function adoptable(output: string, record: RowRecord, format: ReturnType<t
     status: 'completed',
     startedAt: record.startedAt,
     finishedAt: info.mtime.toISOString(),
-    ...(info.isFile() && {bytes: info.size}),
+    ...(info.isFile() && {bytes: info.size, sha256: await fileSha256(output)}),
   }
 }
 
