@@ -16,9 +16,12 @@ const COMPACTION_COST_RATIO = 20
  */
 const JOURNAL_FRACTION_OF_MANIFEST = 0.5
 
+/** Tests set both to 0, as if rows took long enough for the time rules to allow a rewrite after every row: the byte rule alone then decides. */
 export interface CompactionTuning {
-  /** Default MIN_COMPACTION_INTERVAL_MS; tests set 0 to see the byte rule alone. */
+  /** Default MIN_COMPACTION_INTERVAL_MS. */
   minIntervalMs?: number
+  /** Default COMPACTION_COST_RATIO. */
+  costRatio?: number
 }
 
 /**
@@ -42,6 +45,7 @@ export class ManifestStore {
   private manifestBytes = 0
   private manifestBytesWritten = 0
   private readonly minIntervalMs: number
+  private readonly costRatio: number
 
   private constructor(
     readonly path: string,
@@ -53,6 +57,7 @@ export class ManifestStore {
     tuning: CompactionTuning,
   ) {
     this.minIntervalMs = tuning.minIntervalMs ?? MIN_COMPACTION_INTERVAL_MS
+    this.costRatio = tuning.costRatio ?? COMPACTION_COST_RATIO
     this.statuses = new Uint8Array(total)
     this.records = new Array(total)
     this.tally.pending = total
@@ -169,7 +174,7 @@ export class ManifestStore {
   private schedule(): void {
     if (this.timer || this.compacting) return
     if (this.journal!.bytesSinceCompaction < JOURNAL_FRACTION_OF_MANIFEST * this.manifestBytes) return
-    const interval = Math.max(this.minIntervalMs, COMPACTION_COST_RATIO * this.lastCompaction.tookMs)
+    const interval = Math.max(this.minIntervalMs, this.costRatio * this.lastCompaction.tookMs)
     const wait = Math.max(0, this.lastCompaction.endedAt + interval - Date.now())
     this.timer = setTimeout(() => {
       this.timer = undefined
