@@ -122,6 +122,8 @@ export default class Render extends BaseCommand {
         if (options.quiet) this.log(relative(process.cwd(), batch.manifest))
         // --json already carried them as webhook events.
         if (!options.json) for (const delivery of batch.undeliveredWebhooks) process.stderr.write(describeUndelivered(delivery, delivery.row) + '\n')
+        // An interrupted batch ends with the signal's status (its files say which rows were left), not as failed rows.
+        if (controller.signal.aborted) throw controller.signal.reason
         assertNoFailedRows(batch)
         return
       }

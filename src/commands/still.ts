@@ -67,7 +67,7 @@ export default class Still extends BaseCommand {
     else if (options.output) stillFormatOf(options.output, '--output')
     await installMissingTools({yes, browser: !options.profile, ffmpeg: true, browserPath: options.browserPath})
     const controller = new AbortController()
-    const cancel = () => controller.abort(new EngineError('CANCELLED', 'the still was interrupted'))
+    const cancel = (signal: NodeJS.Signals) => controller.abort(new EngineError('CANCELLED', `the still was interrupted (${signal})`, {signal}))
     process.once('SIGINT', cancel)
     process.once('SIGTERM', cancel)
     const pool = new BrowserPool()
@@ -96,6 +96,8 @@ export default class Still extends BaseCommand {
         )
         if (options.quiet) this.log(relative(process.cwd(), batch.manifest))
         if (!options.json) for (const delivery of batch.undeliveredWebhooks) process.stderr.write(describeUndelivered(delivery, delivery.row) + '\n')
+        // An interrupted batch ends with the signal's status (its files say which rows were left), not as failed rows.
+        if (controller.signal.aborted) throw controller.signal.reason
         assertNoFailedRows(batch)
         return
       }
