@@ -34,7 +34,7 @@ export default class Render extends BaseCommand {
     '<%= config.bin %> render index.html --format png-sequence --frames 0-29 --workers 2 --json',
     "<%= config.bin %> render index.html --batch rows.csv -o 'renders/{index}-{title}.mp4' --quality draft --batch-concurrency auto",
     "<%= config.bin %> render index.html --batch rows.csv -o 'renders/{index}-{title}.mp4' --quality draft --resume",
-    'printf \'{"title":"From a pipe"}\\n\' | <%= config.bin %> render index.html --batch - -o \'renders/piped-{index}.mp4\' --quality draft',
+    'printf \'{"title":"From a pipe"}\\n\' | <%= config.bin %> render index.html --batch - -o \'renders/piped/{index}.mp4\' --quality draft',
     '<%= config.bin %> render index.html --yes',
   ]
   static override args = {composition: Args.string({description: 'composition HTML file', required: true})}

@@ -83,7 +83,7 @@ describe('engine render --batch', PROCESSES, () => {
     const manifest = (await readManifest(join(dir, 'out/manifest.json')))!
     expect(manifest.rows.map((row) => row.status)).toEqual(['completed', 'failed', 'completed'])
     expect(manifest.rows[1].error).toEqual({code: 'PAGE_ERROR', message: expect.stringContaining('row exploded: Bo')})
-    expect((await readdir(join(dir, 'out'))).filter((name) => !name.startsWith('.')).sort()).toEqual(['Ada.mp4', 'Cy.mp4', 'manifest.json'])
+    expect((await readdir(join(dir, 'out'))).filter((name) => !name.startsWith('.')).sort()).toEqual(['Ada.mp4', 'Cy.mp4', 'manifest.json', 'results.csv'])
   })
 
   it('renders nothing when the preflight finds a problem', async () => {

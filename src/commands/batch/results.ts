@@ -11,9 +11,8 @@ export default class BatchResults extends BaseCommand {
     'The sheet a batch writes when it ends (results.csv beside manifest.json), rebuilt from the files alone: also for a batch that was killed, or to write it as JSON Lines elsewhere. ' +
     'The rows file must be the one the batch ran (its rows are checked); cells a spreadsheet would run as a formula are escaped.'
   static override examples = [
-    '<%= config.bin %> batch results renders/manifest.json',
-    '<%= config.bin %> batch results renders --results renders/results.jsonl',
-    '<%= config.bin %> batch results renders/manifest.json --rows rows.csv',
+    {description: 'After a batch (here of stills) that was killed, or to write the sheet elsewhere', command: "<%= config.bin %> still index.html --batch rows.csv -o 'renders/sheet/{index}.png' && <%= config.bin %> batch results renders/sheet --results renders/sheet.jsonl"},
+    {description: 'The rows file moved since the batch ran', command: '<%= config.bin %> batch results renders/sheet/manifest.json --rows rows.csv'},
   ]
   static override args = {manifest: Args.string({description: 'the batch\'s manifest.json, or the folder that holds it', required: true})}
   static override flags = {
