@@ -543,4 +543,14 @@ export const MUTATIONS = [
     tests: ['test/batch/result-sheet.test.ts'],
     failing: 'escapes cells a spreadsheet would run as a formula',
   },
+  {
+    id: 'json-values-untyped',
+    dist: false,
+    what: 'JSON and JSON Lines values of number and boolean variables are not typed or checked as CSV cells are',
+    file: 'src/lib/batch/rows/typed-values.ts',
+    from: "if (declaration.type !== 'number' && declaration.type !== 'boolean') {",
+    to: 'if (declaration.type !== undefined) {',
+    tests: ['test/batch/read-rows.test.ts'],
+    failing: 'types JSON Lines values as CSV cells are',
+  },
 ]

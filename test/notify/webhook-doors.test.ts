@@ -41,6 +41,11 @@ describe('webhooks from every door', PROCESSES, () => {
     const failing = await runCli(['render', join(FIXTURES, 'throws.html'), '-q', '-o', join(scratch(), 'never.mp4'), '--webhook', receiver.url, '--webhook-secret', SECRET])
     expect(failing.code).not.toBe(0)
     expect(receiver.calls[2]).toMatchObject({type: 'render.failed', signatureValid: true, body: {status: 'failed', output: null, error: {code: 'PAGE_ERROR'}}})
+
+    const still = join(scratch(), 'hooked.png')
+    const stillRun = await runCli(['still', join(FIXTURES, 'blocks.html'), '-q', '-o', still, '--webhook', receiver.url, '--webhook-secret', SECRET, '--webhook-data', '{"ticket":"T-9"}'])
+    expect(stillRun.code, stillRun.stderr).toBe(0)
+    expect(receiver.calls[3]).toMatchObject({type: 'render.completed', signatureValid: true, body: {status: 'completed', output: still, row: null, data: {ticket: 'T-9'}}})
   })
 
   it('a receiver that keeps failing never fails the render: the exit is 0 and a warning names the delivery', async () => {
