@@ -97,10 +97,14 @@ describe('the result sheet of a batch', () => {
     expect((refused as Error).message).toContain('are not the ones')
   })
 
-  it('refuses a sheet that is neither .csv nor .jsonl before rendering anything', async () => {
+  it('refuses a sheet that is neither .csv nor .jsonl, or that would replace the rows file, before rendering anything', async () => {
     const failed = await batch('rows.jsonl', '{"customer_id":"c-1"}\n', {results: 'sheet.xlsx'}).catch((error: unknown) => error)
     expect(isEngineError(failed, 'INVALID_FLAG')).toBe(true)
     expect((failed as Error).message).toContain('--results "sheet.xlsx": a result sheet is a .csv or a .jsonl file')
+    const fake = fakeRender()
+    const overRows = await batch('rows.jsonl', '{"customer_id":"c-1"}\n', {results: 'rows.jsonl', render: fake.render}).catch((error: unknown) => error)
+    expect((overRows as Error).message).toContain('--results "rows.jsonl" is the batch\'s rows file')
+    expect(fake.calls).toEqual([])
   })
 
   it('needs-review is a completed (or cached) row with a text-overflow warning; other statuses keep their name', () => {

@@ -2,6 +2,7 @@ import {availableParallelism, freemem, loadavg} from 'node:os'
 import {resolve} from 'node:path'
 import type {Readable} from 'node:stream'
 import {batchLayout} from './batch-concurrency.js'
+import {EngineError} from '../errors/engine-error.js'
 import {applyVariables} from '../compose/apply-variables.js'
 import {compileComposition, type CompiledComposition} from '../compose/compile-composition.js'
 import {getFormat} from '../encode/format-registry.js'
@@ -153,6 +154,10 @@ export async function renderBatch(request: BatchRequest): Promise<BatchSummary> 
     }
     const store = await openStore(identity, checked, spool, emit, request)
     const sheet = resultsPath(checked.manifestPath, request.results, cwd)
+    // The sheet is replaced: never over the rows it is made from.
+    if (sheet === batchFile || sheet === checked.manifestPath) {
+      throw new EngineError('INVALID_FLAG', `--results "${request.results}" is the batch's ${sheet === batchFile ? 'rows file' : 'manifest'}, which the sheet would replace; name another file, such as results.csv`, {results: sheet})
+    }
     await removeStaleResults(sheet)
     const pendingRows = checked.total - store.counts.completed
     const layout = batchLayout(options.batchConcurrency, pendingRows, {cores: availableParallelism(), loadAverage: loadavg()[0], freeMemoryBytes: freemem()})
