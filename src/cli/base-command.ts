@@ -17,7 +17,8 @@ export function signalExitCode(error: EngineError): number {
  * Presents every failure the same way, once: `error [CODE]: message` for people, or one JSON
  * object `{type:"error", error:{code,message,details}}` with --json (usage errors from parsing
  * included), and a non-zero exit: 2 for a command line of the wrong shape (unknown flag, missing
- * argument), 128 + signal for an interrupted command, else 1.
+ * argument, a batch started over an earlier one's manifest without --resume or --restart), 128 +
+ * signal for an interrupted command, else 1.
  */
 export abstract class BaseCommand extends Command {
   // Read from the command line before oclif starts (see log.ts): plugin hooks log before any parse.
@@ -55,7 +56,7 @@ export abstract class BaseCommand extends Command {
       if (engineError.details !== undefined) debug(`details: ${JSON.stringify(engineError.details, null, 2)}`)
       if (error.stack) debug(error.stack)
     }
-    process.exitCode = usage ? usage.exitCode : isEngineError(engineError, 'CANCELLED') ? signalExitCode(engineError) : 1
+    process.exitCode = usage ? usage.exitCode : isEngineError(engineError, 'CANCELLED') ? signalExitCode(engineError) : isEngineError(engineError, 'BATCH_EXISTS') ? 2 : 1
     return undefined
   }
 }

@@ -18,18 +18,36 @@ function display(path: string): string {
  * One line per row status change, so that the log reads the same with any number of rows in
  * flight; warnings go to stderr. Frame progress inside a row is left to `--json`.
  */
-export function batchLines(log: (line: string) => void): BatchEventListener {
+export function batchLines(log: (line: string) => void, now: () => number = Date.now): BatchEventListener {
+  const tally = new BatchTally(now)
+  let rateShownAt = 0
   return (event) => {
-    if (event.type === 'batch-start') log(startLine(event))
-    else if (event.type === 'row') {
+    tally.add(event)
+    if (event.type === 'batch-start') {
+      rateShownAt = now()
+      log(startLine(event))
+    } else if (event.type === 'row') {
       const where = `row ${event.row} (${display(event.output)})`
       if (event.status === 'running') log(`${where}: rendering`)
       else if (event.status === 'completed') log(`${where}: done in ${((event.renderMs ?? 0) / 1000).toFixed(1)} s`)
       else if (event.status === 'failed') log(`${where}: failed [${event.error?.code}] ${event.error?.message}`)
       else if (event.status === 'skipped') log(`${where}: skipped, ${event.skippedReason}`)
-    } else if (event.type === 'warning') warn(event)
+      // A log that is piped has no live line: the rate and ETA come as a line of their own now and then.
+      if (event.status !== 'running' && now() - rateShownAt >= RATE_LINE_INTERVAL_MS) {
+        rateShownAt = now()
+        log(tally.describe())
+      }
+    } else if (event.type === 'rows-skipped') log(skippedLine(event))
+    else if (event.type === 'warning') warn(event)
     else if (event.type === 'batch-done') log(doneLine(event))
   }
+}
+
+/** How often a piped batch log says its rate and ETA. */
+export const RATE_LINE_INTERVAL_MS = 10_000
+
+function skippedLine(event: Extract<BatchEvent, {type: 'rows-skipped'}>): string {
+  return `${countText(event.count)} row${event.count === 1 ? '' : 's'} skipped, ${event.reason}`
 }
 
 function startLine(event: Extract<BatchEvent, {type: 'batch-start'}>): string {
@@ -39,7 +57,8 @@ function startLine(event: Extract<BatchEvent, {type: 'batch-start'}>): string {
 
 function doneLine(event: Extract<BatchEvent, {type: 'batch-done'}>): string {
   const {completed, failed, skipped} = event.counts
-  return `${completed} completed, ${failed} failed, ${skipped} skipped in ${(event.elapsedMs / 1000).toFixed(1)} s (${event.rowsPerMinute} rows/min); manifest ${display(event.manifest)}`
+  const results = event.results === undefined ? '' : `; results ${display(event.results)}`
+  return `${completed} completed, ${failed} failed, ${skipped} skipped in ${(event.elapsedMs / 1000).toFixed(1)} s (${event.rowsPerMinute} rows/min); manifest ${display(event.manifest)}${results}`
 }
 
 /** A batch's warnings and notes, and those of a row's render (which name the row). */
@@ -70,7 +89,7 @@ export class BatchTally {
       if (event.status === 'completed') this.completed++
       else if (event.status === 'failed') this.failed++
       else if (event.status === 'skipped') this.skipped++
-    }
+    } else if (event.type === 'rows-skipped') this.skipped += event.count
   }
 
   /** `812/1,234 rows done · 3 failed · 98.5 rows/min · ETA 4m 12s`. */
@@ -109,6 +128,7 @@ export function withBatchProgress<T>(mode: {json: boolean; quiet: boolean}, log:
         if (event.type === 'batch-start') task.title = startLine(event)
         else if (event.type === 'warning') warn(event)
         else if (event.type === 'row' && event.status === 'failed') process.stderr.write(terminalText(`row ${event.row} (${display(event.output)}): failed [${event.error?.code}] ${event.error?.message}`) + '\n')
+        else if (event.type === 'rows-skipped') process.stderr.write(skippedLine(event) + '\n')
         else if (event.type === 'batch-done') done = event
         if (event.type === 'row' && event.status !== 'running') refresh()
       })

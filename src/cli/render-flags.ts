@@ -34,6 +34,8 @@ export const renderFlags = {
   }),
   'check-only': Flags.boolean({description: 'run preflight and the text check pass on every row (or the one render) and render nothing; the manifest records each row\'s findings'}),
   resume: Flags.boolean({description: 'with --batch: render only the rows the existing manifest.json does not record as completed'}),
+  restart: Flags.boolean({description: 'with --batch: render every row again over an earlier run\'s manifest.json (replaced); without --resume or --restart such a batch is refused', exclusive: ['resume']}),
+  results: Flags.string({description: 'with --batch: the result sheet, one line per row (its columns, then status, output, sha256 …): a .csv or .jsonl file (default results.csv beside manifest.json)'}),
   variables: Flags.string({description: 'variable overrides as JSON object text'}),
   'variables-file': Flags.string({description: 'variable overrides from a JSON file (`-`: standard input)'}),
   'strict-variables': Flags.boolean({description: 'turn variable warnings into errors'}),

@@ -1,11 +1,10 @@
 import {Args} from '@oclif/core'
-import {randomUUID} from 'node:crypto'
 import {relative} from 'node:path'
 import {BaseCommand} from '../cli/base-command.js'
 import {assertNoFailedRows, withBatchProgress} from '../cli/batch-progress.js'
 import {renderFlags, renderFlagsToOptions} from '../cli/render-flags.js'
 import {jsonLines, withProgress} from '../cli/render-progress.js'
-import {describeUndelivered, webhookFlags, webhookFromFlags} from '../cli/webhook-flags.js'
+import {describeUndelivered, notifyRender, webhookFlags, webhookFromFlags} from '../cli/webhook-flags.js'
 import {installMissingTools, yesFlag} from '../cli/install-missing-tools.js'
 import {renderBatch} from '../lib/batch/render-batch.js'
 import {batchTextCheck} from '../lib/batch/row-text-check.js'
@@ -18,7 +17,6 @@ import {assertOutputExtension} from '../lib/render/format-from-output.js'
 import {resolveRenderOptions} from '../lib/render/resolve-options.js'
 import {renderComposition, type RenderResult} from '../lib/render/render-composition.js'
 import type {RenderEventListener} from '../lib/render/render-events.js'
-import {deliverWebhook, renderPayload, type WebhookTarget} from '../lib/notify/index.js'
 import {renderOnServer} from '../lib/server-client/render-on-server.js'
 import {parseVariablesText, readVariablesFile} from '../lib/variables/read-overrides.js'
 import {loadProjectConfig, trustProjectConfigFlag} from '../cli/project-config.js'
@@ -36,7 +34,7 @@ export default class Render extends BaseCommand {
     '<%= config.bin %> render index.html --format png-sequence --frames 0-29 --workers 2 --json',
     "<%= config.bin %> render index.html --batch rows.csv -o 'renders/{index}-{title}.mp4' --quality draft --batch-concurrency auto",
     "<%= config.bin %> render index.html --batch rows.csv -o 'renders/{index}-{title}.mp4' --quality draft --resume",
-    'printf \'{"title":"From a pipe"}\\n\' | <%= config.bin %> render index.html --batch - -o \'renders/piped-{index}.mp4\' --quality draft',
+    'printf \'{"title":"From a pipe"}\\n\' | <%= config.bin %> render index.html --batch - -o \'renders/piped/{index}.mp4\' --quality draft',
     '<%= config.bin %> render index.html --yes',
   ]
   static override args = {composition: Args.string({description: 'composition HTML file', required: true})}
@@ -45,8 +43,8 @@ export default class Render extends BaseCommand {
   async run(): Promise<void> {
     const {args, flags} = await this.parse(Render)
     // --resume steers this one command run; it is not a render option (config, server, SDK).
-    const {variables: variablesText, resume, server, webhook: webhookUrl, 'webhook-secret': webhookSecret, 'trust-project-config': trustProjectConfig, config: configFile, yes, ...otherFlags} = flags
-    const webhook = webhookFromFlags({webhook: webhookUrl, 'webhook-secret': webhookSecret}, process.env)
+    const {variables: variablesText, resume, restart, results, server, webhook: webhookUrl, 'webhook-secret': webhookSecret, 'webhook-data': webhookData, 'trust-project-config': trustProjectConfig, config: configFile, yes, ...otherFlags} = flags
+    const webhook = webhookFromFlags({webhook: webhookUrl, 'webhook-secret': webhookSecret, 'webhook-data': webhookData}, process.env)
     const config = await loadProjectConfig(trustProjectConfig, this.config.configDir, configFile)
     const fromFlags = parseRenderOptions(renderFlagsToOptions(otherFlags))
     const options = resolveRenderOptions(config.options, fromFlags)
@@ -56,7 +54,8 @@ export default class Render extends BaseCommand {
     if (toStdout) {
       assertStdoutOutput({'--batch': Boolean(options.batch), '--json': options.json, '--poster': options.poster !== undefined, '--docker': options.docker, [`--format ${options.format} (a directory of files)`]: extension === undefined})
     }
-    if (resume && !options.batch) throw new EngineError('INVALID_FLAG', '--resume only applies to a batch: add --batch <rows.csv>')
+    const batchOnly = resume ? '--resume' : restart ? '--restart' : results !== undefined ? '--results' : undefined
+    if (batchOnly && !options.batch) throw new EngineError('INVALID_FLAG', `${batchOnly} only applies to a batch: add --batch <rows.csv>`)
     if (server !== undefined && options.batch) throw new EngineError('INVALID_FLAG', '--server renders one composition; drop --batch or --server')
     if (options.docker && server !== undefined) throw new EngineError('INVALID_FLAG', '--docker renders on this machine; drop --docker or --server')
     if (options.docker && otherFlags['browser-path'] !== undefined) {
@@ -95,8 +94,9 @@ export default class Render extends BaseCommand {
         const log = (line: string) => this.log(line)
         if (options.docker) {
           if (webhook) throw new EngineError('INVALID_FLAG', '--webhook with --batch --docker is not supported yet: drop --docker, or call the webhook from your own script after the batch')
+          if (results !== undefined) throw new EngineError('INVALID_FLAG', '--results with --batch --docker is not supported yet: the batch writes results.csv beside its manifest; drop --results')
           const done = await withBatchProgress(options, log, (onEvent) =>
-            renderBatchInContainer({composition: args.composition, options, variables, resume, signal: controller.signal, onEvent, onBuildLog}),
+            renderBatchInContainer({composition: args.composition, options, variables, resume, restart, signal: controller.signal, onEvent, onBuildLog}),
           )
           if (options.quiet) this.log(relative(process.cwd(), done.manifest))
           return
@@ -110,6 +110,8 @@ export default class Render extends BaseCommand {
             options,
             baseVariables: variables,
             resume,
+            restart,
+            results,
             render: (request) => renderComposition({...request, pool}),
             textCheck: batchTextCheck(options, pool),
             signal: controller.signal,
@@ -120,6 +122,8 @@ export default class Render extends BaseCommand {
         if (options.quiet) this.log(relative(process.cwd(), batch.manifest))
         // --json already carried them as webhook events.
         if (!options.json) for (const delivery of batch.undeliveredWebhooks) process.stderr.write(describeUndelivered(delivery, delivery.row) + '\n')
+        // An interrupted batch ends with the signal's status (its files say which rows were left), not as failed rows.
+        if (controller.signal.aborted) throw controller.signal.reason
         assertNoFailedRows(batch)
         return
       }
@@ -134,29 +138,18 @@ export default class Render extends BaseCommand {
       } catch (caught) {
         // An interrupted render reports the signal that stopped it (the exit status depends on it).
         const error = controller.signal.aborted ? controller.signal.reason : caught
-        if (webhook) await this.notify(webhook, {error: toEngineError(error), renderMs: Math.round(performance.now() - began)}, options.json)
+        if (webhook) await notifyRender(webhook, {error: toEngineError(error), renderMs: Math.round(performance.now() - began)}, options.json)
         throw error
       }
       // With -o - the file is standard output: the summary goes to stderr.
       if (toStdout) {
         if (!options.quiet) process.stderr.write(summary({...result, output: 'standard output'}, false) + '\n')
       } else if (!options.json) this.log(summary(result, options.quiet))
-      if (webhook) await this.notify(webhook, {output: toStdout ? STDOUT_OUTPUT : result.output, poster: result.poster, durationSeconds: result.durationSeconds, renderMs: result.timings.totalMs}, options.json)
+      if (webhook) await notifyRender(webhook, {output: toStdout ? STDOUT_OUTPUT : result.output, poster: result.poster, durationSeconds: result.durationSeconds, renderMs: result.timings.totalMs}, options.json)
     } finally {
       process.off('SIGINT', cancel)
       process.off('SIGTERM', cancel)
     }
-  }
-
-  /** Calls the webhook once the output is in place (or the render failed); a failed call is only reported. */
-  private async notify(
-    webhook: WebhookTarget,
-    outcome: {output?: string; poster?: string | null; durationSeconds?: number; renderMs: number; error?: EngineError},
-    json: boolean,
-  ): Promise<void> {
-    const delivery = await deliverWebhook(webhook, renderPayload({id: randomUUID(), ...outcome}))
-    if (json) process.stdout.write(JSON.stringify({type: 'webhook', ...delivery}) + '\n')
-    else if (!delivery.delivered) process.stderr.write(describeUndelivered(delivery) + '\n')
   }
 
   /** A container that died without an engine error keeps its exit code (137 for out of memory, for example). */

@@ -10,7 +10,8 @@ import {renderBatch} from '../lib/batch/render-batch.js'
 import {batchTextCheck} from '../lib/batch/row-text-check.js'
 import {checkSingleRender} from '../cli/text-check.js'
 import {BrowserPool} from '../lib/browser/browser-pool.js'
-import {EngineError} from '../lib/errors/engine-error.js'
+import {EngineError, toEngineError} from '../lib/errors/engine-error.js'
+import {describeUndelivered, notifyRender, webhookFlags, webhookFromFlags} from '../cli/webhook-flags.js'
 import {parseRenderOptions} from '../lib/plan/render-options.js'
 import {resolveRenderOptions} from '../lib/render/resolve-options.js'
 import {defaultStillPath, renderStill} from '../lib/still/render-still.js'
@@ -36,14 +37,16 @@ export default class Still extends BaseCommand {
     time: Flags.string({description: 'time in seconds; the frame on screen then', exclusive: ['frame']}),
     output: Flags.string({char: 'o', description: 'image file: .png, .jpg/.jpeg or .webp (batch: a template; `-`: a PNG to standard output). Default renders/<name>.png'}),
     quality: Flags.integer({description: 'JPEG/WebP quality 0-100 (default 92)'}),
-    ...pick('scale', 'fps', 'variables', 'variables-file', 'strict-variables', 'strict-fonts', 'network', 'allow-private-network', 'browser-path', 'profile', 'video-frame-format', 'batch', 'batch-format', 'batch-concurrency', 'batch-fail-fast', 'on-overflow', 'check-only', 'resume', 'quiet', 'json'),
+    ...pick('scale', 'fps', 'variables', 'variables-file', 'strict-variables', 'strict-fonts', 'network', 'allow-private-network', 'browser-path', 'profile', 'video-frame-format', 'batch', 'batch-format', 'batch-concurrency', 'batch-fail-fast', 'on-overflow', 'check-only', 'resume', 'restart', 'results', 'quiet', 'json'),
+    ...webhookFlags,
     ...trustProjectConfigFlag,
     ...yesFlag,
   }
 
   async run(): Promise<void> {
     const {args, flags} = await this.parse(Still)
-    const {frame, time, quality, variables: variablesText, resume, output, 'trust-project-config': trustProjectConfig, config: configFile, yes, ...renderFlagValues} = flags
+    const {frame, time, quality, variables: variablesText, resume, restart, results, output, webhook: webhookUrl, 'webhook-secret': webhookSecret, 'webhook-data': webhookData, 'trust-project-config': trustProjectConfig, config: configFile, yes, ...renderFlagValues} = flags
+    const webhook = webhookFromFlags({webhook: webhookUrl, 'webhook-secret': webhookSecret, 'webhook-data': webhookData}, process.env)
     const still = parseStillSettings(
       {frame, time: time === undefined ? undefined : parseTimeFlag(time), quality},
       (key) => `--${key}`,
@@ -52,7 +55,8 @@ export default class Still extends BaseCommand {
     // A still is a frame of the render a config describes: its fps, browser and variables apply.
     const {format: _format, output: _output, ...configOptions} = config.options
     const options = resolveRenderOptions(configOptions, parseRenderOptions(renderFlagsToOptions({...renderFlagValues, output})))
-    if (resume && !options.batch) throw new EngineError('INVALID_FLAG', '--resume only applies to a batch: add --batch <rows.csv>')
+    const batchOnly = resume ? '--resume' : restart ? '--restart' : results !== undefined ? '--results' : undefined
+    if (batchOnly && !options.batch) throw new EngineError('INVALID_FLAG', `${batchOnly} only applies to a batch: add --batch <rows.csv>`)
     const variables = {
       ...options.variables,
       ...(options.variablesFile ? await readVariablesFile(options.variablesFile) : {}),
@@ -63,7 +67,7 @@ export default class Still extends BaseCommand {
     else if (options.output) stillFormatOf(options.output, '--output')
     await installMissingTools({yes, browser: !options.profile, ffmpeg: true, browserPath: options.browserPath})
     const controller = new AbortController()
-    const cancel = () => controller.abort(new EngineError('CANCELLED', 'the still was interrupted'))
+    const cancel = (signal: NodeJS.Signals) => controller.abort(new EngineError('CANCELLED', `the still was interrupted (${signal})`, {signal}))
     process.once('SIGINT', cancel)
     process.once('SIGTERM', cancel)
     const pool = new BrowserPool()
@@ -78,6 +82,8 @@ export default class Still extends BaseCommand {
             defaultTemplate: batchTemplate(defaultStillPath(args.composition, 'png')),
             baseVariables: variables,
             resume,
+            restart,
+            results,
             render: async (request) => {
               const result = await renderStill({...request, still, pool})
               return {output: result.output, durationSeconds: 0, bytes: result.bytes}
@@ -85,9 +91,13 @@ export default class Still extends BaseCommand {
             textCheck: batchTextCheck(options, pool, still),
             signal: controller.signal,
             onEvent,
+            webhook,
           }),
         )
         if (options.quiet) this.log(relative(process.cwd(), batch.manifest))
+        if (!options.json) for (const delivery of batch.undeliveredWebhooks) process.stderr.write(describeUndelivered(delivery, delivery.row) + '\n')
+        // An interrupted batch ends with the signal's status (its files say which rows were left), not as failed rows.
+        if (controller.signal.aborted) throw controller.signal.reason
         assertNoFailedRows(batch)
         return
       }
@@ -108,12 +118,21 @@ export default class Still extends BaseCommand {
           },
         })
       // -o - writes a PNG to standard output; the summary then goes to stderr.
-      const result = toStdout ? await renderToStdout('.png', renderTo) : await renderTo(options.output)
+      const began = performance.now()
+      let result: Awaited<ReturnType<typeof renderTo>>
+      try {
+        result = toStdout ? await renderToStdout('.png', renderTo) : await renderTo(options.output)
+      } catch (caught) {
+        const error = controller.signal.aborted ? controller.signal.reason : caught
+        if (webhook) await notifyRender(webhook, {error: toEngineError(error), renderMs: Math.round(performance.now() - began)}, options.json)
+        throw error
+      }
       const path = toStdout ? 'standard output' : relative(process.cwd(), result.output) || result.output
       const line = `${path}: frame ${result.frame} (${result.timeSeconds.toFixed(3)} s), ${result.width}x${result.height} ${result.format}, ${(result.bytes / 1e3).toFixed(1)} kB in ${(result.renderMs / 1000).toFixed(1)} s`
       if (options.json) this.log(JSON.stringify({type: 'done', ...result}))
       else if (!toStdout) this.log(options.quiet ? path : line)
       else if (!options.quiet) process.stderr.write(line + '\n')
+      if (webhook) await notifyRender(webhook, {output: toStdout ? STDOUT_OUTPUT : result.output, durationSeconds: 0, renderMs: result.renderMs}, options.json)
     } finally {
       await pool.close()
       process.off('SIGINT', cancel)

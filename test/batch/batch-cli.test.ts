@@ -1,6 +1,8 @@
 import {execFileSync, spawn, spawnSync} from 'node:child_process'
 import {existsSync} from 'node:fs'
-import {readdir, stat} from 'node:fs/promises'
+import {createHash} from 'node:crypto'
+import {readdir, readFile, stat} from 'node:fs/promises'
+import {parse} from 'csv-parse/sync'
 import {join} from 'node:path'
 import {createInterface} from 'node:readline'
 import {describe, expect, it} from 'vitest'
@@ -81,7 +83,7 @@ describe('engine render --batch', PROCESSES, () => {
     const manifest = (await readManifest(join(dir, 'out/manifest.json')))!
     expect(manifest.rows.map((row) => row.status)).toEqual(['completed', 'failed', 'completed'])
     expect(manifest.rows[1].error).toEqual({code: 'PAGE_ERROR', message: expect.stringContaining('row exploded: Bo')})
-    expect((await readdir(join(dir, 'out'))).filter((name) => !name.startsWith('.')).sort()).toEqual(['Ada.mp4', 'Cy.mp4', 'manifest.json'])
+    expect((await readdir(join(dir, 'out'))).filter((name) => !name.startsWith('.')).sort()).toEqual(['Ada.mp4', 'Cy.mp4', 'manifest.json', 'results.csv'])
   })
 
   it('renders nothing when the preflight finds a problem', async () => {
@@ -110,9 +112,9 @@ describe('engine render --batch', PROCESSES, () => {
     expect(events.filter((event) => event.type === 'row')).toEqual([
       {type: 'row', row: 0, status: 'running', output: join(dir, 'out/0.mp4')},
       expect.objectContaining({row: 0, status: 'failed', error: {code: 'PAGE_ERROR', message: expect.stringContaining('row exploded: Ada')}}),
-      expect.objectContaining({row: 1, status: 'skipped', skippedReason: 'not launched: row 0 failed and --batch-fail-fast is set'}),
-      expect.objectContaining({row: 2, status: 'skipped'}),
     ])
+    // The rows never launched are skipped together: one event, not one per row.
+    expect(events.filter((event) => event.type === 'rows-skipped')).toEqual([{type: 'rows-skipped', count: 2, reason: 'not launched: row 0 failed and --batch-fail-fast is set'}])
     expect(events).toContainEqual(expect.objectContaining({type: 'stage', stage: 'compile', row: 0}))
     expect(events.at(-2)).toEqual(expect.objectContaining({type: 'batch-done', counts: {pending: 0, running: 0, completed: 0, failed: 1, skipped: 2}, manifest: join(dir, 'out/manifest.json')}))
     expect(events.at(-1)).toEqual({type: 'error', error: expect.objectContaining({code: 'BATCH_ROW_FAILED'})})
@@ -159,6 +161,12 @@ describe('engine render --batch', PROCESSES, () => {
     expect(manifest.rows.filter((row) => done.includes(row.index))).toEqual(killed.rows.filter((row) => done.includes(row.index)))
     expect(await mtimes()).toEqual(before)
     for (const index of notDone) expect(probe(join(dir, `out/${index}.mp4`)).frames).toBe(5)
+    // The result sheet is true after the kill and the resume: every row, in order, with its file's hash.
+    const sheet = parse(await readFile(join(dir, 'out/results.csv')), {columns: true}) as Array<Record<string, string>>
+    expect(sheet.map((line) => [line.title, line.status, line.output])).toEqual([0, 1, 2, 3].map((index) => [`r${index}`, 'succeeded', `${index}.mp4`]))
+    // A row adopted on resume (its file was in place) has no frame count recorded; every other row has its own.
+    for (const index of [...done, ...again]) expect(sheet[index].frames).toBe('5')
+    for (const [index, line] of sheet.entries()) expect(line.sha256).toBe(createHash('sha256').update(await readFile(join(dir, `out/${index}.mp4`))).digest('hex'))
   })
 
   it('prints only the manifest path with --quiet, and refuses --resume without --batch', async () => {

@@ -32,15 +32,18 @@ describe('batch files as users have them: CSV, JSON Lines, standard input', PROC
     await writeFile(join(dir, 'rows.csv'), 'title,background,explode,customer_id\r\n"Smith, Ada",#ff0000,no,c-1\r\nBo,#0000ff,0,c-2\r\n')
     const run = await runCli(['render', CARD, '--batch', 'rows.csv', '-o', 'out/{customer_id}.mp4', ...TINY], {cwd: dir})
     expect(run.code, run.stderr).toBe(0)
-    expect(run.stderr).toContain('warning [undeclared]')
+    // customer_id is row data: named once, never sent to the page (no per-row "undeclared" warning).
+    expect(run.stderr).not.toContain('undeclared')
+    expect(run.stderr.match(/column "customer_id" is not a declared variable: kept as row data/g)).toHaveLength(1)
     near(pixel(join(dir, 'out/c-1.mp4')), [255, 0, 0])
     near(pixel(join(dir, 'out/c-2.mp4')), [0, 0, 255])
     expect(frames(join(dir, 'out/c-2.mp4'))).toBe(5)
     const manifest = (await readManifest(join(dir, 'out/manifest.json')))!
     expect(manifest.rows.map((row) => row.variables)).toEqual([
-      expect.objectContaining({title: 'Smith, Ada', background: '#ff0000', explode: false, customer_id: 'c-1'}),
-      expect.objectContaining({title: 'Bo', background: '#0000ff', explode: false, customer_id: 'c-2'}),
+      {title: 'Smith, Ada', background: '#ff0000', explode: false, size: 'small'},
+      {title: 'Bo', background: '#0000ff', explode: false, size: 'small'},
     ])
+    expect(manifest.rows.map((row) => row.data)).toEqual([{customer_id: 'c-1'}, {customer_id: 'c-2'}])
   })
 
   it('engine still --batch - reads JSON Lines from standard input; rows name their own files with output or outputKey', async () => {
@@ -48,7 +51,7 @@ describe('batch files as users have them: CSV, JSON Lines, standard input', PROC
     const rows = ['{"background":"#00ff00","output":"thumbs/green.png"}', '', '{"outputKey":"thumbs/red.png","variables":{"background":"#ff0000"}}'].join('\n')
     const run = await runCli(['still', CARD, '--batch', '-'], {cwd: dir, input: rows})
     expect(run.code, run.stderr).toBe(0)
-    expect((await readdir(join(dir, 'thumbs'))).sort()).toEqual(['green.png', 'manifest.json', 'red.png'])
+    expect((await readdir(join(dir, 'thumbs'))).sort()).toEqual(['green.png', 'manifest.json', 'red.png', 'results.csv'])
     near(pixel(join(dir, 'thumbs/green.png')), [0, 255, 0])
     near(pixel(join(dir, 'thumbs/red.png')), [255, 0, 0])
   })

@@ -61,12 +61,14 @@ describe('batch preflight', async () => {
         output: '/work/out/0-Ada.mp4',
         overrides: {size: 'small', background: '#112233', title: 'Ada'},
         variables: {title: 'Ada', background: '#112233', size: 'small'},
+        columns: {title: 'Ada'},
       },
       {
         index: 1,
         output: '/work/out/1-Grace.mp4',
         overrides: {size: 'large', background: '#112233', title: 'Grace'},
         variables: {title: 'Grace', background: '#112233', size: 'large'},
+        columns: {title: 'Grace', size: 'large'},
       },
     ])
   })
@@ -125,9 +127,13 @@ describe('batch preflight', async () => {
     )
   })
 
-  it('with --strict-variables, reports each mismatched row value and the findings shared by every row', async () => {
+  it('with --strict-variables, reports each mismatched row value and the findings shared by every row; other keys are row data, not problems', async () => {
     const rows = [{title: 'Ada'}, {title: 3, size: 'huge'}, {title: 'Alan', colour: '#fff'}, {background: 'red'}]
-    expect((await preflight(input({rows, strict: false}))).jobs).toHaveLength(4)
+    const loose = await preflight(input({rows, strict: false}))
+    expect(loose.jobs).toHaveLength(4)
+    expect(loose.jobs[2]).toMatchObject({data: {colour: '#fff'}, overrides: {title: 'Alan'}})
+    expect(loose.jobs[2].variables).not.toHaveProperty('colour')
+    expect([loose.dataColumns, loose.dataColumnCount]).toEqual([['colour'], 1])
     const error = await preflightError({
       rows,
       strict: true,
@@ -139,7 +145,6 @@ describe('batch preflight', async () => {
       '  - [undeclared] --variables: "x" is not a declared variable',
       '  - row 1, "title": [type-mismatch] 3 given, expected a string',
       '  - row 1, "size": [enum-out-of-range] "huge" is not an option, expected one of "small", "large"',
-      '  - row 2, "colour": [undeclared] not a declared variable (expected one of title, background, size)',
       '  - row 3, "background": [type-mismatch] "red" given, expected a "#rrggbb" color string',
     ])
   })

@@ -41,12 +41,13 @@ describe('batch rows from CSV, TSV, JSON Lines and JSON', () => {
     expect(rows.every((row) => row.problems.length === 0)).toBe(true)
   })
 
-  it('leaves empty cells out (the default applies), keeps undeclared columns as text and takes an output column', async () => {
+  it('leaves empty cells out (the default applies), keeps undeclared columns as row data (text) and takes an output column', async () => {
     const rows = await rowsOf(scratch(), 'rows.csv', 'title,count,customer_id,output\nAda,,c-17,out/ada.mp4\n,5,c-18,\n')
-    expect(rows.map(({values, output}) => ({values, output}))).toEqual([
-      {values: {title: 'Ada', customer_id: 'c-17'}, output: 'out/ada.mp4'},
-      {values: {count: 5, customer_id: 'c-18'}, output: undefined},
+    expect(rows.map(({values, data, output}) => ({values, data, output}))).toEqual([
+      {values: {title: 'Ada'}, data: {customer_id: 'c-17'}, output: 'out/ada.mp4'},
+      {values: {count: 5}, data: {customer_id: 'c-18'}, output: undefined},
     ])
+    expect(rows[1].columns).toEqual({title: '', count: '5', customer_id: 'c-18', output: ''})
   })
 
   it('names the line and column of a cell that does not fit its declaration, and a row with the wrong number of cells', async () => {
@@ -56,6 +57,36 @@ describe('batch rows from CSV, TSV, JSON Lines and JSON', () => {
       {line: 4, problems: [{field: 'column "dark"', reason: '"maybe" is not a boolean; write true/false, 1/0 or yes/no'}]},
       {line: 5, problems: [{reason: 'has 2 cells; the header has 3'}]},
     ])
+  })
+
+  it('types JSON Lines values as CSV cells are, from a file and from standard input: the same problems at the same rows and lines', async () => {
+    const csv = 'title,count,dark\nAda,many,1\n\nBo,2,maybe\nCy,"3",yes\n'
+    const jsonl = '{"title":"Ada","count":"many","dark":1}\n\n{"title":"Bo","count":2,"dark":"maybe"}\n{"title":"Cy","count":"3","dark":"yes"}\n'
+    const fromCsv = await rowsOf(scratch(), 'rows.csv', csv)
+    const fromFile = await rowsOf(scratch(), 'rows.jsonl', jsonl)
+    const fromStdin: SourceRow[] = []
+    for await (const row of readRows(await openRowSource('-', undefined, Readable.from([jsonl])), DECLARATIONS)) fromStdin.push(row)
+    const shape = (rows: SourceRow[]) => rows.map((row) => ({index: row.index, line: row.line, reasons: row.problems.map((problem) => problem.reason), values: row.problems.length ? undefined : row.values}))
+    expect(shape(fromCsv)).toEqual([
+      {index: 0, line: 2, reasons: ['"many" is not a number (variable "count" is a number)'], values: undefined},
+      {index: 1, line: 4, reasons: ['"maybe" is not a boolean; write true/false, 1/0 or yes/no'], values: undefined},
+      {index: 2, line: 5, reasons: [], values: {title: 'Cy', count: 3, dark: true}},
+    ])
+    // A JSON number where a boolean is declared is not read as one (1 is a CSV cell's text, not JSON's true).
+    expect(shape(fromFile)).toEqual([
+      {index: 0, line: 1, reasons: ['"many" is not a number (variable "count" is a number)', '1 is not a boolean; write true/false, 1/0 or yes/no'], values: undefined},
+      {index: 1, line: 3, reasons: ['"maybe" is not a boolean; write true/false, 1/0 or yes/no'], values: undefined},
+      {index: 2, line: 4, reasons: [], values: {title: 'Cy', count: 3, dark: true}},
+    ])
+    expect(shape(fromStdin)).toEqual(shape(fromFile))
+    expect(fromFile[0].problems.map((problem) => problem.field)).toEqual(['"count"', '"dark"'])
+  })
+
+  it('types a JSON array\'s rows too, "" and null meaning the default for a number or boolean, and keeps undeclared keys as row data', async () => {
+    const rows = await rowsOf(scratch(), 'rows.json', JSON.stringify([{title: 'Ada', count: '', dark: null, customer_id: 17}, {variables: {count: 'x', email: 'a@b'}, outputKey: 'o.mp4'}]))
+    expect(rows[0]).toMatchObject({values: {title: 'Ada'}, data: {customer_id: 17}, problems: []})
+    expect(rows[1]).toMatchObject({values: {}, data: {email: 'a@b'}, columns: {outputKey: 'o.mp4', count: 'x', email: 'a@b'}})
+    expect(rows[1].problems).toEqual([{field: '"count"', reason: '"x" is not a number (variable "count" is a number)'}])
   })
 
   it('reads TSV by its extension, and CSV rules apply under --batch-format', async () => {

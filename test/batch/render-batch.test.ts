@@ -55,9 +55,10 @@ describe('renderBatch with a stand-in render function', () => {
       finishedAt: expect.any(String),
       renderMs: expect.any(Number),
       durationSeconds: 0.5,
+      sha256: expect.stringMatching(/^[0-9a-f]{64}$/),
     })))
-    // Only the outputs and the manifest: no temporary manifest left behind.
-    expect((await readdir(join(dir, 'out'))).sort()).toEqual(['0-Ada.mp4', '1-Grace.mp4', '2-Alan.mp4', 'manifest.json'])
+    // Only the outputs, the manifest and the result sheet: no temporary file left behind.
+    expect((await readdir(join(dir, 'out'))).sort()).toEqual(['0-Ada.mp4', '1-Grace.mp4', '2-Alan.mp4', 'manifest.json', 'results.csv'])
   })
 
   it('renders nothing and writes no manifest when the preflight fails', async () => {
@@ -209,6 +210,7 @@ describe('renderBatch with a stand-in render function', () => {
         manifest: join(dir, 'out/manifest.json'),
         elapsedMs: expect.any(Number),
         rowsPerMinute: expect.any(Number),
+        results: join(dir, 'out/results.csv'),
       },
     ])
     expect(JSON.parse(JSON.stringify(events[1]))).toEqual({type: 'row', row: 0, status: 'running', output: join(dir, 'out/0-Ada.mp4')})

@@ -3,7 +3,7 @@ import {writeFile} from 'node:fs/promises'
 import {join} from 'node:path'
 import {promisify} from 'node:util'
 import {describe, expect, it} from 'vitest'
-import {BatchTally} from '../../src/cli/batch-progress.js'
+import {BatchTally, batchLines} from '../../src/cli/batch-progress.js'
 import {CARD, useScratchDir} from '../batch/support.js'
 import {REPO_ROOT} from '../support/run-cli.js'
 import {PROCESSES} from '../support/timeouts.js'
@@ -22,6 +22,21 @@ describe('batch progress in a terminal', PROCESSES, () => {
     now = 60_000
     // 30 rows in a minute, 870 left: 29 minutes.
     expect(tally.describe()).toBe('129/1,000 rows done · 1 failed · 30.0 rows/min · ETA 29m 00s')
+  })
+
+  it('piped, prints the rate and ETA every 10 seconds among the row lines, and rows skipped together as one line', () => {
+    let now = 0
+    const lines: string[] = []
+    const listen = batchLines((line) => lines.push(line), () => now)
+    listen({type: 'batch-start', composition: 'c', manifest: '/m/manifest.json', rows: 100, toRender: 100, concurrency: 1, failFast: false})
+    for (let row = 0; row < 20; row++) {
+      now += 1000
+      listen({type: 'row', row, status: 'completed', output: `/m/${row}.mp4`, renderMs: 1000})
+    }
+    listen({type: 'rows-skipped', count: 80, reason: 'not launched: the batch was interrupted'})
+    const rates = lines.filter((line) => line.includes('rows/min'))
+    expect(rates).toEqual(['10/100 rows done · 60.0 rows/min · ETA 1m 30s', '20/100 rows done · 60.0 rows/min · ETA 1m 20s'])
+    expect(lines.at(-1)).toBe('80 rows skipped, not launched: the batch was interrupted')
   })
 
   it('shows the live line under a pseudo-terminal and ends with the summary', async () => {

@@ -44,11 +44,12 @@ describe('a serverless batch: rows, limits and the workflow', () => {
     ])
   })
 
-  it('reads CSV rows for the cloud with the same rules as locally: an outputKey column, cells typed by the declarations, the template for the rest', async () => {
+  it('reads CSV rows for the cloud with the same rules as locally: an outputKey column, cells typed by the declarations, the template for the rest, row data kept off the page', async () => {
     const made = await items('fill,outputKey,customer\n#112233,,c-1\n#445566,keep/me.mp4,c-2\n', 'csv', 'videos/{customer}.mp4')
+    // "customer" is row data: it names the file but is not a variable the page sees.
     expect(made.map((entry) => ('item' in entry ? [entry.item.outputKey, entry.item.config.variables] : entry.error))).toEqual([
-      ['videos/c-1.mp4', {fill: '#112233', customer: 'c-1'}],
-      ['keep/me.mp4', {fill: '#445566', customer: 'c-2'}],
+      ['videos/c-1.mp4', {fill: '#112233'}],
+      ['keep/me.mp4', {fill: '#445566'}],
     ])
   })
 

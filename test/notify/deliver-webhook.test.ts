@@ -33,6 +33,7 @@ describe('webhook delivery', () => {
       renderMs: 1234,
       error: null,
       row: null,
+      data: null,
     })
   })
 

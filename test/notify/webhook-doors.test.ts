@@ -25,7 +25,7 @@ describe('webhooks from every door', PROCESSES, () => {
   it('engine render --webhook: one signed render.completed once the output is in place; a failed render sends render.failed', async () => {
     receiver = await startReceiver(SECRET, [500])
     const output = join(scratch(), 'hooked.mp4')
-    const result = await runCli(['render', join(FIXTURES, 'blocks.html'), '--quality', 'draft', '--fps', '5', '-q', '-o', output, '--webhook', receiver.url], {
+    const result = await runCli(['render', join(FIXTURES, 'blocks.html'), '--quality', 'draft', '--fps', '5', '-q', '-o', output, '--webhook', receiver.url, '--webhook-data', '{"campaign":"spring","ticket":7}'], {
       env: {ENGINE_WEBHOOK_SECRET: SECRET},
     })
     expect(result.stderr).toBe('')
@@ -35,12 +35,17 @@ describe('webhooks from every door', PROCESSES, () => {
       ['render.completed', 200, true],
     ])
     expect(receiver.calls[0].deliveryId).toBe(receiver.calls[1].deliveryId)
-    expect(receiver.calls[1].body).toMatchObject({status: 'completed', output, durationSeconds: 2, error: null, row: null, renderMs: expect.any(Number)})
+    expect(receiver.calls[1].body).toMatchObject({status: 'completed', output, durationSeconds: 2, error: null, row: null, data: {campaign: 'spring', ticket: 7}, renderMs: expect.any(Number)})
     expect(existsSync(output)).toBe(true)
 
     const failing = await runCli(['render', join(FIXTURES, 'throws.html'), '-q', '-o', join(scratch(), 'never.mp4'), '--webhook', receiver.url, '--webhook-secret', SECRET])
     expect(failing.code).not.toBe(0)
     expect(receiver.calls[2]).toMatchObject({type: 'render.failed', signatureValid: true, body: {status: 'failed', output: null, error: {code: 'PAGE_ERROR'}}})
+
+    const still = join(scratch(), 'hooked.png')
+    const stillRun = await runCli(['still', join(FIXTURES, 'blocks.html'), '-q', '-o', still, '--webhook', receiver.url, '--webhook-secret', SECRET, '--webhook-data', '{"ticket":"T-9"}'])
+    expect(stillRun.code, stillRun.stderr).toBe(0)
+    expect(receiver.calls[3]).toMatchObject({type: 'render.completed', signatureValid: true, body: {status: 'completed', output: still, row: null, data: {ticket: 'T-9'}}})
   })
 
   it('a receiver that keeps failing never fails the render: the exit is 0 and a warning names the delivery', async () => {
@@ -57,6 +62,13 @@ describe('webhooks from every door', PROCESSES, () => {
     const bad = await runCli(['render', join(FIXTURES, 'blocks.html'), '-o', output, '--webhook', 'file:///etc/passwd', '--webhook-secret', SECRET])
     expect(bad.code).not.toBe(0)
     expect(bad.stderr).toMatch(/--webhook: "file:\/\/\/etc\/passwd" must be an http:\/\/ or https:\/\/ URL/)
+    const huge = await runCli(['render', join(FIXTURES, 'blocks.html'), '-o', output, '--webhook', 'https://example.com/x', '--webhook-secret', SECRET, '--webhook-data', JSON.stringify({note: 'x'.repeat(5000)})])
+    expect(huge.code).toBe(1)
+    expect(huge.stderr).toMatch(/error \[INVALID_FLAG\]: --webhook-data: is 5,011 bytes; at most 4,096 bytes of JSON are echoed/)
+    const notObject = await runCli(['render', join(FIXTURES, 'blocks.html'), '-o', output, '--webhook', 'https://example.com/x', '--webhook-secret', SECRET, '--webhook-data', '[1,2]'])
+    expect(notObject.stderr).toMatch(/--webhook-data: must be a JSON object such as \{"campaign":"spring"\}, got an array/)
+    const alone = await runCli(['render', join(FIXTURES, 'blocks.html'), '-o', output, '--webhook-data', '{}'])
+    expect(alone.stderr).toMatch(/--webhook-data is echoed in webhook calls: add --webhook <url> or drop it/)
     const unsigned = await runCli(['render', join(FIXTURES, 'blocks.html'), '-o', output, '--webhook', 'https://example.com/x'], {env: {ENGINE_WEBHOOK_SECRET: ''}})
     expect(unsigned.code).not.toBe(0)
     expect(unsigned.stderr).toMatch(/--webhook needs a signing secret: pass --webhook-secret/)
@@ -69,19 +81,19 @@ describe('webhooks from every door', PROCESSES, () => {
     const fake = fakeRender()
     const summary = await renderBatch({
       composition: CARD,
-      batchFile: await writeRows(dir, [{title: 'Ada'}, {title: 'Bob', explode: true}, {title: 'Cy'}], 'hooked-rows.json'),
+      batchFile: await writeRows(dir, [{title: 'Ada', customer_id: 'c-1'}, {title: 'Bob', explode: true}, {title: 'Cy'}], 'hooked-rows.json'),
       options: options({output: join(dir, 'hooked/{index}.mp4')}),
       render: fake.render,
       cwd: dir,
-      webhook: {url: receiver.url, secret: SECRET},
+      webhook: {url: receiver.url, secret: SECRET, data: {campaign: 'spring'}},
     })
     const calls = receiver.calls.filter((call) => call.answeredWith === 200)
     expect(calls).toHaveLength(4)
     expect(receiver.calls.every((call) => call.signatureValid)).toBe(true)
-    const byRow = new Map(calls.map((call) => [call.body.row, call.body]))
-    expect(byRow.get(0)).toMatchObject({type: 'render.completed', output: join(dir, 'hooked/0.mp4'), durationSeconds: 0.5})
-    expect(byRow.get(1)).toMatchObject({type: 'render.failed', error: {code: 'PAGE_ERROR'}})
-    expect(calls.at(-1)!.body).toMatchObject({type: 'batch.completed', status: 'failed', output: summary.manifest, counts: {completed: 2, failed: 1}})
+    const byRow = new Map(calls.map((call) => [(call.body.row as {index: number} | null)?.index ?? null, call.body]))
+    expect(byRow.get(0)).toMatchObject({type: 'render.completed', output: join(dir, 'hooked/0.mp4'), durationSeconds: 0.5, row: {index: 0, data: {customer_id: 'c-1'}}, data: {campaign: 'spring'}})
+    expect(byRow.get(1)).toMatchObject({type: 'render.failed', error: {code: 'PAGE_ERROR'}, row: {index: 1, data: {}}, data: {campaign: 'spring'}})
+    expect(calls.at(-1)!.body).toMatchObject({type: 'batch.completed', status: 'failed', output: summary.manifest, counts: {completed: 2, failed: 1}, row: null, data: {campaign: 'spring'}})
     const manifest = (await readManifest(summary.manifest))!
     expect(manifest.rows.map((row) => row.webhook?.delivered)).toEqual([true, true, true])
     expect(manifest.webhook).toMatchObject({delivered: true, attempts: 1})
@@ -116,13 +128,15 @@ describe('webhooks from every door', PROCESSES, () => {
     await testServer.close()
 
     testServer = await startTestServer({webhookSecret: SECRET, allowWebhookHosts: ['127.0.0.1']}, {render: fake.render, log: (line) => log.push(line)})
-    const stream = openStream(testServer.connection, {composition: 'comp.html', variables: {id: 'c'}, webhook: {url: receiver.url}})
+    const huge = openStream(testServer.connection, {composition: 'comp.html', variables: {id: 'h'}, webhook: {url: receiver.url, data: {note: 'x'.repeat(5000)}}})
+    await expect(huge.done).rejects.toThrow(/body field "webhook.data": is 5,011 bytes; at most 4,096/)
+    const stream = openStream(testServer.connection, {composition: 'comp.html', variables: {id: 'c'}, webhook: {url: receiver.url, data: {ticket: 'T-7'}}})
     const final = await stream.done
     expect(final.type).toBe('complete')
     const [first, second] = await receiver.waitForCalls(2)
     expect([first.answeredWith, second.answeredWith]).toEqual([500, 200])
     expect(first.deliveryId).toBe(second.deliveryId)
-    expect(second).toMatchObject({type: 'render.completed', signatureValid: true, body: {id: final.requestId, output: `/render/${final.requestId}/output`}})
+    expect(second).toMatchObject({type: 'render.completed', signatureValid: true, body: {id: final.requestId, output: `/render/${final.requestId}/output`, data: {ticket: 'T-7'}}})
     await expect.poll(() => log.find((line) => line.includes('webhook'))).toMatch(/render\.completed to .* delivered \(HTTP 200, 2 attempt\(s\)\)/)
 
     await receiver.close()

@@ -61,7 +61,7 @@ describe('engine still / renderStill', PROCESSES, () => {
     await import('node:fs/promises').then(({writeFile}) => writeFile(rows, JSON.stringify([{color: '#ff0000'}, {color: '#00ff00'}])))
     const result = await runCli(['still', blocks, '--time', '0.2', '--batch', rows, '--output', join(dir, 'thumbs/{index}.jpg'), '-q'])
     expect(result.code, result.stderr).toBe(0)
-    expect((await readdir(join(dir, 'thumbs'))).sort()).toEqual(['0.jpg', '1.jpg', 'manifest.json'])
+    expect((await readdir(join(dir, 'thumbs'))).sort()).toEqual(['0.jpg', '1.jpg', 'manifest.json', 'results.csv'])
     expect(near(await pixelAt(join(dir, 'thumbs/0.jpg'), 0, 40, 40), {r: 255, g: 0, b: 0})).toBe(true)
     expect(near(await pixelAt(join(dir, 'thumbs/1.jpg'), 0, 40, 40), {r: 0, g: 255, b: 0})).toBe(true)
   }, 120_000)

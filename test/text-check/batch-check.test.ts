@@ -74,7 +74,7 @@ describe('a batch with the check pass', PROCESSES, () => {
   it('--check-only renders nothing and records each row\'s findings', async () => {
     const {dir, summary, manifest} = await batch(undefined, true)
     expect(summary.counts).toMatchObject({completed: 0, failed: 0, skipped: 2})
-    expect(await readdir(join(dir, 'out'))).toEqual(['manifest.json'])
+    expect((await readdir(join(dir, 'out'))).sort()).toEqual(['manifest.json', 'results.csv'])
     expect(manifest.rows.map(({skippedReason, warnings}) => ({skippedReason, warnings}))).toEqual([
       {skippedReason: 'checked only (--check-only): not rendered', warnings: undefined},
       {skippedReason: 'checked only (--check-only): not rendered', warnings: [overflowWarning]},
@@ -110,6 +110,6 @@ describe('a batch with the check pass', PROCESSES, () => {
     expect(summary.counts).toMatchObject({completed: 1, skipped: 1})
     const manifest = (await readManifest(join(dir, 'out/manifest.json')))!
     expect(manifest.rows[1]).toMatchObject({status: 'skipped', skippedReason: 'text does not fit (--on-overflow skip)', warnings: [expect.objectContaining({detail: expect.objectContaining({frame: 5, element: '#name'})})]})
-    expect((await readdir(join(dir, 'out'))).sort()).toEqual(['0.png', 'manifest.json'])
+    expect((await readdir(join(dir, 'out'))).sort()).toEqual(['0.png', 'manifest.json', 'results.csv'])
   })
 })

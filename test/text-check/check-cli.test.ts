@@ -91,7 +91,7 @@ describe('the check pass from the command line', PROCESSES, () => {
     const result = await runCli(['still', OVERFLOW, '--batch', 'rows.csv', '-o', 'out/{index}.png', '--check-only', '--on-overflow', 'fail'], {cwd: dir})
     // --on-overflow fail: the long name's row fails, so the batch exits 1.
     expect(result.code).toBe(1)
-    expect(await readdir(join(dir, 'out'))).toEqual(['manifest.json'])
+    expect((await readdir(join(dir, 'out'))).sort()).toEqual(['manifest.json', 'results.csv'])
     const manifest = (await readManifest(join(dir, 'out/manifest.json')))!
     expect(manifest.rows.map((row) => [row.status, row.error?.code])).toEqual([
       ['skipped', undefined],

@@ -27,11 +27,15 @@ export type BatchEvent =
       durationSeconds?: number
       error?: {code: string; message: string}
       skippedReason?: string
+      /** The row's data (its columns that are not variables), when it has any. */
+      data?: Record<string, unknown>
     }
+  /** Rows never launched (an interruption, --batch-fail-fast), all skipped at once: one event, not one per row. */
+  | {type: 'rows-skipped'; count: number; reason: string}
   | RowRenderEvent
   | {type: 'warning'; code: string; message: string; level?: 'info'}
   | ({type: 'webhook'; row: number | null} & WebhookDelivery)
-  | {type: 'batch-done'; counts: StatusCounts; manifest: string; elapsedMs: number; rowsPerMinute: number}
+  | {type: 'batch-done'; counts: StatusCounts; manifest: string; elapsedMs: number; rowsPerMinute: number; results?: string}
 
 /** A row's render event; its `error` event is left out, since the row's `failed` event carries it. */
 export type RowRenderEvent = Exclude<RenderEvent, {type: 'error'}> & {row: number}

@@ -41,6 +41,8 @@ const rowSchema = z.object({
   /** The row's poster image (`--poster`), relative to the manifest's directory. */
   poster: z.string().optional(),
   bytes: z.number().optional(),
+  /** Hex sha256 of the output file (absent for a folder of frames): the result sheet's `sha256`. */
+  sha256: z.string().optional(),
   /** Remote http(s) URLs the row's page loaded (through the download cache). */
   fetchedUrls: z.array(z.string()).optional(),
   error: z.object({code: z.string(), message: z.string()}).optional(),
@@ -111,7 +113,7 @@ export {rowSchema as manifestRowSchema}
 export type BatchManifest = z.infer<typeof manifestSchema>
 export type ManifestHead = z.infer<typeof manifestHeadSchema>
 export type ManifestRow = z.infer<typeof rowSchema>
-/** A row's state and outcome: its entry without what the batch file fixes (output and variables). */
-export type RowRecord = Omit<ManifestRow, 'output' | 'variables'>
+/** A row's state and outcome: its entry without what the batch file fixes (output, variables and data). */
+export type RowRecord = Omit<ManifestRow, 'output' | 'variables' | 'data'>
 export type RenderSettings = z.infer<typeof settingsSchema>
 export type StatusCounts = Record<RowStatus, number>

@@ -20,6 +20,10 @@ export class ManifestJournal {
   private readonly waiting: Waiting[] = []
   private flushing: Promise<void> | undefined
   private held = false
+  /** Bytes in the current journal file (since it was opened or last rotated by a compaction). */
+  bytesSinceCompaction = 0
+  /** Bytes this journal ever wrote, over every rotation. */
+  bytesWritten = 0
 
   private constructor(
     readonly path: string,
@@ -52,6 +56,7 @@ export class ManifestJournal {
       const previous = this.file
       await rename(this.path, previousJournal(this.path))
       this.file = await open(this.path, 'w')
+      this.bytesSinceCompaction = 0
       await previous.close()
     } finally {
       this.held = false
@@ -78,7 +83,11 @@ export class ManifestJournal {
   private async flush(): Promise<void> {
     const group = this.waiting.splice(0)
     try {
-      await this.file.write(group.map((entry) => entry.line + '\n').join(''))
+      const text = group.map((entry) => entry.line + '\n').join('')
+      await this.file.write(text)
+      const bytes = Buffer.byteLength(text)
+      this.bytesSinceCompaction += bytes
+      this.bytesWritten += bytes
       await this.file.datasync()
       for (const entry of group) entry.resolve()
     } catch (error) {

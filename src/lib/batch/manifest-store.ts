@@ -1,20 +1,35 @@
 import {rm} from 'node:fs/promises'
 import {dirname, relative} from 'node:path'
 import {ROW_STATUSES, type ManifestHead, type ManifestRow, type RowRecord, type RowStatus, type StatusCounts} from './batch-manifest.js'
-import {journalPath, writeManifestFile} from './manifest-file.js'
+import {journalPath, skipPendingRecord, writeManifestFile} from './manifest-file.js'
 import {ManifestJournal} from './manifest-journal.js'
 import type {BatchJob} from './preflight.js'
 
 /** Compaction (rewriting manifest.json) runs at most this often... */
 const MIN_COMPACTION_INTERVAL_MS = 3000
-/** ...and never takes more than 1/this of the time, so a batch 100x larger does not spend more of each row on it. */
+/** ...and never takes more than 1/this of the time, so a batch 100x larger does not spend more of each row on it... */
 const COMPACTION_COST_RATIO = 20
+/**
+ * ...and only once the journal holds this fraction of the manifest's bytes: each rewrite then pays
+ * for itself in journal lines, so the bytes written per row stay the same at 1,000 rows and at
+ * 100,000 (a rewrite every few seconds alone writes the whole manifest again and again).
+ */
+const JOURNAL_FRACTION_OF_MANIFEST = 0.5
+
+/** Tests set both to 0, as if rows took long enough for the time rules to allow a rewrite after every row: the byte rule alone then decides. */
+export interface CompactionTuning {
+  /** Default MIN_COMPACTION_INTERVAL_MS. */
+  minIntervalMs?: number
+  /** Default COMPACTION_COST_RATIO. */
+  costRatio?: number
+}
 
 /**
  * The state of a running batch and its two files. Every row change goes to memory (an array slot
  * per row, so lookups by index are O(1)) and to the journal (`manifest.journal.jsonl`, one line,
  * flushed in groups); `manifest.json` keeps its schema and is rewritten atomically from memory and
- * the job spool every few seconds, as long as that costs under 1/20 of the time, and at the end.
+ * the job spool every few seconds, as long as that costs under 1/20 of the time and the journal has
+ * grown to half the manifest's size, and at the end.
  * A batch killed at any moment leaves a manifest plus a journal that together hold every
  * acknowledged change; `--resume` replays them.
  */
@@ -27,6 +42,10 @@ export class ManifestStore {
   private compacting: Promise<void> | undefined
   private lastCompaction = {endedAt: 0, tookMs: 0}
   private failure: unknown
+  private manifestBytes = 0
+  private manifestBytesWritten = 0
+  private readonly minIntervalMs: number
+  private readonly costRatio: number
 
   private constructor(
     readonly path: string,
@@ -35,7 +54,10 @@ export class ManifestStore {
     private journal: ManifestJournal | undefined,
     total: number,
     kept: ReadonlyMap<number, RowRecord>,
+    tuning: CompactionTuning,
   ) {
+    this.minIntervalMs = tuning.minIntervalMs ?? MIN_COMPACTION_INTERVAL_MS
+    this.costRatio = tuning.costRatio ?? COMPACTION_COST_RATIO
     this.statuses = new Uint8Array(total)
     this.records = new Array(total)
     this.tally.pending = total
@@ -46,8 +68,15 @@ export class ManifestStore {
    * Starts the files of a batch: `kept` are the rows carried over from an earlier run (`--resume`),
    * every other row is pending; the manifest is written at once and the journal starts empty.
    */
-  static async start(path: string, head: ManifestHead, total: number, jobs: () => AsyncIterable<BatchJob>, kept: ReadonlyMap<number, RowRecord> = new Map()): Promise<ManifestStore> {
-    const store = new ManifestStore(path, head, jobs, undefined, total, kept)
+  static async start(
+    path: string,
+    head: ManifestHead,
+    total: number,
+    jobs: () => AsyncIterable<BatchJob>,
+    kept: ReadonlyMap<number, RowRecord> = new Map(),
+    tuning: CompactionTuning = {},
+  ): Promise<ManifestStore> {
+    const store = new ManifestStore(path, head, jobs, undefined, total, kept, tuning)
     await store.writeManifest()
     store.journal = await ManifestJournal.open(journalPath(path))
     return store
@@ -55,6 +84,11 @@ export class ManifestStore {
 
   get counts(): StatusCounts {
     return {...this.tally}
+  }
+
+  /** Bytes of bookkeeping written so far: every manifest rewrite and every journal line. */
+  get bytesWritten(): number {
+    return this.manifestBytesWritten + (this.journal?.bytesWritten ?? 0)
   }
 
   get manifestHead(): ManifestHead {
@@ -75,6 +109,24 @@ export class ManifestStore {
   setRow(index: number, entry: Omit<RowRecord, 'index'>): Promise<void> {
     const {status, ...rest} = entry
     return this.record({index, status, ...rest})
+  }
+
+  /**
+   * Every row still pending becomes skipped, for `reason`: one journal record stands for all of
+   * them (replayed as such), so that stopping a batch costs the same whatever is left. Resolves
+   * with how many rows it skipped, once the record is on disk.
+   */
+  async skipPending(reason: string): Promise<number> {
+    if (this.failure) throw this.failure
+    const pendingStatus = ROW_STATUSES.indexOf('pending')
+    let skipped = 0
+    for (let index = 0; index < this.statuses.length; index++) {
+      if (this.statuses[index] !== pendingStatus) continue
+      this.put({index, status: 'skipped', skippedReason: reason})
+      skipped++
+    }
+    if (skipped > 0) await this.journal!.append(JSON.stringify(skipPendingRecord(reason)))
+    return skipped
   }
 
   /** Adds fields to one row's record (its status and outcome stay). */
@@ -121,7 +173,8 @@ export class ManifestStore {
 
   private schedule(): void {
     if (this.timer || this.compacting) return
-    const interval = Math.max(MIN_COMPACTION_INTERVAL_MS, COMPACTION_COST_RATIO * this.lastCompaction.tookMs)
+    if (this.journal!.bytesSinceCompaction < JOURNAL_FRACTION_OF_MANIFEST * this.manifestBytes) return
+    const interval = Math.max(this.minIntervalMs, this.costRatio * this.lastCompaction.tookMs)
     const wait = Math.max(0, this.lastCompaction.endedAt + interval - Date.now())
     this.timer = setTimeout(() => {
       this.timer = undefined
@@ -142,7 +195,8 @@ export class ManifestStore {
   private async writeManifest(): Promise<void> {
     const began = performance.now()
     const head: ManifestHead = {...this.head, updatedAt: new Date().toISOString(), counts: this.counts}
-    await writeManifestFile(this.path, head, this.rows())
+    this.manifestBytes = await writeManifestFile(this.path, head, this.rows())
+    this.manifestBytesWritten += this.manifestBytes
     this.lastCompaction = {endedAt: Date.now(), tookMs: performance.now() - began}
   }
 
@@ -151,7 +205,7 @@ export class ManifestStore {
     for await (const job of this.jobs()) {
       const {index, status, ...rest} = this.row(job.index)
       // Key order keeps the manifest readable: what and where first, the (long) variables last.
-      yield {index, status, output: relative(directory, job.output), ...rest, variables: job.variables}
+      yield {index, status, output: relative(directory, job.output), ...rest, ...(job.data && {data: job.data}), variables: job.variables}
     }
   }
 }

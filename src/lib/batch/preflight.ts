@@ -56,6 +56,10 @@ export interface BatchJob {
   overrides: Record<string, unknown>
   /** What the top-level composition will see: declared defaults < base < row. */
   variables: Record<string, unknown>
+  /** The row's data: its columns that are not declared variables (absent when it has none). */
+  data?: Record<string, unknown>
+  /** The row's own columns as read (the result sheet's first columns). */
+  columns?: Record<string, unknown>
 }
 
 export interface PreflightProblem {
@@ -79,7 +83,16 @@ export interface PreflightResult {
   rowsSha256: string
   /** Every output and the row it belongs to. */
   outputs: ReadonlyMap<string, number>
+  /** Names of the row-data columns (not declared variables), in order of appearance: the first MAX_DATA_COLUMNS. */
+  dataColumns: string[]
+  /** How many distinct row-data columns there are, counted up to MAX_DATA_COLUMNS_COUNTED. */
+  dataColumnCount: number
 }
+
+/** Row-data column names the batch's notice lists... */
+export const MAX_DATA_COLUMNS = 50
+/** ...and counts: a file whose every row has keys of its own stays bounded. */
+export const MAX_DATA_COLUMNS_COUNTED = 1000
 
 /**
  * Checks a whole batch before anything renders, reading its rows once as a stream: every row must
@@ -111,7 +124,9 @@ export async function preflightBatch(input: PreflightInput, accept: (job: BatchJ
   let directory: string | undefined
   let total = 0
   let ignoredOutputs = 0
+  const dataColumns = new Set<string>()
   for await (const row of input.rows) {
+    for (const key of Object.keys(row.data)) if (dataColumns.size < MAX_DATA_COLUMNS_COUNTED) dataColumns.add(key)
     hash.update(total === 0 ? '' : ',').update(JSON.stringify(row.written))
     total++
     const at = {row: row.index, ...(row.line !== undefined && {line: row.line})}
@@ -139,7 +154,8 @@ export async function preflightBatch(input: PreflightInput, accept: (job: BatchJ
     owners.set(output, row.index)
     directory = directory === undefined ? dirname(output) : commonDirectory([directory, dirname(output)])
     const overrides = {...input.baseVariables, ...row.values}
-    const job: BatchJob = {index: row.index, output, overrides, variables: resolveVariables(input.declarations, overrides)}
+    const hasData = Object.keys(row.data).length > 0
+    const job: BatchJob = {index: row.index, output, overrides, variables: resolveVariables(input.declarations, overrides), ...(hasData && {data: row.data}), columns: row.columns}
     if (input.images) {
       for (const {variable, value} of imageValues(input.declarations, job.variables)) {
         const reason = await imageReason(value, input.images)
@@ -163,13 +179,13 @@ export async function preflightBatch(input: PreflightInput, accept: (job: BatchJ
   const clash = owners.get(manifestPath)
   if (clash !== undefined) problems.add({row: clash, field: '--output', reason: `"${manifestPath}" is where the batch manifest goes; choose another name`})
   problems.throwIfAny()
-  return {total, manifestPath, warnings, rowsSha256: hash.update(']').digest('hex'), outputs: owners}
+  return {total, manifestPath, warnings, rowsSha256: hash.update(']').digest('hex'), outputs: owners, dataColumns: [...dataColumns].slice(0, MAX_DATA_COLUMNS), dataColumnCount: dataColumns.size}
 }
 
 /** The row's absolute output: its own `output` field (unless --output was given), else the template filled from its values. */
 function outputOf(row: SourceRow, input: PreflightInput, problems: ProblemList): string | undefined {
   if (row.output !== undefined && input.rowOutputs) return resolve(input.cwd, row.output)
-  const filled = fillOutputTemplate(input.template, row.index, row.values)
+  const filled = fillOutputTemplate(input.template, row.index, {...row.data, ...row.values})
   if (filled.ok) return resolve(input.cwd, filled.path)
   for (const problem of filled.problems) problems.add({row: row.index, ...(row.line !== undefined && {line: row.line}), ...problem})
   return undefined

@@ -2,6 +2,7 @@ import {availableParallelism, freemem, loadavg} from 'node:os'
 import {dirname, resolve} from 'node:path'
 import type {Readable} from 'node:stream'
 import {batchLayout} from './batch-concurrency.js'
+import {EngineError} from '../errors/engine-error.js'
 import {applyVariables} from '../compose/apply-variables.js'
 import {compileComposition, type CompiledComposition} from '../compose/compile-composition.js'
 import {getFormat} from '../encode/format-registry.js'
@@ -12,12 +13,16 @@ import {assertDurationWritten} from '../render/time-composition.js'
 import type {ResolvedRenderOptions} from '../plan/render-options.js'
 import type {WebhookTarget} from '../notify/index.js'
 import type {BatchEventListener} from './batch-events.js'
+import {assertNoEarlierRun} from './earlier-run.js'
 import {JobSpool} from './job-spool.js'
 import {ManifestStore} from './manifest-store.js'
 import {defaultOutputTemplate} from './output-template.js'
 import {preflightBatch, type PreflightInput, type PreflightResult} from './preflight.js'
 import {openRowSource, readRows, type RowSource} from './rows/read-rows.js'
 import {STDIN_BATCH} from './rows/batch-format.js'
+import {removeStaleResults, resultsPath, writeBatchResults} from './results/batch-results.js'
+import {resultSheetFormat} from './results/result-sheet.js'
+import {rowDataNotice} from './row-data-notice.js'
 import {runBatch, type BatchSummary, type RenderRow} from './run-batch.js'
 import type {RowTextCheck} from './row-text-check.js'
 import {sweepPartialOutputs} from './sweep-partial-outputs.js'
@@ -38,6 +43,8 @@ export interface BatchRequest {
   baseVariables?: Record<string, unknown>
   /** Keep the rows the existing manifest records as completed. */
   resume?: boolean
+  /** Render every row again over an earlier run's manifest; without it (or `resume`) such a batch is refused (BATCH_EXISTS). */
+  restart?: boolean
   /** Renders one row: `renderComposition`, or one bound to shared resources. */
   render: RenderRow
   signal?: AbortSignal
@@ -48,6 +55,8 @@ export interface BatchRequest {
   webhook?: WebhookTarget
   /** The check pass before each row's render (see runBatch); none without it. */
   textCheck?: RowTextCheck
+  /** The result sheet (`--results`, .csv or .jsonl); default results.csv beside the manifest. */
+  results?: string
 }
 
 /**
@@ -94,8 +103,9 @@ async function openStore(
   checked: Pick<PreflightResult, 'manifestPath' | 'total'>,
   spool: JobSpool,
   emit: BatchEventListener,
-  request: Pick<BatchRequest, 'resume' | 'webhook' | 'options'>,
+  request: Pick<BatchRequest, 'resume' | 'restart' | 'webhook' | 'options'>,
 ): Promise<ManifestStore> {
+  if (!request.resume && !request.restart) await assertNoEarlierRun(checked.manifestPath)
   // A row's own webhook call and poster come after its output is in place: a row killed between the two is not adopted.
   const adopt = request.webhook === undefined && request.options.poster === undefined
   const resumed: ResumedRows = request.resume ? await resumeRows(identity, checked.manifestPath, spool.jobs(), adopt) : {kept: new Map(), notices: []}
@@ -117,6 +127,7 @@ export async function renderBatch(request: BatchRequest): Promise<BatchSummary> 
   const emit = request.onEvent ?? (() => {})
   const baseVariables = request.baseVariables ?? {}
   assertOutputExtension(options.output, options.format)
+  if (request.results !== undefined) resultSheetFormat(request.results)
   const batchFile = request.batchFile === STDIN_BATCH ? STDIN_BATCH : resolve(cwd, request.batchFile)
   const source = await openRowSource(batchFile, options.batchFormat, request.stdin)
   const compositionPath = resolve(cwd, request.composition)
@@ -134,6 +145,8 @@ export async function renderBatch(request: BatchRequest): Promise<BatchSummary> 
   try {
     const checked = await checkRows(source, compiled, {template: outputTemplate, rowOutputs: options.output === undefined, cwd, baseVariables, options}, spool)
     for (const warning of checked.warnings) emit({type: 'warning', ...warning})
+    const dataNotice = rowDataNotice(checked)
+    if (dataNotice) emit({type: 'warning', ...dataNotice})
 
     const identity: BatchIdentity = {
       composition: compositionPath,
@@ -145,6 +158,12 @@ export async function renderBatch(request: BatchRequest): Promise<BatchSummary> 
       settings: renderSettings(options, checkedPlan.fps),
     }
     const store = await openStore(identity, checked, spool, emit, request)
+    const sheet = resultsPath(checked.manifestPath, request.results, cwd)
+    // The sheet is replaced: never over the rows it is made from.
+    if (sheet === batchFile || sheet === checked.manifestPath) {
+      throw new EngineError('INVALID_FLAG', `--results "${request.results}" is the batch's ${sheet === batchFile ? 'rows file' : 'manifest'}, which the sheet would replace; name another file, such as results.csv`, {results: sheet})
+    }
+    await removeStaleResults(sheet)
     const pendingRows = checked.total - store.counts.completed
     const layout = batchLayout(options.batchConcurrency, pendingRows, {cores: availableParallelism(), loadAverage: loadavg()[0], freeMemoryBytes: freemem()})
     const rowOptions = layout.workersPerRow !== undefined && options.workers === 'auto' ? {...options, workers: layout.workersPerRow} : options
@@ -162,6 +181,7 @@ export async function renderBatch(request: BatchRequest): Promise<BatchSummary> 
       onEvent: emit,
       webhook: request.webhook,
       textCheck: request.textCheck,
+      results: {path: sheet, write: () => writeBatchResults(sheet, store, () => spool.jobs())},
     })
   } finally {
     await spool.remove()

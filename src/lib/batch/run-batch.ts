@@ -1,6 +1,7 @@
 import {randomUUID} from 'node:crypto'
 import {dirname, relative, resolve} from 'node:path'
 import {isEngineError, toEngineError} from '../errors/engine-error.js'
+import {fileSha256} from '../files/file-sha256.js'
 import type {ResolvedRenderOptions} from '../plan/render-options.js'
 import {RowWarnings} from './row-warnings.js'
 import type {CompiledComposition} from '../compose/compile-composition.js'
@@ -41,6 +42,8 @@ export interface RunBatchOptions {
   webhook?: WebhookTarget
   /** The check pass before each row's render (`--on-overflow`, `--check-only`). */
   textCheck?: RowTextCheck
+  /** The result sheet: written once the manifest is final, before the batch reports itself done. */
+  results?: {path: string; write: () => Promise<void>}
 }
 
 /** Failed rows and undelivered webhooks the summary names; the manifest has them all. */
@@ -54,13 +57,15 @@ export interface BatchSummary {
   failed: Array<{row: number; code: string; message: string}>
   /** Webhook calls that were not delivered (each is also in the manifest); the first MAX_SUMMARY_ENTRIES. */
   undeliveredWebhooks: Array<WebhookDelivery & {row: number | null}>
+  /** The result sheet, when one was written. */
+  results?: string
 }
 
 /**
  * Runs the rows not yet completed, `concurrency` at a time, in row order, pulling them from the
  * stream as workers free up. A failed row is recorded and the others go on; with `failFast` no row
  * is launched after the first failure, and rows never launched (after a failure or an
- * interruption) end as `skipped`. Each change is on disk (the manifest's journal) before the
+ * interruption) end as `skipped`, all together. Each change is on disk (the manifest's journal) before the
  * matching event is emitted.
  */
 export async function runBatch(options: RunBatchOptions): Promise<BatchSummary> {
@@ -92,7 +97,7 @@ export async function runBatch(options: RunBatchOptions): Promise<BatchSummary> 
       durationSeconds,
       renderMs,
       error: status === 'failed' ? error : null,
-      row: job.index,
+      row: {index: job.index, data: job.data ?? {}},
     })
     const delivery = deliverWebhook(target, payload).then(async (delivery) => {
       await store.patchRow(job.index, {webhook: delivery})
@@ -113,7 +118,7 @@ export async function runBatch(options: RunBatchOptions): Promise<BatchSummary> 
 
   const rowEvent = (job: BatchJob): BatchEvent => {
     const {status, renderMs, durationSeconds, error, skippedReason} = store.row(job.index)
-    return {type: 'row', row: job.index, status, output: job.output, renderMs, durationSeconds, error, skippedReason}
+    return {type: 'row', row: job.index, status, output: job.output, renderMs, durationSeconds, error, skippedReason, ...(job.data && {data: job.data})}
   }
 
   /** `onCaptured` is told once the row's frames are all captured (its browsers are free again). */
@@ -168,6 +173,7 @@ export async function runBatch(options: RunBatchOptions): Promise<BatchSummary> 
       }
       const result = await options.render(request)
       const renderMs = Math.round(performance.now() - began)
+      const sha256 = await fileSha256(result.output)
       await store.setRow(job.index, {
         status: 'completed',
         startedAt,
@@ -176,6 +182,7 @@ export async function runBatch(options: RunBatchOptions): Promise<BatchSummary> 
         durationSeconds: result.durationSeconds,
         totalFrames: result.totalFrames,
         bytes: result.bytes,
+        ...(sha256 !== undefined && {sha256}),
         fetchedUrls: result.fetchedUrls,
         ...(result.poster && {poster: relative(dirname(store.path), result.poster)}),
         ...rowWarnings(),
@@ -197,17 +204,13 @@ export async function runBatch(options: RunBatchOptions): Promise<BatchSummary> 
   // first one assembles and muxes (ffmpeg only, no browser), so the capture of a short row never
   // waits for the assembly of the one before. A worker has at most two rows in flight: the row
   // after those starts only once the older one has finished. Rows may finish out of order.
-  const unlaunched: BatchJob[] = []
   const worker = async (): Promise<void> => {
     let assembling: Promise<void> = Promise.resolve()
     try {
       for (let next = await pending.next(); !next.done; next = await pending.next()) {
         const job = next.value
         if (signal?.aborted) halt ??= 'the batch was interrupted'
-        if (halt !== undefined) {
-          unlaunched.push(job)
-          return
-        }
+        if (halt !== undefined) return
         let captured!: () => void
         const capturedOrEnded = new Promise<void>((resolve) => (captured = resolve))
         const row = runRow(job, captured).catch((error: unknown) => {
@@ -233,12 +236,12 @@ export async function runBatch(options: RunBatchOptions): Promise<BatchSummary> 
     throw rejected.reason
   }
 
-  const skip = async (job: BatchJob) => {
-    await store.setRow(job.index, {status: 'skipped', skippedReason: `not launched: ${halt ?? 'the batch was interrupted'}`})
-    emit(rowEvent(job))
-  }
-  for (const job of unlaunched.splice(0)) await skip(job)
-  for await (const job of pending) await skip(job)
+  await pending.return(undefined)
+  // Rows never launched are skipped together: one journal record, one event, however many rows
+  // are left (an interrupted batch of 100,000 rows stops in seconds, not in 100,000 writes).
+  const reason = `not launched: ${halt ?? 'the batch was interrupted'}`
+  const skipped = await store.skipPending(reason)
+  if (skipped > 0) emit({type: 'rows-skipped', count: skipped, reason})
   await Promise.all(deliveries)
 
   const elapsedMs = Math.round(performance.now() - started)
@@ -249,7 +252,9 @@ export async function runBatch(options: RunBatchOptions): Promise<BatchSummary> 
     recordDelivery(null, delivery)
   }
   await store.finish()
+  await options.results?.write()
   const rowsPerMinute = elapsedMs > 0 ? Math.round((counts.completed * 60_000 * 10) / elapsedMs) / 10 : 0
-  emit({type: 'batch-done', counts, manifest: store.path, elapsedMs, rowsPerMinute})
-  return {counts, manifest: store.path, elapsedMs, failed, undeliveredWebhooks: undelivered}
+  const results = options.results?.path
+  emit({type: 'batch-done', counts, manifest: store.path, elapsedMs, rowsPerMinute, ...(results !== undefined && {results})})
+  return {counts, manifest: store.path, elapsedMs, failed, undeliveredWebhooks: undelivered, ...(results !== undefined && {results})}
 }

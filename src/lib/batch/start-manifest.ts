@@ -4,6 +4,7 @@ import {isDeepStrictEqual} from 'node:util'
 import {createHash} from 'node:crypto'
 import {getFormat} from '../encode/format-registry.js'
 import {EngineError} from '../errors/engine-error.js'
+import {fileSha256} from '../files/file-sha256.js'
 import {formatFps, type Fps} from '../plan/fps.js'
 import type {ResolvedRenderOptions} from '../plan/render-options.js'
 import {completedOutputProblem} from './check-completed-output.js'
@@ -93,7 +94,7 @@ export async function resumeRows(identity: BatchIdentity, manifestPath: string, 
     if (record.status === 'completed' || record.status === 'running') earlier.set(record.index, record)
     else earlier.delete(record.index)
   }
-  const head = await readManifestFile(manifestPath, ({output: _output, variables: _variables, ...record}) => remember(record))
+  const head = await readManifestFile(manifestPath, ({output: _output, variables: _variables, data: _data, ...record}) => remember(record))
   if (!head) {
     return {kept: new Map(), notices: [{code: 'resume-no-manifest', message: `--resume: there is no ${manifestPath} yet, so every row is rendered`}]}
   }
@@ -138,7 +139,7 @@ async function adoptable(output: string, record: RowRecord, format: ReturnType<t
     status: 'completed',
     startedAt: record.startedAt,
     finishedAt: info.mtime.toISOString(),
-    ...(info.isFile() && {bytes: info.size}),
+    ...(info.isFile() && {bytes: info.size, sha256: await fileSha256(output)}),
   }
 }
 

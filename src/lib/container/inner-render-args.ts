@@ -14,6 +14,8 @@ export interface InnerRenderInput {
   batch?: {path: string; format: string}
   variablesFile?: string
   resume?: boolean
+  /** `--restart`: render every row again over an earlier batch's manifest. */
+  restart?: boolean
 }
 
 /**
@@ -69,6 +71,7 @@ export function innerRenderArgs(input: InnerRenderInput): string[] {
     args.push('--batch', input.batch.path, '--batch-format', input.batch.format, '--batch-concurrency', String(options.batchConcurrency))
     if (options.batchFailFast) args.push('--batch-fail-fast')
     if (input.resume) args.push('--resume')
+    if (input.restart) args.push('--restart')
   }
   return args
 }

@@ -65,15 +65,15 @@ export async function renderInContainer(request: ContainerRenderRequest & {onEve
 }
 
 /** The same for a batch (`options.batch`): rows, manifest and batch events come from the engine inside. */
-export async function renderBatchInContainer(request: ContainerRenderRequest & {onEvent?: BatchEventListener; resume?: boolean}): Promise<BatchDone> {
+export async function renderBatchInContainer(request: ContainerRenderRequest & {onEvent?: BatchEventListener; resume?: boolean; restart?: boolean}): Promise<BatchDone> {
   const relay = new EventRelay<BatchEvent, BatchDone>('batch-done', request.onEvent)
-  return runInContainer(request, relay, request.resume)
+  return runInContainer(request, relay, {resume: request.resume, restart: request.restart})
 }
 
 async function runInContainer<Event extends RenderEvent | BatchEvent, Done>(
   request: ContainerRenderRequest,
   relay: EventRelay<Event, Done>,
-  resume?: boolean,
+  rerun: {resume?: boolean; restart?: boolean} = {},
 ): Promise<Done> {
   const {options, signal} = request
   const cwd = request.cwd ?? process.cwd()
@@ -151,7 +151,7 @@ async function runInContainer<Event extends RenderEvent | BatchEvent, Done>(
         output: mapping.toContainer(output),
         batch: batch === undefined ? undefined : {path: mapping.toContainer(batch), format: batchSource!.format},
         variablesFile: variablesFile && CONTAINER_VARIABLES_FILE,
-        resume,
+        ...rerun,
       }),
     })
     const run = await runContainerClient(runtime.name, args, {

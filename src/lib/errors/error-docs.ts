@@ -101,6 +101,10 @@ export const ERROR_DOCS: Readonly<Record<ErrorCode, ErrorDoc>> = {
     cause: 'The header of the batch file, or a row, has more than 1,000 columns (keys).',
     fix: 'Keep the columns the composition declares as variables (and the output fields); drop the others.',
   },
+  BATCH_EXISTS: {
+    cause: 'A batch was started into an output folder whose `manifest.json` belongs to an earlier run, without `--resume` or `--restart`: running it would silently render every row again and replace that record. The command exits with status 2.',
+    fix: 'Add `--resume` to render only the rows the manifest does not record as completed, or `--restart` to render every row again (the manifest is replaced); or give `--output` another folder.',
+  },
   BATCH_ROW_FAILED: {
     cause: 'A batch finished with one or more failed rows (each row\'s own error is in `manifest.json`).',
     fix: 'Read the failed rows in the manifest, fix them, and run the same command with `--resume`.',

@@ -62,7 +62,8 @@ export async function deliverWebhook(target: WebhookTarget, payload: WebhookPayl
   const policy = options.policy ?? OPEN_POLICY
   const delays = options.retryDelaysMs ?? RETRY_DELAYS_MS
   const deliveryId = randomUUID()
-  const body = JSON.stringify(payload)
+  // The caller's data rides on the target, so that every call made for it (rows, the batch, a Lambda render's end) echoes it.
+  const body = JSON.stringify(target.data !== undefined && payload.data == null ? {...payload, data: target.data} : payload)
   // Each attempt is signed at its own time, so a retry is as fresh as the first call.
   const headersNow = () => {
     const timestamp = Math.floor(Date.now() / 1000)

@@ -1,5 +1,6 @@
 export {redactUrl} from './redact-url.js'
 export {deliverWebhook, signBody, SIGNATURE_HEADER, TIMESTAMP_HEADER, DELIVERY_HEADER, type WebhookDelivery, type DeliverOptions} from './deliver-webhook.js'
-export {renderPayload, batchPayload, type WebhookPayload, type WebhookEventType, type RenderOutcome} from './webhook-payload.js'
+export {renderPayload, batchPayload, type WebhookPayload, type WebhookEventType, type RenderOutcome, type WebhookData, type WebhookRow} from './webhook-payload.js'
+export {parseWebhookData, MAX_WEBHOOK_DATA_BYTES} from './webhook-data.js'
 export {webhookTarget, webhookUrlSchema, WEBHOOK_SECRET_ENV, type WebhookTarget} from './webhook-target.js'
 export {OPEN_POLICY, type AddressPolicy} from './address-policy.js'

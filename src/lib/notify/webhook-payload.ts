@@ -12,11 +12,21 @@ export interface WebhookPayload {
   durationSeconds: number | null
   renderMs: number | null
   error: {code: string; message: string} | null
-  /** Batch row index (render.* of a batch row); null otherwise. */
-  row: number | null
+  /** render.* of a batch row: its index and its row data (the columns that are not variables); null otherwise. */
+  row: WebhookRow | null
+  /** What the caller passed with `--webhook-data` (or `webhookData`), echoed as given; null without it. */
+  data: WebhookData | null
   /** batch.completed only: how the rows ended. */
   counts?: Record<string, number>
 }
+
+export interface WebhookRow {
+  index: number
+  data: Record<string, unknown>
+}
+
+/** Caller data echoed in a webhook body: a JSON object (see parseWebhookData). */
+export type WebhookData = Record<string, unknown>
 
 export interface RenderOutcome {
   id: string
@@ -25,7 +35,8 @@ export interface RenderOutcome {
   durationSeconds?: number | null
   renderMs?: number | null
   error?: {code: string; message: string} | null
-  row?: number | null
+  row?: WebhookRow | null
+  data?: WebhookData | null
 }
 
 /** render.completed when there is no error, render.failed otherwise. */
@@ -41,11 +52,12 @@ export function renderPayload(outcome: RenderOutcome): WebhookPayload {
     renderMs: outcome.renderMs ?? null,
     error: outcome.error ? {code: outcome.error.code, message: outcome.error.message} : null,
     row: outcome.row ?? null,
+    data: outcome.data ?? null,
   }
 }
 
 /** batch.completed: `output` is the manifest; the status is failed when any row failed. */
-export function batchPayload(batch: {id: string; manifest: string; elapsedMs: number; counts: Record<string, number>}): WebhookPayload {
+export function batchPayload(batch: {id: string; manifest: string; elapsedMs: number; counts: Record<string, number>; data?: WebhookData}): WebhookPayload {
   const failed = (batch.counts.failed ?? 0) > 0
   return {
     type: 'batch.completed',
@@ -57,6 +69,7 @@ export function batchPayload(batch: {id: string; manifest: string; elapsedMs: nu
     renderMs: batch.elapsedMs,
     error: failed ? {code: 'BATCH_ROW_FAILED', message: `${batch.counts.failed} row(s) failed; see the manifest`} : null,
     row: null,
+    data: batch.data ?? null,
     counts: batch.counts,
   }
 }

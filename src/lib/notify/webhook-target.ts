@@ -2,14 +2,17 @@ import {z} from 'zod'
 import {EngineError, type ErrorCode} from '../errors/engine-error.js'
 import {refusedHost, type AddressPolicy} from './address-policy.js'
 import {redactUrl} from './redact-url.js'
+import type {WebhookData} from './webhook-payload.js'
 
 export const WEBHOOK_SECRET_ENV = 'ENGINE_WEBHOOK_SECRET'
 const MAX_URL_LENGTH = 2048
 
-/** Where to deliver and the key that signs every body. */
+/** Where to deliver, the key that signs every body, and the caller's data every body echoes. */
 export interface WebhookTarget {
   url: string
   secret: string
+  /** `--webhook-data`: echoed as the body's `data` (checked by parseWebhookData). */
+  data?: WebhookData
 }
 
 export const webhookUrlSchema = z

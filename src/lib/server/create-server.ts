@@ -13,7 +13,7 @@ import {sendOutput, sendOutputFile, sendPoster} from './serve-output.js'
 import {answerStill} from './still-route.js'
 import {pathRedactor, type Redact} from './redact-paths.js'
 import {followJournal, lastEventId} from './follow-journal.js'
-import {webhookTarget} from '../notify/index.js'
+import {parseWebhookData, webhookTarget} from '../notify/index.js'
 
 export interface CreateServerOptions {
   service: RenderService
@@ -108,9 +108,11 @@ export function createServer(options: CreateServerOptions): Server {
               policy: service.webhookPolicy,
               code: 'INVALID_REQUEST',
             })
+      if (webhook && body.webhookData !== undefined) webhook.data = parseWebhookData(body.webhookData, 'body field "webhook.data"', 'INVALID_REQUEST')
       // The client may have gone while its body was checked: then there is nobody to render for.
       if (req.socket.destroyed) return
-      const {requestId, journal} = service.submit({...body, composition, webhook})
+      const {webhookData: _webhookData, ...request} = body
+      const {requestId, journal} = service.submit({...request, composition, webhook})
       // A dropped connection leaves the render running (resume with GET /render/:id/events) unless the client asked otherwise.
       if (body.cancelOnDisconnect) {
         res.once('close', () => {

@@ -37,7 +37,7 @@ export const renderStreamBodySchema = renderOptionsSchema
     composition: z.string().min(1).optional(),
     html: z.string().min(1).optional(),
     /** Called when the render ends; the server signs it with its --webhook-secret. */
-    webhook: z.object({url: z.string()}).strict().optional(),
+    webhook: z.object({url: z.string(), /** Echoed as the webhook body's "data" (a JSON object, at most 4 KB). */ data: z.unknown().optional()}).strict().optional(),
     /** Cancel the render when this stream's connection closes (default: it keeps rendering; resume or DELETE). */
     cancelOnDisconnect: z.boolean().optional(),
   })
@@ -52,6 +52,8 @@ export interface ParsedStreamBody {
   variables?: Record<string, unknown>
   /** Checked against the server's webhook policy by the route (see webhookTarget). */
   webhookUrl?: string
+  /** Echoed in the webhook body; checked with the URL by the route (parseWebhookData). */
+  webhookData?: unknown
   cancelOnDisconnect: boolean
 }
 
@@ -82,7 +84,7 @@ export function parseStreamBody(body: unknown): ParsedStreamBody {
     throw new EngineError('INVALID_REQUEST', 'the body needs exactly one of "composition" (a path inside the server root) or "html" (inline markup)')
   }
   checkOptions(options)
-  return {composition, html, options, variables, webhookUrl: webhook?.url, cancelOnDisconnect}
+  return {composition, html, options, variables, webhookUrl: webhook?.url, webhookData: webhook?.data, cancelOnDisconnect}
 }
 
 /** Throws LIMIT_EXCEEDED when a request sets more variables than any request may. */

@@ -16,13 +16,18 @@ export function typeCell(declaration: VariableDeclaration | undefined, cell: str
     case 'number': {
       const text = cell.trim()
       const value = Number(text)
-      return NUMBER.test(text) && Number.isFinite(value) ? {value} : {problem: `"${cell.slice(0, 40)}" is not a number (variable "${declaration.id}" is a number)`}
+      return NUMBER.test(text) && Number.isFinite(value) ? {value} : {problem: typeProblem(declaration, `"${cell.slice(0, 40)}"`)}
     }
     case 'boolean': {
       const value = BOOLEANS[cell.trim().toLowerCase()]
-      return value === undefined ? {problem: `"${cell.slice(0, 40)}" is not a boolean; write true/false, 1/0 or yes/no`} : {value}
+      return value === undefined ? {problem: typeProblem(declaration, `"${cell.slice(0, 40)}"`)} : {value}
     }
     default:
       return {value: cell}
   }
+}
+
+/** Why `shown` (the value as written, quoted when it is text) cannot be the number or boolean the declaration asks for. */
+export function typeProblem(declaration: VariableDeclaration, shown: string): string {
+  return declaration.type === 'number' ? `${shown.slice(0, 42)} is not a number (variable "${declaration.id}" is a number)` : `${shown.slice(0, 42)} is not a boolean; write true/false, 1/0 or yes/no`
 }

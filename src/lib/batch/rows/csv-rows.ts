@@ -1,7 +1,7 @@
 import {pipeline, type Readable} from 'node:stream'
 import {parse, type Info} from 'csv-parse'
 import {EngineError} from '../../errors/engine-error.js'
-import type {VariableDeclaration} from '../../variables/variable-declaration.js'
+import type {DeclarationsById} from './typed-values.js'
 import {typeCell} from './csv-cells.js'
 import {lineTooLong, MAX_COLUMNS, MAX_LINE_BYTES, tooManyColumns} from './row-limits.js'
 import {DOWNLOAD_NAME_FIELD, downloadNameField, OUTPUT_FIELDS, outputProblem, type RowFieldProblem, type SourceRow} from './source-row.js'
@@ -15,10 +15,9 @@ import {DOWNLOAD_NAME_FIELD, downloadNameField, OUTPUT_FIELDS, outputProblem, ty
 export async function* delimitedRows(
   input: Readable,
   delimiter: ',' | '\t',
-  declarations: readonly VariableDeclaration[],
+  byId: DeclarationsById,
   name: string,
 ): AsyncGenerator<SourceRow> {
-  const byId = new Map(declarations.map((declaration) => [declaration.id, declaration]))
   // max_record_size bounds a record spanning lines (quoted newlines), which no line limit sees.
   // pipeline, not pipe: a failure of the input (a line past its limit) must end the parser too.
   const parser = pipeline(input, parse({delimiter, bom: true, relax_column_count: true, skip_empty_lines: true, info: true, max_record_size: MAX_LINE_BYTES}), () => {})
@@ -60,21 +59,24 @@ function readHeader(record: string[], name: string, line: number): string[] {
   return header
 }
 
-function typedRow(record: string[], header: readonly string[], byId: ReadonlyMap<string, VariableDeclaration>, position: {index: number; line: number}): SourceRow {
+function typedRow(record: string[], header: readonly string[], byId: DeclarationsById, position: {index: number; line: number}): SourceRow {
   const problems: RowFieldProblem[] = []
   if (record.length !== header.length) problems.push({reason: `has ${record.length} cells; the header has ${header.length}`})
   const written: Record<string, unknown> = {}
   const values: Record<string, unknown> = {}
+  const data: Record<string, unknown> = {}
+  const columns = Object.fromEntries(header.map((column, position) => [column, record[position] ?? '']))
   let output: string | undefined
   let downloadName: string | undefined
   header.forEach((column, position) => {
     const cell = record[position] ?? ''
-    if (column === DOWNLOAD_NAME_FIELD && !byId.has(column)) {
+    const declaration = byId?.get(column)
+    if (column === DOWNLOAD_NAME_FIELD && !declaration) {
       if (cell !== '') written[column] = cell
       downloadName = downloadNameField(`column "${column}"`, cell).name
       return
     }
-    if ((OUTPUT_FIELDS as readonly string[]).includes(column) && !byId.has(column)) {
+    if ((OUTPUT_FIELDS as readonly string[]).includes(column) && !declaration) {
       if (cell === '') return
       written[column] = cell
       const problem = outputProblem(`column "${column}"`, cell)
@@ -83,14 +85,15 @@ function typedRow(record: string[], header: readonly string[], byId: ReadonlyMap
       else output = cell
       return
     }
-    const typed = typeCell(byId.get(column), cell)
+    const typed = typeCell(declaration, cell)
     if ('empty' in typed) return
     if ('problem' in typed) {
       problems.push({field: `column "${column}"`, reason: typed.problem})
       return
     }
     written[column] = typed.value
-    values[column] = typed.value
+    if (declaration || !byId) values[column] = typed.value
+    else data[column] = typed.value
   })
-  return {...position, written, values, output, ...(downloadName !== undefined && {downloadName}), problems}
+  return {...position, written, values, data, columns, output, ...(downloadName !== undefined && {downloadName}), problems}
 }

@@ -3,14 +3,15 @@ import {JSONParser} from '@streamparser/json'
 import {EngineError} from '../../errors/engine-error.js'
 import {ACCEPTED_BATCH_FORMATS} from './batch-format.js'
 import {lineTooLong, MAX_LINE_BYTES} from './row-limits.js'
-import {isPlainObject, kindOf, splitRow, type SourceRow} from './source-row.js'
+import {isPlainObject, kindOf, splitRow, unreadableRow, type SourceRow} from './source-row.js'
+import type {DeclarationsById} from './typed-values.js'
 
 /**
  * Rows of a `.json` batch file: a top-level array of row objects, or an object whose `rows` is one.
  * The document is parsed as a stream and each row is handed on as soon as it is complete, so no
  * more than one chunk of the file and the rows in it are held at once.
  */
-export async function* jsonRows(input: Readable, declared: ReadonlySet<string>, name: string): AsyncGenerator<SourceRow> {
+export async function* jsonRows(input: Readable, byId: DeclarationsById, name: string): AsyncGenerator<SourceRow> {
   let parser: JSONParser | undefined
   const ready: SourceRow[] = []
   let failure: EngineError | undefined
@@ -26,7 +27,7 @@ export async function* jsonRows(input: Readable, declared: ReadonlySet<string>, 
         failure ??= fail('"rows" must be an array of row objects, such as {"rows": [{"title": "Ada"}]}')
         return
       }
-      ready.push(jsonRow(value, index++, declared))
+      ready.push(jsonRow(value, index++, byId))
     }
     created.onError = (error) => {
       failure ??= fail(`not valid JSON (${error.message}); accepted are ${ACCEPTED_BATCH_FORMATS}`)
@@ -59,9 +60,9 @@ export async function* jsonRows(input: Readable, declared: ReadonlySet<string>, 
   yield* ready.splice(0)
 }
 
-function jsonRow(value: unknown, index: number, declared: ReadonlySet<string>): SourceRow {
+function jsonRow(value: unknown, index: number, byId: DeclarationsById): SourceRow {
   if (!isPlainObject(value)) {
-    return {index, written: {}, values: {}, problems: [{reason: `must be a JSON object of variable values, got ${kindOf(value)}`}]}
+    return {index, ...unreadableRow(`must be a JSON object of variable values, got ${kindOf(value)}`)}
   }
-  return {index, written: value, ...splitRow(value, declared)}
+  return {index, written: value, ...splitRow(value, byId)}
 }

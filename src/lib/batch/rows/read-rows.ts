@@ -9,6 +9,7 @@ import {jsonRows} from './json-rows.js'
 import {jsonLinesRows} from './jsonl-rows.js'
 import {limitRows, lineLimit} from './row-limits.js'
 import type {SourceRow} from './source-row.js'
+import type {DeclarationsById} from './typed-values.js'
 
 export interface RowSource {
   /** Absolute path of the file, or `-` for standard input. */
@@ -32,26 +33,28 @@ export async function openRowSource(path: string, requested?: BatchFormat, stdin
 
 /**
  * The rows of a batch, one at a time in file order, as a stream: nothing but the row being read is
- * held. `declarations` type CSV cells and tell variables from the output fields.
+ * held. `declarations` type the values (CSV cells and JSON values alike) and tell variables from
+ * row data and the output fields; without them (undefined) every field but the output fields is a
+ * value, as written.
  */
-export function readRows(source: RowSource, declarations: readonly VariableDeclaration[]): AsyncGenerator<SourceRow> {
+export function readRows(source: RowSource, declarations: readonly VariableDeclaration[] | undefined): AsyncGenerator<SourceRow> {
   const raw = source.path === STDIN_BATCH ? (source.stdin ?? process.stdin) : createReadStream(source.path)
-  const declared = new Set(declarations.map((declaration) => declaration.id))
+  const declared = declarations && new Map(declarations.map((declaration) => [declaration.id, declaration]))
   const name = source.path === STDIN_BATCH ? 'standard input' : source.path
   // A .json row is limited by its bytes in the parser; the other formats line by line, here.
   const input = source.format === 'json' ? raw : pipeline(raw, lineLimit(name), () => {})
-  return limitRows(rowsOf(input, source.format, declarations, declared, name), name)
+  return limitRows(rowsOf(input, source.format, declared, name), name)
 }
 
-function rowsOf(input: Readable, format: BatchFormat, declarations: readonly VariableDeclaration[], declared: ReadonlySet<string>, name: string): AsyncGenerator<SourceRow> {
+function rowsOf(input: Readable, format: BatchFormat, declared: DeclarationsById, name: string): AsyncGenerator<SourceRow> {
   switch (format) {
     case 'json':
       return jsonRows(input, declared, name)
     case 'jsonl':
       return jsonLinesRows(input, declared)
     case 'csv':
-      return delimitedRows(input, ',', declarations, name)
+      return delimitedRows(input, ',', declared, name)
     case 'tsv':
-      return delimitedRows(input, '\t', declarations, name)
+      return delimitedRows(input, '\t', declared, name)
   }
 }

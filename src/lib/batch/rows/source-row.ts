@@ -1,4 +1,5 @@
 import {storageKeyProblem} from '../../render/storage-key.js'
+import {typeRowValues, type DeclarationsById} from './typed-values.js'
 
 /** Where a row sits in its file, for messages: JSON arrays count rows, JSON Lines and CSV count lines. */
 export interface RowPosition {
@@ -12,8 +13,15 @@ export interface RowPosition {
 export interface SourceRow extends RowPosition {
   /** What the file says, typed (CSV cells by the declarations): the rows' identity is hashed over it. */
   written: Record<string, unknown>
-  /** Variable values of the row. */
+  /** Variable values of the row: only declared variables, when the declarations are known. */
   values: Record<string, unknown>
+  /** The row's columns that are not declared variables (nor its output fields): row data, never sent to the page. */
+  data: Record<string, unknown>
+  /**
+   * The row's own columns as read, in order (CSV: every header column, its text; JSON: the object's
+   * keys, a wrapped row's variables flattened): the first columns of the result sheet.
+   */
+  columns: Record<string, unknown>
   /** The row's own output (an `output` or `outputKey` field or column): a relative path or storage key. */
   output?: string
   /**
@@ -43,14 +51,17 @@ export const DOWNLOAD_NAME_FIELD = 'downloadName'
  * and wrapped (`{"outputKey": "a.mp4", "variables": {"title": "Ada"}}`). A declared variable named
  * like an output field stays a variable.
  */
-export function splitRow(object: Record<string, unknown>, declared: ReadonlySet<string>): Pick<SourceRow, 'values' | 'output' | 'downloadName' | 'problems'> {
+export function splitRow(object: Record<string, unknown>, byId: DeclarationsById): Pick<SourceRow, 'values' | 'data' | 'columns' | 'output' | 'downloadName' | 'problems'> {
+  const declared: ReadonlySet<string> | ReadonlyMap<string, unknown> = byId ?? new Set<string>()
   const outputKeys = OUTPUT_FIELDS.filter((key) => Object.hasOwn(object, key) && !declared.has(key))
   const namesDownload = Object.hasOwn(object, DOWNLOAD_NAME_FIELD) && !declared.has(DOWNLOAD_NAME_FIELD)
   const rowFields: readonly string[] = namesDownload ? [...outputKeys, DOWNLOAD_NAME_FIELD] : outputKeys
   const wrapped = !declared.has('variables') && isPlainObject(object.variables) && Object.keys(object).every((key) => key === 'variables' || rowFields.includes(key))
-  const values: Record<string, unknown> = wrapped ? {...(object.variables as Record<string, unknown>)} : {...object}
-  if (!wrapped) for (const key of rowFields) delete values[key]
-  const problems: RowFieldProblem[] = []
+  const given: Record<string, unknown> = wrapped ? {...(object.variables as Record<string, unknown>)} : {...object}
+  if (!wrapped) for (const key of rowFields) delete given[key]
+  const columns = wrapped ? {...Object.fromEntries(rowFields.filter((key) => Object.hasOwn(object, key)).map((key) => [key, object[key]])), ...given} : object
+  const typed = typeRowValues(given, byId)
+  const problems: RowFieldProblem[] = [...typed.problems]
   const named = outputKeys.map((key) => ({key, value: object[key]})).filter(({value}) => value !== undefined && value !== null && value !== '')
   for (const {key, value} of named) {
     const problem = outputProblem(`"${key}"`, value)
@@ -60,7 +71,7 @@ export function splitRow(object: Record<string, unknown>, declared: ReadonlySet<
   if (new Set(strings).size > 1) problems.push({field: '"output"', reason: `output "${strings[0]}" and outputKey "${strings[1]}" differ; keep one of them`})
   const download = namesDownload ? downloadNameField(`"${DOWNLOAD_NAME_FIELD}"`, object[DOWNLOAD_NAME_FIELD]) : {}
   if (download.problem) problems.push(download.problem)
-  return {values, output: problems.length === 0 ? strings[0] : undefined, ...(download.name !== undefined && {downloadName: download.name}), problems}
+  return {values: typed.values, data: typed.data, columns, output: problems.length === 0 ? strings[0] : undefined, ...(download.name !== undefined && {downloadName: download.name}), problems}
 }
 
 /** A download name as written: a string, or left out when empty; its rules as a name are the serverless batch's. */
@@ -84,4 +95,9 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
 export function kindOf(value: unknown): string {
   if (value === null) return 'null'
   return Array.isArray(value) ? 'an array' : `a ${typeof value}`
+}
+
+/** A row that could not be read as a row object: nothing of it but the reason. */
+export function unreadableRow(reason: string): Pick<SourceRow, 'written' | 'values' | 'data' | 'columns' | 'problems'> {
+  return {written: {}, values: {}, data: {}, columns: {}, problems: [{reason}]}
 }

@@ -48,7 +48,7 @@ export function batchItem(row: SourceRow, settings: ItemSettings, taken: Map<str
   if (row.problems.length > 0) return fail(row.problems.map((problem) => (problem.field ? `${problem.field}: ${problem.reason}` : problem.reason)).join('; '))
   let outputKey = row.output
   if (outputKey === undefined) {
-    const filled = fillOutputTemplate(settings.outputKeyTemplate, row.index, row.values, '--output-key')
+    const filled = fillOutputTemplate(settings.outputKeyTemplate, row.index, {...row.data, ...row.values}, '--output-key')
     if (!filled.ok) return fail(filled.problems.map((problem) => `${problem.field}: ${problem.reason}`).join('; '))
     const problem = storageKeyProblem(filled.path)
     if (problem) return fail(`--output-key gives "${filled.path}", which ${problem}`, filled.path)
@@ -80,7 +80,7 @@ function rowDownloadName(row: SourceRow, template: string | undefined): {name?: 
     return problem ? {problem: `"downloadName": ${JSON.stringify(row.downloadName.slice(0, 300))} ${problem}`} : {name: row.downloadName}
   }
   if (template === undefined) return {}
-  const filled = fillOutputTemplate(template, row.index, row.values, '--download-name')
+  const filled = fillOutputTemplate(template, row.index, {...row.data, ...row.values}, '--download-name')
   if (!filled.ok) return {problem: filled.problems.map((problem) => `${problem.field}: ${problem.reason}`).join('; ')}
   const problem = downloadNameProblem(filled.path)
   return problem ? {problem: `--download-name gives ${JSON.stringify(filled.path.slice(0, 300))}, which ${problem}`} : {name: filled.path}

@@ -42,7 +42,7 @@ export interface LambdaBatchOptions extends AwsClientOptions {
 
 export interface RenderBatchOnLambdaOptions extends LambdaBatchOptions {
   rows: RowSource
-  /** The composition's declarations: CSV cells take their types. Without them every cell is text. */
+  /** The composition's declarations: values take their types and other columns are row data (kept off the page). Without them every cell is a value, as written. */
   declarations?: readonly VariableDeclaration[]
   siteHandle: Pick<SiteHandle, 'siteId'> & Partial<SiteHandle>
   /** Settings shared by every row; each row brings its own variables. */
@@ -93,7 +93,7 @@ export async function renderBatchOnLambda(options: RenderBatchOnLambdaOptions): 
     }
     const taken = new Map<string, number>()
     let total = 0
-    for await (const row of readRows(options.rows, options.declarations ?? [])) {
+    for await (const row of readRows(options.rows, options.declarations)) {
       total++
       const made = batchItem(row, settings, taken)
       if ('item' in made) await spool.accept(made.item, renderArn)
