@@ -25,6 +25,7 @@ export function batchLines(log: (line: string) => void): BatchEventListener {
       const where = `row ${event.row} (${display(event.output)})`
       if (event.status === 'running') log(`${where}: rendering`)
       else if (event.status === 'completed') log(`${where}: done in ${((event.renderMs ?? 0) / 1000).toFixed(1)} s`)
+      else if (event.status === 'cached') log(`${where}: cached (an identical render was reused) in ${((event.renderMs ?? 0) / 1000).toFixed(1)} s`)
       else if (event.status === 'failed') log(`${where}: failed [${event.error?.code}] ${event.error?.message}`)
       else if (event.status === 'skipped') log(`${where}: skipped, ${event.skippedReason}`)
     } else if (event.type === 'warning') warn(event)
@@ -38,8 +39,8 @@ function startLine(event: Extract<BatchEvent, {type: 'batch-start'}>): string {
 }
 
 function doneLine(event: Extract<BatchEvent, {type: 'batch-done'}>): string {
-  const {completed, failed, skipped} = event.counts
-  return `${completed} completed, ${failed} failed, ${skipped} skipped in ${(event.elapsedMs / 1000).toFixed(1)} s (${event.rowsPerMinute} rows/min); manifest ${display(event.manifest)}`
+  const {completed, failed, skipped, cached} = event.counts
+  return `${completed} completed, ${cached > 0 ? `${cached} cached, ` : ''}${failed} failed, ${skipped} skipped in ${(event.elapsedMs / 1000).toFixed(1)} s (${event.rowsPerMinute} rows/min); manifest ${display(event.manifest)}`
 }
 
 /** A batch's warnings and notes, and those of a row's render (which name the row). */
@@ -56,6 +57,7 @@ export class BatchTally {
   completed = 0
   failed = 0
   skipped = 0
+  cached = 0
   private startedAt = 0
 
   constructor(private readonly now: () => number = Date.now) {}
@@ -70,16 +72,18 @@ export class BatchTally {
       if (event.status === 'completed') this.completed++
       else if (event.status === 'failed') this.failed++
       else if (event.status === 'skipped') this.skipped++
+      else if (event.status === 'cached') this.cached++
     }
   }
 
   /** `812/1,234 rows done · 3 failed · 98.5 rows/min · ETA 4m 12s`. */
   describe(): string {
     const minutes = (this.now() - this.startedAt) / 60_000
-    const finished = this.completed + this.failed + this.skipped
+    const finished = this.completed + this.cached + this.failed + this.skipped
     const perMinute = minutes > 0 ? finished / minutes : 0
     const left = this.toRender - finished
-    const parts = [`${countText(this.already + this.completed)}/${countText(this.total)} rows done`]
+    const parts = [`${countText(this.already + this.completed + this.cached)}/${countText(this.total)} rows done`]
+    if (this.cached > 0) parts.push(`${countText(this.cached)} cached`)
     if (this.failed > 0) parts.push(`${countText(this.failed)} failed`)
     if (this.skipped > 0) parts.push(`${countText(this.skipped)} skipped`)
     parts.push(`${perMinute.toFixed(1)} rows/min`)

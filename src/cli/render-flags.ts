@@ -43,6 +43,10 @@ export const renderFlags = {
     description: 'let the page load public http(s) URLs, fetched once through the download cache (default on); --no-network blocks them for a hermetic render',
     allowNo: true,
   }),
+  cache: Flags.boolean({
+    description: 'reuse an identical earlier render from the render cache and store this one there (default on; ENGINE_RENDER_CACHE=off turns it off everywhere); --no-cache renders and stores nothing',
+    allowNo: true,
+  }),
   'allow-private-network': Flags.boolean({
     description: 'let the page reach loopback and private addresses (local dev servers); only for compositions you trust',
   }),

@@ -36,7 +36,7 @@ export default class Still extends BaseCommand {
     time: Flags.string({description: 'time in seconds; the frame on screen then', exclusive: ['frame']}),
     output: Flags.string({char: 'o', description: 'image file: .png, .jpg/.jpeg or .webp (batch: a template; `-`: a PNG to standard output). Default renders/<name>.png'}),
     quality: Flags.integer({description: 'JPEG/WebP quality 0-100 (default 92)'}),
-    ...pick('scale', 'fps', 'variables', 'variables-file', 'strict-variables', 'strict-fonts', 'network', 'allow-private-network', 'browser-path', 'profile', 'video-frame-format', 'batch', 'batch-format', 'batch-concurrency', 'batch-fail-fast', 'on-overflow', 'check-only', 'resume', 'quiet', 'json'),
+    ...pick('scale', 'fps', 'variables', 'variables-file', 'strict-variables', 'strict-fonts', 'network', 'cache', 'allow-private-network', 'browser-path', 'profile', 'video-frame-format', 'batch', 'batch-format', 'batch-concurrency', 'batch-fail-fast', 'on-overflow', 'check-only', 'resume', 'quiet', 'json'),
     ...trustProjectConfigFlag,
     ...yesFlag,
   }
@@ -80,7 +80,7 @@ export default class Still extends BaseCommand {
             resume,
             render: async (request) => {
               const result = await renderStill({...request, still, pool})
-              return {output: result.output, durationSeconds: 0, bytes: result.bytes}
+              return {output: result.output, durationSeconds: 0, bytes: result.bytes, cached: result.cached}
             },
             textCheck: batchTextCheck(options, pool, still),
             signal: controller.signal,

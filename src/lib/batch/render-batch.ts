@@ -140,7 +140,7 @@ export async function renderBatch(request: BatchRequest): Promise<BatchSummary> 
       settings: renderSettings(options),
     }
     const store = await openStore(identity, checked, spool, emit, request)
-    const pendingRows = checked.total - store.counts.completed
+    const pendingRows = checked.total - store.counts.completed - store.counts.cached
     const layout = batchLayout(options.batchConcurrency, pendingRows, {cores: availableParallelism(), loadAverage: loadavg()[0], freeMemoryBytes: freemem()})
     const rowOptions = layout.workersPerRow !== undefined && options.workers === 'auto' ? {...options, workers: layout.workersPerRow} : options
     return await runBatch({

@@ -4,7 +4,7 @@ import {isEngineError, toEngineError} from '../errors/engine-error.js'
 import type {ResolvedRenderOptions} from '../plan/render-options.js'
 import type {CompiledComposition} from '../compose/compile-composition.js'
 import type {RenderResult} from '../render/render-composition.js'
-import type {StatusCounts} from './batch-manifest.js'
+import {isRowDone, type StatusCounts} from './batch-manifest.js'
 import type {BatchEvent, BatchEventListener} from './batch-events.js'
 import type {ManifestStore} from './manifest-store.js'
 import type {BatchJob} from './preflight.js'
@@ -17,7 +17,7 @@ import {batchPayload, deliverWebhook, renderPayload, type WebhookDelivery, type 
  * `renderComposition`, or a function that closes over shared resources (a pool of warm browser
  * processes) so that rows reuse them.
  */
-export type RenderRow = (request: RowRenderRequest) => Promise<Pick<RenderResult, 'output' | 'durationSeconds' | 'poster'> & Partial<Pick<RenderResult, 'totalFrames' | 'bytes' | 'fetchedUrls'>>>
+export type RenderRow = (request: RowRenderRequest) => Promise<Pick<RenderResult, 'output' | 'durationSeconds' | 'poster'> & Partial<Pick<RenderResult, 'totalFrames' | 'bytes' | 'fetchedUrls' | 'cached'>>>
 
 export interface RunBatchOptions {
   composition: string
@@ -67,9 +67,9 @@ export async function runBatch(options: RunBatchOptions): Promise<BatchSummary> 
   const emit = options.onEvent ?? (() => {})
   const started = performance.now()
   const pending = (async function* () {
-    for await (const job of options.jobs) if (store.status(job.index) !== 'completed') yield job
+    for await (const job of options.jobs) if (!isRowDone(store.status(job.index))) yield job
   })()
-  const toRender = options.total - store.counts.completed
+  const toRender = options.total - store.counts.completed - store.counts.cached
   let halt: string | undefined
   const batchId = randomUUID()
   const deliveries = new Set<Promise<void>>()
@@ -161,7 +161,7 @@ export async function runBatch(options: RunBatchOptions): Promise<BatchSummary> 
       const result = await options.render(request)
       const renderMs = Math.round(performance.now() - began)
       await store.setRow(job.index, {
-        status: 'completed',
+        status: result.cached ? 'cached' : 'completed',
         startedAt,
         finishedAt: new Date().toISOString(),
         renderMs,
@@ -241,7 +241,7 @@ export async function runBatch(options: RunBatchOptions): Promise<BatchSummary> 
     recordDelivery(null, delivery)
   }
   await store.finish()
-  const rowsPerMinute = elapsedMs > 0 ? Math.round((counts.completed * 60_000 * 10) / elapsedMs) / 10 : 0
+  const rowsPerMinute = elapsedMs > 0 ? Math.round(((counts.completed + counts.cached) * 60_000 * 10) / elapsedMs) / 10 : 0
   emit({type: 'batch-done', counts, manifest: store.path, elapsedMs, rowsPerMinute})
   return {counts, manifest: store.path, elapsedMs, failed, undeliveredWebhooks: undelivered}
 }
