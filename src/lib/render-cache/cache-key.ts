@@ -26,16 +26,22 @@ export interface Toolchain {
 }
 
 let engineVersion: string | undefined
+let runtimeHash: Promise<string> | undefined
+/** Each format's methods hashed once per process: a batch asks for the key of every row. */
+const pluginCodes = new WeakMap<FormatPlugin, string>()
 
 export async function toolchainOf(browser: BrowserChoice, ffmpeg: {ffmpegPath: string; version: string}, format: FormatPlugin): Promise<Toolchain> {
   engineVersion ??= (JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as {version: string}).version
+  runtimeHash ??= loadRuntimeBundle().then(sha256)
+  let code = pluginCodes.get(format)
+  if (code === undefined) pluginCodes.set(format, (code = pluginCode(format)))
   return {
     engine: engineVersion,
-    runtime: sha256(await loadRuntimeBundle()),
+    runtime: await runtimeHash,
     // An unprobed browser is known only by where it is: its path stands in for its build.
     browser: {version: browser.version ?? `unprobed ${browser.executablePath}`, source: browser.source, beginFrame: browser.beginFrame, gpu: browser.gpu},
     ffmpeg: `${ffmpeg.version} ${ffmpeg.ffmpegPath}`,
-    format: {name: format.name, source: formatSource(format.name) ?? 'unregistered', code: pluginCode(format)},
+    format: {name: format.name, source: formatSource(format.name) ?? 'unregistered', code},
   }
 }
 
