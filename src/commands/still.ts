@@ -110,7 +110,7 @@ export default class Still extends BaseCommand {
       // -o - writes a PNG to standard output; the summary then goes to stderr.
       const result = toStdout ? await renderToStdout('.png', renderTo) : await renderTo(options.output)
       const path = toStdout ? 'standard output' : relative(process.cwd(), result.output) || result.output
-      const line = `${path}: frame ${result.frame} (${result.timeSeconds.toFixed(3)} s), ${result.width}x${result.height} ${result.format}, ${(result.bytes / 1e3).toFixed(1)} kB in ${(result.renderMs / 1000).toFixed(1)} s`
+      const line = `${path}: frame ${result.frame} (${result.timeSeconds.toFixed(3)} s), ${result.width}x${result.height} ${result.format}, ${(result.bytes / 1e3).toFixed(1)} kB ${result.cached ? 'copied from the render cache ' : ''}in ${(result.renderMs / 1000).toFixed(1)} s`
       if (options.json) this.log(JSON.stringify({type: 'done', ...result}))
       else if (!toStdout) this.log(options.quiet ? path : line)
       else if (!options.quiet) process.stderr.write(line + '\n')
