@@ -1,4 +1,4 @@
-import {join} from 'node:path'
+import {join, resolve} from 'node:path'
 import {engineCacheDir} from '../browser/engine-cache-dir.js'
 import {parseSizeBudget} from '../sandbox/download-cache.js'
 
@@ -18,7 +18,7 @@ export function renderCacheSettings(env: NodeJS.ProcessEnv = process.env): Rende
   const chosen = env[RENDER_CACHE_ENV]?.trim()
   if (chosen === 'off') return undefined
   return {
-    directory: chosen || join(engineCacheDir(env), 'renders'),
+    directory: chosen ? resolve(chosen) : join(engineCacheDir(env), 'renders'),
     budgetBytes: parseSizeBudget(env, RENDER_CACHE_MAX_ENV, DEFAULT_RENDER_CACHE_BYTES),
   }
 }

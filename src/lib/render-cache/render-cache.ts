@@ -1,6 +1,6 @@
 import {createHash, randomUUID} from 'node:crypto'
 import {createReadStream, createWriteStream} from 'node:fs'
-import {mkdir, rename, rm, stat, utimes, writeFile} from 'node:fs/promises'
+import {mkdir, readFile, rename, rm, stat, utimes, writeFile} from 'node:fs/promises'
 import {basename, dirname, extname, join} from 'node:path'
 import {Transform} from 'node:stream'
 import {pipeline} from 'node:stream/promises'
@@ -162,11 +162,19 @@ function storedExtension(path: string): string {
   return /^\.[a-z0-9]{1,12}$/.test(extension) ? extension : ''
 }
 
+/** Files up to this size are copied in one read and one write; larger ones are streamed. */
+const WHOLE_COPY_BYTES = 32 * 1024 ** 2
+
 /** Copies `from` to `to`, hashing the bytes on the way; the copy is what was hashed. */
 async function copyHashing(from: string, to: string): Promise<{bytes: number; sha256: string}> {
   const hash = createHash('sha256')
   let bytes = 0
   await mkdir(dirname(to), {recursive: true})
+  if ((await stat(from)).size <= WHOLE_COPY_BYTES) {
+    const data = await readFile(from)
+    await writeFile(to, data, {flag: 'wx'})
+    return {bytes: data.length, sha256: hash.update(data).digest('hex')}
+  }
   await pipeline(
     createReadStream(from),
     new Transform({
