@@ -16,8 +16,8 @@ export interface CacheTarget {
   path: string
 }
 
-/** Why a lookup did not reuse an entry: none stored, a project file it read changed, or it was damaged (dropped). */
-export type CacheMiss = {hit: false; reason: 'absent' | 'input-changed' | 'corrupt'; detail?: string}
+/** Why a lookup did not reuse an entry: none stored, a project file it read changed, it was damaged (dropped), or it could not be read or copied. */
+export type CacheMiss = {hit: false; reason: 'absent' | 'input-changed' | 'corrupt' | 'unreadable'; detail?: string}
 export type CacheLookup = {hit: true; entry: CacheEntry} | CacheMiss
 
 export interface StoreInput {
@@ -71,13 +71,9 @@ export class RenderCache {
       this.claims.delete(key)
       release()
     }
-    try {
-      const lookup = await this.restore(key, targets, projectDir)
-      return {lookup, store: (input) => this.store(key, input), release: releaseOnce}
-    } catch (error) {
-      releaseOnce()
-      throw error
-    }
+    // A cache that cannot be read or copied from (permissions, a full disk) costs a render, never the output.
+    const lookup = await this.restore(key, targets, projectDir).catch((error: Error): CacheMiss => ({hit: false, reason: 'unreadable', detail: error.message}))
+    return {lookup, store: (input) => this.store(key, input), release: releaseOnce}
   }
 
   private async restore(key: string, targets: readonly CacheTarget[], projectDir: string): Promise<CacheLookup> {

@@ -47,6 +47,9 @@ export async function claimCachedOutput(input: CacheClaimInput): Promise<CacheCl
   if (!claim.lookup.hit && claim.lookup.reason === 'corrupt') {
     input.emit({type: 'warning', code: 'render-cache-corrupt', message: `the render cache's entry ${key.slice(0, 12)} was damaged (${claim.lookup.detail}); it was removed and the output is rendered again`})
   }
+  if (!claim.lookup.hit && claim.lookup.reason === 'unreadable') {
+    input.emit({type: 'warning', code: 'render-cache-unreadable', message: `the render cache's entry ${key.slice(0, 12)} could not be copied (${claim.lookup.detail}); the output is rendered`})
+  }
   return claim
 }
 
