@@ -12,10 +12,10 @@
 //   the cache) and less what it stored in the render cache, which is the bookkeeping (rows spool,
 //   manifest, journal); and the cache's own bytes, reported apart;
 // then the speed-up the cache gives (target >= 1.35x with 30 % duplicates). Last, bookkeeping bytes
-// per row at 1,000 and --big rows (default 10,000) on the cheapest path that still runs every row
-// through the batch and the cache: a still batch whose rows all repeat 10 values, so almost every
-// row is a cache hit, each less the fixed part a 10-row run writes (target: 10,000 within 1.2x of
-// 1,000). Run after `npm run build`.
+// per row at 1,000 and --big rows (default 10,000): the batch machinery (rows spool, manifest,
+// journal) in process with a stand-in render of 20 ms a row, so that 10,000 rows take minutes, each
+// less the fixed part a 10-row run writes (target: 10,000 within 1.2x of 1,000). Run after
+// `npm run build`.
 import {spawn} from 'node:child_process'
 import {mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync} from 'node:fs'
 import {loadavg, tmpdir} from 'node:os'
@@ -180,26 +180,72 @@ async function compare(name, command, template, extension, extraArgs) {
   console.log(`${name}: the cache gives ${(cached.rowsPerMinute / uncached.rowsPerMinute).toFixed(2)}x the rows/min of --no-cache (target >= 1.35x)`)
 }
 
+/** Milliseconds a stand-in row takes in the bookkeeping runs: rows finish at a pace like small real ones. */
+const STAND_IN_ROW_MS = 20
+
 /**
- * Bookkeeping bytes per row at 1,000 and BIG rows. A run's writes include a fixed part (start-up,
- * the first manifest, the probes), measured with a 10-row run and taken off, so that the figures
- * compare what each further row costs.
+ * One bookkeeping run, in a process of its own (`--bookkeeping-child N`): renderBatch from dist/
+ * over the campaign's rows, two at a time, with a stand-in render that takes STAND_IN_ROW_MS,
+ * writes a one-byte output and reports rows whose values came before as `cached`, as the render
+ * cache would. Prints the process's bytes written to storage less the outputs.
+ */
+async function bookkeepingChild(size) {
+  const dist = new URL('../dist/src/lib/', import.meta.url)
+  await import(new URL('builtin-plugins.js', dist).href)
+  const {renderBatch} = await import(new URL('batch/render-batch.js', dist).href)
+  const {resolveRenderOptions} = await import(new URL('render/resolve-options.js', dist).href)
+  const {writeFile} = await import('node:fs/promises')
+  const dir = mkdtempSync(join(tmpdir(), 'engine-bench-bookkeeping-'))
+  try {
+    writeFileSync(join(dir, 'rows.csv'), campaignRows(size))
+    const seen = new Set()
+    const summary = await renderBatch({
+      composition: STILL,
+      batchFile: join(dir, 'rows.csv'),
+      options: resolveRenderOptions({format: 'png-sequence', output: join(dir, 'out/{index}.png'), batchConcurrency: 2}),
+      cwd: dir,
+      render: async (request) => {
+        await new Promise((resolve) => setTimeout(resolve, STAND_IN_ROW_MS))
+        await writeFile(request.options.output, 'x')
+        const values = JSON.stringify(request.variables)
+        const cached = seen.has(values)
+        seen.add(values)
+        return {output: request.options.output, durationSeconds: 0, bytes: 1, cached}
+      },
+    })
+    const written = Number(/write_bytes: (\d+)/.exec(readFileSync('/proc/self/io', 'utf8'))[1])
+    process.stdout.write(JSON.stringify({size, counts: summary.counts, bookkeepingBytes: written - size}) + '\n')
+  } finally {
+    rmSync(dir, {recursive: true, force: true})
+  }
+}
+
+/**
+ * Bookkeeping bytes per row at 1,000 and BIG rows (rows spool, manifest, journal, events: what a
+ * batch writes besides its outputs), less the fixed part a 10-row run writes, so that the figures
+ * compare what each further row costs. Stand-in renders keep the 10,000 rows to a few minutes.
  */
 async function bookkeeping() {
-  const run = (size) => runCampaign({command: 'still', template: STILL, rowsCsv: campaignRows(size, {uniqueCount: 10}), extension: 'png', cache: true, extraArgs: ['--scale', '0.5']})
+  const run = async (size) => {
+    const child = spawn(process.execPath, [new URL(import.meta.url).pathname, '--bookkeeping-child', String(size)], {stdio: ['ignore', 'pipe', 'inherit']})
+    let output = ''
+    for await (const chunk of child.stdout) output += chunk
+    return JSON.parse(output.trim().split('\n').at(-1))
+  }
   const base = await run(10)
-  console.log(describe('bookkeeping, 10 rows (the fixed part)', base))
+  console.log(`bookkeeping, 10 rows (the fixed part): ${(base.bookkeepingBytes / 1024).toFixed(0)} KB`)
   const per = []
   for (const size of [1000, BIG]) {
     const result = await run(size)
     const marginal = (result.bookkeepingBytes - base.bookkeepingBytes) / (size - 10)
-    console.log(describe(`bookkeeping, ${size} rows repeating 10 values`, result) + `; beyond the fixed part ${marginal.toFixed(0)} B/row`)
+    console.log(`bookkeeping, ${size} rows (${result.counts.completed} completed, ${result.counts.cached} cached; stand-in renders of ${STAND_IN_ROW_MS} ms): ${(result.bookkeepingBytes / 1024).toFixed(0)} KB, ${marginal.toFixed(0)} B/row beyond the fixed part`)
     per.push(marginal)
   }
   console.log(`bookkeeping bytes per row beyond the fixed part: ${BIG} rows / 1000 rows = ${(per[1] / per[0]).toFixed(2)}x (target <= 1.2x)`)
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
+if (process.argv[2] === '--bookkeeping-child') await bookkeepingChild(Number(process.argv[3]))
+else if (import.meta.url === `file://${process.argv[1]}`) {
   console.log(`load average at start: ${loadavg().map((load) => load.toFixed(1)).join(' ')}`)
   if (!ONLY || ONLY === 'still') await compare('still campaign', 'still', STILL, 'png', [])
   if (!ONLY || ONLY === 'video') await compare('video campaign', 'render', VIDEO, 'mp4', ['--fps', '15', '--quality', 'draft'])
