@@ -61,6 +61,15 @@ describe('render cache entries that cannot be trusted are never reused', () => {
     expect(written).toHaveLength(1)
   })
 
+  it('an entry that cannot be copied to its target is a miss, not a failure', async () => {
+    const blocker = join(scratch(), 'a-file')
+    await writeFile(blocker, 'not a folder')
+    const claim = await cache.claim(keyOf('good'), [{role: 'output', path: join(blocker, 'out.mp4')}], project)
+    claim.release()
+    expect(claim.lookup).toMatchObject({hit: false, reason: 'unreadable'})
+    expect((await lookup(keyOf('good'))).lookup.hit).toBe(true)
+  })
+
   it.each([
     ['control characters in its composition name', (entry: Record<string, unknown>) => (entry.composition = 'card\u001b]0;pwned\u0007.html')],
     ['a stored file name that is a path out of the cache', (entry: Record<string, unknown>) => ((entry.files as Array<{name: string}>)[0].name = '../../secret.txt')],
