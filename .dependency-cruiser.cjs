@@ -20,7 +20,7 @@ const LAYERS = [
   {name: 'doors', folders: ['src/lib/server', 'src/lib/server-client', `${COMPANION}/lib/lambda`, 'src/lib/container', 'src/lib/preview', 'src/lib/batch', 'src/lib/benchmark', 'src/lib/doctor', 'src/lib/config', 'src/lib/setup', 'src/lib/plugin-scaffold', 'src/lib/init']},
   // A still is a render of one frame; a render writes its poster frame as a still.
   {name: 'render', folders: ['src/lib/render', 'src/lib/still']},
-  {name: 'stages', folders: ['src/lib/capture', 'src/lib/encode', 'src/lib/media', 'src/lib/lint', 'src/lib/profile', 'src/lib/notify']},
+  {name: 'stages', folders: ['src/lib/capture', 'src/lib/encode', 'src/lib/media', 'src/lib/lint', 'src/lib/profile', 'src/lib/notify', 'src/lib/render-cache']},
   {name: 'plan', folders: ['src/lib/plan', 'src/lib/runtime']},
   {name: 'model', folders: ['src/lib/compose', 'src/lib/variables', 'src/lib/fonts', 'src/lib/captions']},
   {name: 'base', folders: ['src/lib/browser', 'src/lib/sandbox', 'src/lib/errors', 'src/lib/files', 'src/lib/trace']},

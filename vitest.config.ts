@@ -30,7 +30,10 @@ export default defineConfig({
     setupFiles: ['test/support/plain-output.ts', 'test/support/register-builtin-plugins.ts'],
     // The pinned ffmpeg's publisher is outside: every download of it in the suite (and in the CLIs
     // it starts) goes to a closed loopback port unless a test serves the archive itself.
-    env: {TZ: 'UTC', ENGINE_FFMPEG_MIRROR: 'http://127.0.0.1:9/no-ffmpeg-mirror'},
+    // The render cache is off: files render the same fixtures with the same settings, and one file's
+    // render must not be another's cache hit (or a kill test's instant row). The cache's own tests
+    // give it a directory of their own (ENGINE_RENDER_CACHE=<dir>, or a RenderCache in-process).
+    env: {TZ: 'UTC', ENGINE_FFMPEG_MIRROR: 'http://127.0.0.1:9/no-ffmpeg-mirror', ENGINE_RENDER_CACHE: 'off'},
     testTimeout: 60_000,
     // Hooks are where test files start their processes (servers, browsers, stacks): room for a loaded machine.
     hookTimeout: 180_000,

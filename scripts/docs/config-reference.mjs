@@ -24,6 +24,8 @@ export const ENVIRONMENT = {
   ENGINE_FFMPEG_PATH: 'the ffmpeg executable to use',
   ENGINE_FFPROBE_PATH: 'the ffprobe executable to use',
   ENGINE_DOWNLOAD_CACHE_MAX: 'size of the download cache, such as `500M` or `4G` (default 4G); least recently used files go first',
+  ENGINE_RENDER_CACHE: '`off` turns the render cache off for every render (like `--no-cache` everywhere); a path puts it there (default `$ENGINE_CACHE_DIR/renders`)',
+  ENGINE_RENDER_CACHE_MAX: 'size of the render cache, such as `500M` or `10G` (default 5G); least recently used renders go first',
   ENGINE_HOST_RESOLVER_RULES: 'host-resolver rules for the sandbox, `MAP <host> <address>` separated by commas (tests and mirrors)',
   ENGINE_CONTAINER_RUNTIME: '`docker` or `podman`: the container runtime `--docker` uses',
   ENGINE_TRUST_PROJECT_CONFIG: '`1` trusts project config files (JavaScript configs and trusted-only keys), like `--trust-project-config`',

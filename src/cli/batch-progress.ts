@@ -30,6 +30,7 @@ export function batchLines(log: (line: string) => void, now: () => number = Date
       const where = `row ${event.row} (${display(event.output)})`
       if (event.status === 'running') log(`${where}: rendering`)
       else if (event.status === 'completed') log(`${where}: done in ${((event.renderMs ?? 0) / 1000).toFixed(1)} s`)
+      else if (event.status === 'cached') log(`${where}: cached (an identical render was reused) in ${((event.renderMs ?? 0) / 1000).toFixed(1)} s`)
       else if (event.status === 'failed') log(`${where}: failed [${event.error?.code}] ${event.error?.message}`)
       else if (event.status === 'skipped') log(`${where}: skipped, ${event.skippedReason}`)
       // A log that is piped has no live line: the rate and ETA come as a line of their own now and then.
@@ -56,9 +57,9 @@ function startLine(event: Extract<BatchEvent, {type: 'batch-start'}>): string {
 }
 
 function doneLine(event: Extract<BatchEvent, {type: 'batch-done'}>): string {
-  const {completed, failed, skipped} = event.counts
+  const {completed, failed, skipped, cached} = event.counts
   const results = event.results === undefined ? '' : `; results ${display(event.results)}`
-  return `${completed} completed, ${failed} failed, ${skipped} skipped in ${(event.elapsedMs / 1000).toFixed(1)} s (${event.rowsPerMinute} rows/min); manifest ${display(event.manifest)}${results}`
+  return `${completed} completed, ${cached > 0 ? `${cached} cached, ` : ''}${failed} failed, ${skipped} skipped in ${(event.elapsedMs / 1000).toFixed(1)} s (${event.rowsPerMinute} rows/min); manifest ${display(event.manifest)}${results}`
 }
 
 /** A batch's warnings and notes, and those of a row's render (which name the row). */
@@ -75,6 +76,7 @@ export class BatchTally {
   completed = 0
   failed = 0
   skipped = 0
+  cached = 0
   private startedAt = 0
 
   constructor(private readonly now: () => number = Date.now) {}
@@ -89,16 +91,18 @@ export class BatchTally {
       if (event.status === 'completed') this.completed++
       else if (event.status === 'failed') this.failed++
       else if (event.status === 'skipped') this.skipped++
+      else if (event.status === 'cached') this.cached++
     } else if (event.type === 'rows-skipped') this.skipped += event.count
   }
 
   /** `812/1,234 rows done · 3 failed · 98.5 rows/min · ETA 4m 12s`. */
   describe(): string {
     const minutes = (this.now() - this.startedAt) / 60_000
-    const finished = this.completed + this.failed + this.skipped
+    const finished = this.completed + this.cached + this.failed + this.skipped
     const perMinute = minutes > 0 ? finished / minutes : 0
     const left = this.toRender - finished
-    const parts = [`${countText(this.already + this.completed)}/${countText(this.total)} rows done`]
+    const parts = [`${countText(this.already + this.completed + this.cached)}/${countText(this.total)} rows done`]
+    if (this.cached > 0) parts.push(`${countText(this.cached)} cached`)
     if (this.failed > 0) parts.push(`${countText(this.failed)} failed`)
     if (this.skipped > 0) parts.push(`${countText(this.skipped)} skipped`)
     parts.push(`${perMinute.toFixed(1)} rows/min`)

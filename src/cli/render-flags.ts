@@ -49,6 +49,10 @@ export const renderFlags = {
     options: ['fail', 'warn'],
     description: 'an uncaught error in the page: fail the render (default), or warn: report each as a page-error warning with its script location (and in a batch row\'s manifest warnings) and go on',
   }),
+  cache: Flags.boolean({
+    description: 'reuse an identical earlier render from the render cache and store this one there (default on; ENGINE_RENDER_CACHE=off turns it off everywhere); --no-cache renders and stores nothing',
+    allowNo: true,
+  }),
   'allow-private-network': Flags.boolean({
     description: 'let the page reach loopback and private addresses (local dev servers); only for compositions you trust',
   }),

@@ -162,7 +162,7 @@ export default class Render extends BaseCommand {
 }
 
 /** What the summary line needs; a local render and a render on a producer server both provide it. */
-type RenderSummary = Pick<RenderResult, 'output' | 'bytes' | 'totalFrames' | 'durationSeconds'> & {poster?: string | null; timings: {totalMs: number}}
+type RenderSummary = Pick<RenderResult, 'output' | 'bytes' | 'totalFrames' | 'durationSeconds' | 'cached'> & {poster?: string | null; timings: {totalMs: number}}
 
 function summary(result: RenderSummary, quiet: boolean): string {
   const path = relative(process.cwd(), result.output) || result.output
@@ -170,5 +170,6 @@ function summary(result: RenderSummary, quiet: boolean): string {
   const seconds = result.timings.totalMs / 1000
   const mb = (result.bytes / 1e6).toFixed(2)
   const poster = result.poster ? `; poster ${relative(process.cwd(), result.poster) || result.poster}` : ''
-  return `${path}: ${result.totalFrames} frames, ${result.durationSeconds.toFixed(2)} s of video, ${mb} MB, rendered in ${seconds.toFixed(1)} s (${(result.totalFrames / seconds).toFixed(1)} frames/s)${poster}`
+  const how = result.cached ? `copied from the render cache in ${seconds.toFixed(1)} s` : `rendered in ${seconds.toFixed(1)} s (${(result.totalFrames / seconds).toFixed(1)} frames/s)`
+  return `${path}: ${result.totalFrames} frames, ${result.durationSeconds.toFixed(2)} s of video, ${mb} MB, ${how}${poster}`
 }

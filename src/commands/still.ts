@@ -37,7 +37,7 @@ export default class Still extends BaseCommand {
     time: Flags.string({description: 'time in seconds; the frame on screen then', exclusive: ['frame']}),
     output: Flags.string({char: 'o', description: 'image file: .png, .jpg/.jpeg or .webp (batch: a template; `-`: a PNG to standard output). Default renders/<name>.png'}),
     quality: Flags.integer({description: 'JPEG/WebP quality 0-100 (default 92)'}),
-    ...pick('scale', 'fps', 'variables', 'variables-file', 'strict-variables', 'strict-fonts', 'network', 'allow-private-network', 'browser-path', 'profile', 'video-frame-format', 'batch', 'batch-format', 'batch-concurrency', 'batch-fail-fast', 'on-overflow', 'check-only', 'resume', 'restart', 'results', 'quiet', 'json'),
+    ...pick('scale', 'fps', 'variables', 'variables-file', 'strict-variables', 'strict-fonts', 'network', 'cache', 'allow-private-network', 'browser-path', 'profile', 'video-frame-format', 'batch', 'batch-format', 'batch-concurrency', 'batch-fail-fast', 'on-overflow', 'check-only', 'resume', 'restart', 'results', 'quiet', 'json'),
     ...webhookFlags,
     ...trustProjectConfigFlag,
     ...yesFlag,
@@ -86,7 +86,7 @@ export default class Still extends BaseCommand {
             results,
             render: async (request) => {
               const result = await renderStill({...request, still, pool})
-              return {output: result.output, durationSeconds: 0, bytes: result.bytes}
+              return {output: result.output, durationSeconds: 0, bytes: result.bytes, cached: result.cached}
             },
             textCheck: batchTextCheck(options, pool, still),
             signal: controller.signal,
@@ -128,7 +128,7 @@ export default class Still extends BaseCommand {
         throw error
       }
       const path = toStdout ? 'standard output' : relative(process.cwd(), result.output) || result.output
-      const line = `${path}: frame ${result.frame} (${result.timeSeconds.toFixed(3)} s), ${result.width}x${result.height} ${result.format}, ${(result.bytes / 1e3).toFixed(1)} kB in ${(result.renderMs / 1000).toFixed(1)} s`
+      const line = `${path}: frame ${result.frame} (${result.timeSeconds.toFixed(3)} s), ${result.width}x${result.height} ${result.format}, ${(result.bytes / 1e3).toFixed(1)} kB ${result.cached ? 'copied from the render cache ' : ''}in ${(result.renderMs / 1000).toFixed(1)} s`
       if (options.json) this.log(JSON.stringify({type: 'done', ...result}))
       else if (!toStdout) this.log(options.quiet ? path : line)
       else if (!options.quiet) process.stderr.write(line + '\n')

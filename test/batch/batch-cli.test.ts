@@ -116,7 +116,7 @@ describe('engine render --batch', PROCESSES, () => {
     // The rows never launched are skipped together: one event, not one per row.
     expect(events.filter((event) => event.type === 'rows-skipped')).toEqual([{type: 'rows-skipped', count: 2, reason: 'not launched: row 0 failed and --batch-fail-fast is set'}])
     expect(events).toContainEqual(expect.objectContaining({type: 'stage', stage: 'compile', row: 0}))
-    expect(events.at(-2)).toEqual(expect.objectContaining({type: 'batch-done', counts: {pending: 0, running: 0, completed: 0, failed: 1, skipped: 2}, manifest: join(dir, 'out/manifest.json')}))
+    expect(events.at(-2)).toEqual(expect.objectContaining({type: 'batch-done', counts: {pending: 0, running: 0, completed: 0, failed: 1, skipped: 2, cached: 0}, manifest: join(dir, 'out/manifest.json')}))
     expect(events.at(-1)).toEqual({type: 'error', error: expect.objectContaining({code: 'BATCH_ROW_FAILED'})})
     expect((await readdir(join(dir, 'out'))).filter((name) => name.endsWith('.mp4'))).toEqual([])
   })

@@ -84,7 +84,7 @@ describe(`a ${ROWS}-row batch killed with SIGKILL at random moments, then --resu
     expect(last.code, last.failures.join('\n')).toBe(0)
     expect(last.started.filter((index) => kept.has(index))).toEqual([])
     const manifest = (await readManifest(join(dir, 'out/manifest.json')))!
-    expect(manifest.counts).toEqual({pending: 0, running: 0, completed: ROWS, failed: 0, skipped: 0})
+    expect(manifest.counts).toEqual({pending: 0, running: 0, completed: ROWS, failed: 0, skipped: 0, cached: 0})
     expect(manifest.finishedAt).toBeDefined()
     const files = await completedFiles(dir)
     for (const [index, file] of kept) expect(files.get(index), `row ${index}`).toBe(file)

@@ -206,7 +206,7 @@ describe('renderBatch with a stand-in render function', () => {
       expect.objectContaining({type: 'row', row: 1, status: 'failed', error: {code: 'PAGE_ERROR', message: 'row exploded: Bo'}}),
       {
         type: 'batch-done',
-        counts: {pending: 0, running: 0, completed: 1, failed: 1, skipped: 0},
+        counts: {pending: 0, running: 0, completed: 1, failed: 1, skipped: 0, cached: 0},
         manifest: join(dir, 'out/manifest.json'),
         elapsedMs: expect.any(Number),
         rowsPerMinute: expect.any(Number),

@@ -163,6 +163,8 @@ describe('the engine command inside the container', () => {
     expect(valuesOf(args, '--batch-format')).toEqual(['csv'])
     expect(valuesOf(args, '--batch-concurrency')).toEqual(['2'])
     expect(args).toEqual(expect.arrayContaining(['--batch-fail-fast', '--resume']))
+    expect(args).not.toContain('--no-cache')
+    expect(innerRenderArgs({composition: '/p/index.html', options: {...options, cache: false}, output: '/p/a.mp4'})).toContain('--no-cache')
   })
 })
 

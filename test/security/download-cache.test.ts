@@ -123,7 +123,7 @@ describe('the download cache has bounds', PROCESSES, () => {
     expect(listed.code, listed.stderr).toBe(0)
     expect(JSON.parse(listed.stdout)).toMatchObject({totalBytes: 4 * MB, entries: [{url: url('/2mb-used.png'), bytes: 2 * MB}, {url: url('/2mb-new.png'), bytes: 2 * MB}]})
     const cleaned = await runCli(['cache', 'clean', '--json'], {env})
-    expect(JSON.parse(cleaned.stdout)).toEqual({removed: 2, bytes: 4 * MB})
+    expect(JSON.parse(cleaned.stdout)).toEqual({removed: 2, bytes: 4 * MB, downloads: {removed: 2, bytes: 4 * MB}, renders: {removed: 0, bytes: 0}})
     expect(await listDownloads(env)).toEqual([])
     const bad = await runCli(['cache', 'clean', '--unused-for', 'soon'], {env})
     expect(bad.code).toBe(1)

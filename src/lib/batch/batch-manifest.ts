@@ -21,8 +21,19 @@ const rowWarningSchema = z.object({
 })
 export type RowWarning = z.infer<typeof rowWarningSchema>
 
-export const ROW_STATUSES = ['pending', 'running', 'completed', 'failed', 'skipped'] as const
+/** `cached`: the row's output was copied from the render cache (an identical render done before); it is done like `completed`. */
+export const ROW_STATUSES = ['pending', 'running', 'completed', 'failed', 'skipped', 'cached'] as const
 export type RowStatus = (typeof ROW_STATUSES)[number]
+
+/** A row with this status has its output in place: `--resume` keeps it, the batch does not render it again. */
+export function isRowDone(status: RowStatus): boolean {
+  return status === 'completed' || status === 'cached'
+}
+
+/** Every status at zero. */
+export function zeroCounts(): Record<RowStatus, number> {
+  return {pending: 0, running: 0, completed: 0, failed: 0, skipped: 0, cached: 0}
+}
 
 const rowSchema = z.object({
   index: z.number().int().nonnegative(),
@@ -99,7 +110,8 @@ export const manifestSchema = z.object({
   updatedAt: z.string(),
   /** Set when the batch ended (every row completed, failed or skipped); absent while it runs. */
   finishedAt: z.string().optional(),
-  counts: z.record(z.enum(ROW_STATUSES), z.number()),
+  // A manifest written before the cache had no `cached` count.
+  counts: z.preprocess((value) => (value !== null && typeof value === 'object' ? {cached: 0, ...value} : value), z.record(z.enum(ROW_STATUSES), z.number())),
   /** The batch.completed webhook call, once made. */
   webhook: webhookDeliverySchema.optional(),
   rows: z.array(rowSchema),

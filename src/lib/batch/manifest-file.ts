@@ -7,7 +7,7 @@ import {z} from 'zod'
 import {EngineError} from '../errors/engine-error.js'
 import {previousJournal} from './manifest-journal.js'
 import {readLines} from './rows/read-lines.js'
-import {manifestHeadSchema, manifestRowSchema, type BatchManifest, type ManifestHead, type ManifestRow, type RowRecord} from './batch-manifest.js'
+import {manifestHeadSchema, manifestRowSchema, zeroCounts, type BatchManifest, type ManifestHead, type ManifestRow, type RowRecord} from './batch-manifest.js'
 
 /** The journal of `manifest.json`: `manifest.journal.jsonl` beside it. */
 export function journalPath(manifestPath: string): string {
@@ -193,7 +193,7 @@ export async function readManifest(path: string): Promise<BatchManifest | undefi
   await readJournal(path, apply, (reason) => {
     for (const row of rows) if (row.status === 'pending') apply({index: row.index, status: 'skipped', skippedReason: reason})
   })
-  const counts = {pending: 0, running: 0, completed: 0, failed: 0, skipped: 0}
+  const counts = zeroCounts()
   for (const row of rows) counts[row.status]++
   return {...head, counts, rows}
 }

@@ -1,6 +1,6 @@
 import {rm} from 'node:fs/promises'
 import {dirname, relative} from 'node:path'
-import {ROW_STATUSES, type ManifestHead, type ManifestRow, type RowRecord, type RowStatus, type StatusCounts} from './batch-manifest.js'
+import {ROW_STATUSES, zeroCounts, type ManifestHead, type ManifestRow, type RowRecord, type RowStatus, type StatusCounts} from './batch-manifest.js'
 import {journalPath, skipPendingRecord, writeManifestFile} from './manifest-file.js'
 import {ManifestJournal} from './manifest-journal.js'
 import type {BatchJob} from './preflight.js'
@@ -37,7 +37,7 @@ export class ManifestStore {
   private readonly statuses: Uint8Array
   /** Each row's record as JSON; undefined while a row is pending and was never anything else. */
   private readonly records: Array<string | undefined>
-  private readonly tally: StatusCounts = {pending: 0, running: 0, completed: 0, failed: 0, skipped: 0}
+  private readonly tally: StatusCounts = zeroCounts()
   private timer: NodeJS.Timeout | undefined
   private compacting: Promise<void> | undefined
   private lastCompaction = {endedAt: 0, tookMs: 0}

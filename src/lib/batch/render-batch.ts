@@ -164,7 +164,7 @@ export async function renderBatch(request: BatchRequest): Promise<BatchSummary> 
       throw new EngineError('INVALID_FLAG', `--results "${request.results}" is the batch's ${sheet === batchFile ? 'rows file' : 'manifest'}, which the sheet would replace; name another file, such as results.csv`, {results: sheet})
     }
     await removeStaleResults(sheet)
-    const pendingRows = checked.total - store.counts.completed
+    const pendingRows = checked.total - store.counts.completed - store.counts.cached
     const layout = batchLayout(options.batchConcurrency, pendingRows, {cores: availableParallelism(), loadAverage: loadavg()[0], freeMemoryBytes: freemem()})
     const rowOptions = layout.workersPerRow !== undefined && options.workers === 'auto' ? {...options, workers: layout.workersPerRow} : options
     return await runBatch({

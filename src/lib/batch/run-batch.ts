@@ -6,7 +6,7 @@ import type {ResolvedRenderOptions} from '../plan/render-options.js'
 import {RowWarnings} from './row-warnings.js'
 import type {CompiledComposition} from '../compose/compile-composition.js'
 import type {RenderResult} from '../render/render-composition.js'
-import type {StatusCounts} from './batch-manifest.js'
+import {isRowDone, type StatusCounts} from './batch-manifest.js'
 import type {BatchEvent, BatchEventListener} from './batch-events.js'
 import type {ManifestStore} from './manifest-store.js'
 import type {BatchJob} from './preflight.js'
@@ -19,7 +19,7 @@ import {batchPayload, deliverWebhook, renderPayload, type WebhookDelivery, type 
  * `renderComposition`, or a function that closes over shared resources (a pool of warm browser
  * processes) so that rows reuse them.
  */
-export type RenderRow = (request: RowRenderRequest) => Promise<Pick<RenderResult, 'output' | 'durationSeconds' | 'poster'> & Partial<Pick<RenderResult, 'totalFrames' | 'bytes' | 'fetchedUrls'>>>
+export type RenderRow = (request: RowRenderRequest) => Promise<Pick<RenderResult, 'output' | 'durationSeconds' | 'poster'> & Partial<Pick<RenderResult, 'totalFrames' | 'bytes' | 'fetchedUrls' | 'cached'>>>
 
 export interface RunBatchOptions {
   composition: string
@@ -73,9 +73,9 @@ export async function runBatch(options: RunBatchOptions): Promise<BatchSummary> 
   const emit = options.onEvent ?? (() => {})
   const started = performance.now()
   const pending = (async function* () {
-    for await (const job of options.jobs) if (store.status(job.index) !== 'completed') yield job
+    for await (const job of options.jobs) if (!isRowDone(store.status(job.index))) yield job
   })()
-  const toRender = options.total - store.counts.completed
+  const toRender = options.total - store.counts.completed - store.counts.cached
   let halt: string | undefined
   const batchId = randomUUID()
   const deliveries = new Set<Promise<void>>()
@@ -175,7 +175,7 @@ export async function runBatch(options: RunBatchOptions): Promise<BatchSummary> 
       const renderMs = Math.round(performance.now() - began)
       const sha256 = await fileSha256(result.output)
       await store.setRow(job.index, {
-        status: 'completed',
+        status: result.cached ? 'cached' : 'completed',
         startedAt,
         finishedAt: new Date().toISOString(),
         renderMs,
@@ -253,7 +253,7 @@ export async function runBatch(options: RunBatchOptions): Promise<BatchSummary> 
   }
   await store.finish()
   await options.results?.write()
-  const rowsPerMinute = elapsedMs > 0 ? Math.round((counts.completed * 60_000 * 10) / elapsedMs) / 10 : 0
+  const rowsPerMinute = elapsedMs > 0 ? Math.round(((counts.completed + counts.cached) * 60_000 * 10) / elapsedMs) / 10 : 0
   const results = options.results?.path
   emit({type: 'batch-done', counts, manifest: store.path, elapsedMs, rowsPerMinute, ...(results !== undefined && {results})})
   return {counts, manifest: store.path, elapsedMs, failed, undeliveredWebhooks: undelivered, ...(results !== undefined && {results})}

@@ -8,7 +8,7 @@ import {fileSha256} from '../files/file-sha256.js'
 import {formatFps, type Fps} from '../plan/fps.js'
 import type {ResolvedRenderOptions} from '../plan/render-options.js'
 import {completedOutputProblem} from './check-completed-output.js'
-import {MANIFEST_VERSION, type ManifestHead, type RenderSettings, type RowRecord} from './batch-manifest.js'
+import {isRowDone, MANIFEST_VERSION, zeroCounts, type ManifestHead, type RenderSettings, type RowRecord} from './batch-manifest.js'
 import {readJournal, readManifestFile} from './manifest-file.js'
 import {MAX_LISTED, type BatchJob} from './preflight.js'
 
@@ -76,7 +76,7 @@ export function renderSettings(options: ResolvedRenderOptions, fps: Fps): Render
 
 /** The head of a batch's manifest before any row ran. */
 export function manifestHead(identity: BatchIdentity, total: number, createdAt = new Date().toISOString()): ManifestHead {
-  return {version: MANIFEST_VERSION, ...identity, createdAt, updatedAt: createdAt, counts: {pending: total, running: 0, completed: 0, failed: 0, skipped: 0}}
+  return {version: MANIFEST_VERSION, ...identity, createdAt, updatedAt: createdAt, counts: {...zeroCounts(), pending: total}}
 }
 
 /**
@@ -91,7 +91,7 @@ export function manifestHead(identity: BatchIdentity, total: number, createdAt =
 export async function resumeRows(identity: BatchIdentity, manifestPath: string, jobs: AsyncIterable<BatchJob>, adopt: boolean): Promise<ResumedRows> {
   const earlier = new Map<number, RowRecord>()
   const remember = (record: RowRecord) => {
-    if (record.status === 'completed' || record.status === 'running') earlier.set(record.index, record)
+    if (isRowDone(record.status) || record.status === 'running') earlier.set(record.index, record)
     else earlier.delete(record.index)
   }
   const head = await readManifestFile(manifestPath, ({output: _output, variables: _variables, data: _data, ...record}) => remember(record))

@@ -58,6 +58,7 @@ export function innerRenderArgs(input: InnerRenderInput): string[] {
   if (options.strict) args.push('--strict')
   if (options.network === false) args.push('--no-network')
   if (options.allowPrivateNetwork) args.push('--allow-private-network')
+  if (options.cache === false) args.push('--no-cache')
   if (options.hdr) args.push('--hdr')
   if (options.sdr) args.push('--sdr')
   if (options.scale !== undefined) args.push('--scale', String(options.scale))

@@ -91,6 +91,8 @@ export const renderOptionsSchema = z
     strict: z.boolean(),
     /** Public http(s) URLs the page names are fetched (false: `--no-network`, hermetic renders). */
     network: z.boolean(),
+    /** Reuse an identical earlier output from the render cache and store this one (false: `--no-cache`). */
+    cache: z.boolean(),
     /** The page may reach loopback and private addresses: only for trusted compositions. */
     allowPrivateNetwork: z.boolean(),
     pageErrors: z.enum(PAGE_ERROR_MODES),

@@ -36,6 +36,8 @@ import {ProgressMeter} from './progress-meter.js'
 import type {RenderEvent, RenderEventListener} from './render-events.js'
 import {rangeWorkers, renderRange} from './render-range.js'
 import {makeTempDirectory} from '../files/temp-directory.js'
+import type {CacheClaim, RenderCache} from '../render-cache/render-cache.js'
+import {chooseRenderCache, claimCachedOutput, singleFileOutput, storeCachedOutput} from './cached-output.js'
 
 export interface RenderRequest {
   /** Path of the composition HTML file. */
@@ -69,6 +71,8 @@ export interface RenderRequest {
   partialsSwept?: boolean
   /** How to compile the file when there is no template (default compileComposition in this thread). */
   compile?: CompileFunction
+  /** The render cache to reuse and store outputs in (default: the environment's, see renderCacheFor); false bypasses it. */
+  cache?: RenderCache | false
 }
 
 export interface RenderResult {
@@ -84,6 +88,8 @@ export interface RenderResult {
   poster?: string
   /** Remote http(s) URLs the render loaded. */
   fetchedUrls: string[]
+  /** The output (and poster) came from the render cache: nothing was captured or encoded. */
+  cached?: boolean
 }
 
 /**
@@ -173,10 +179,32 @@ async function render(request: RenderRequest, emit: (event: RenderEvent) => void
   const workDir = await makeTempDirectory('render')
   // The probe's policy served the same page: its downloads and notices carry over.
   const requests = probeRequests ?? planPageRequests(planned, {signal, onNotice})
+  let claim: CacheClaim | undefined
   try {
     const finished = await finalizePlan(planned, {browser, pool: request.pool, ffmpeg, requests, workDir, dynamicRange: {hdr: options.hdr, sdr: options.sdr}, signal})
     const {plan} = finished
     for (const warning of finished.warnings) emit({type: 'warning', ...warning})
+    const posterFormat = options.posterFormat ?? DEFAULT_POSTER_FORMAT
+    const targets = [{role: 'output' as const, path: output}, ...(poster ? [{role: 'poster' as const, path: poster.path}] : [])]
+    claim = await claimCachedOutput({
+      // Only a single file (and its poster) is cached: see docs/guides/rendering.md.
+      cache: singleFileOutput(format, plan) ? chooseRenderCache(request.cache, options.cache) : undefined,
+      kind: 'render',
+      plan,
+      extra: {poster: poster ? {frame: poster.frame, format: posterFormat} : null, pagesPerWorker: request.pagesPerWorker ?? 1},
+      browser,
+      ffmpeg,
+      format,
+      targets,
+      emit,
+    })
+    if (claim?.lookup.hit) {
+      const timings = {compileMs: Math.round(compiledAt - started), captureMs: 0, assembleMs: Math.round(performance.now() - compiledAt), totalMs: Math.round(performance.now() - started)}
+      const bytes = await outputBytes(output)
+      emit({type: 'stage', stage: 'done'})
+      emit({type: 'done', output, bytes, totalFrames: outputFrames, durationSeconds, framesPerSecond: 0, hdr: plan.encode.hdr ?? null, poster: poster?.path ?? null, fetchedUrls: [], timings, cached: true})
+      return {output, bytes, totalFrames: outputFrames, durationSeconds, plan, timings, fetchedUrls: [], cached: true, ...(poster && {poster: poster.path})}
+    }
     const audioTrack = join(workDir, 'audio.wav')
     // The mix runs (once, offline) while the frames are captured.
     const mixed = mixRenderAudio(finished, audioTrack, ffmpeg.ffmpegPath, signal)
@@ -202,7 +230,7 @@ async function render(request: RenderRequest, emit: (event: RenderEvent) => void
       try {
         if (!poster.image) throw new EngineError('INTERNAL', `the poster frame ${poster.frame} was never captured`)
         const quality = plan.capture.jpegQuality
-        await writeImage({image: poster.image, captured: plan.capture.imageFormat, output: poster.path, format: options.posterFormat ?? DEFAULT_POSTER_FORMAT, quality, ffmpegPath: ffmpeg.ffmpegPath, workDir, signal})
+        await writeImage({image: poster.image, captured: plan.capture.imageFormat, output: poster.path, format: posterFormat, quality, ffmpegPath: ffmpeg.ffmpegPath, workDir, signal})
       } catch (error) {
         if (outputExtension(format) !== undefined) await rm(output, {force: true})
         throw error
@@ -217,6 +245,7 @@ async function render(request: RenderRequest, emit: (event: RenderEvent) => void
       totalMs: Math.round(finishedAt - started),
     }
     const bytes = await outputBytes(output, format)
+    await storeCachedOutput(claim, {kind: 'render', composition: request.composition, files: targets, result: {totalFrames: outputFrames, durationSeconds}, requests, emit})
     emit({type: 'stage', stage: 'done'})
     emit({
       type: 'done',
@@ -232,6 +261,7 @@ async function render(request: RenderRequest, emit: (event: RenderEvent) => void
     })
     return {output, bytes, totalFrames: outputFrames, durationSeconds, plan, timings, fetchedUrls: requests.fetchedUrls, ...(poster && {poster: poster.path})}
   } finally {
+    claim?.release()
     await rm(workDir, {recursive: true, force: true})
   }
 }

@@ -46,6 +46,8 @@ export type RenderEvent =
       /** Remote http(s) URLs the page and its media loaded (each fetched once, through the download cache). */
       fetchedUrls: string[]
       timings: {compileMs: number; captureMs: number; assembleMs: number; totalMs: number}
+      /** Present (true) when the output came from the render cache: nothing was captured or encoded. */
+      cached?: true
     }
   | {type: 'error'; error: ErrorJson}
 

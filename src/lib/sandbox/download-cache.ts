@@ -32,11 +32,16 @@ export function downloadsDirectory(env: NodeJS.ProcessEnv = process.env): string
 
 /** The cache's budget from ENGINE_DOWNLOAD_CACHE_MAX, else the default (4 GiB). */
 export function downloadCacheBudget(env: NodeJS.ProcessEnv = process.env): number {
-  const text = env[DOWNLOAD_CACHE_MAX_ENV]?.trim()
-  if (!text) return DEFAULT_DOWNLOAD_CACHE_BYTES
+  return parseSizeBudget(env, DOWNLOAD_CACHE_MAX_ENV, DEFAULT_DOWNLOAD_CACHE_BYTES)
+}
+
+/** A cache budget from the environment variable `name`: bytes or a size such as 500M or 4G; `fallback` when unset. */
+export function parseSizeBudget(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const text = env[name]?.trim()
+  if (!text) return fallback
   const match = /^(\d+(?:\.\d+)?)\s*([KMG]i?B?)?$/i.exec(text)
   if (!match) {
-    throw new EngineError('INVALID_CONFIG', `${DOWNLOAD_CACHE_MAX_ENV}: "${text}" is not a size; write bytes or a size such as 500M or 4G`, {value: text})
+    throw new EngineError('INVALID_CONFIG', `${name}: "${text}" is not a size; write bytes or a size such as 500M or 4G`, {value: text})
   }
   const unit = (match[2] ?? '').toUpperCase()[0]
   const scale = unit === 'K' ? 1024 : unit === 'M' ? 1024 ** 2 : unit === 'G' ? 1024 ** 3 : 1

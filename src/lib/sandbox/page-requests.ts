@@ -67,11 +67,21 @@ export class PageRequests {
   private readonly fetched: string[] = []
   private readonly reported = new Set<string>()
   private readonly document: Buffer
+  private readonly projectReads = new Map<string, string | null>()
 
   constructor(private readonly options: PageRequestsOptions) {
     this.document = Buffer.from(options.html, 'utf8')
     const allowed = options.downloadAllowanceBytes ?? RENDER_DOWNLOAD_BYTES
     this.allowance = {remainingBytes: allowed, limitBytes: allowed}
+  }
+
+  /**
+   * The project paths the page and its media asked for (`/assets/logo.png`), each with the file it
+   * got, or null when there was none: what the render's pixels depend on beyond its plan (the
+   * render cache checks them again before it reuses an output).
+   */
+  get projectFilesRead(): ReadonlyMap<string, string | null> {
+    return new Map(this.projectReads)
   }
 
   /** Remote URLs this render loaded, in the order first asked for. */
@@ -99,6 +109,7 @@ export class PageRequests {
         return this.serveFile(url, await projectFile(engineAssetDirectory(route.assetKind, this.options.env), route.relativePath))
       case 'project': {
         const found = await projectFile(this.options.projectDir, route.urlPath)
+        this.noteRead(route.urlPath, found)
         const kind = resourceType === undefined ? undefined : ASSET_TYPES[resourceType]
         if (found.kind === 'missing' && kind !== undefined) {
           const message = `the page asked for ${kind}, ${route.urlPath.slice(1)}, which does not exist in ${this.options.projectDir}: it renders blank; add the file or fix the path`
@@ -129,6 +140,7 @@ export class PageRequests {
     const route = routeRequest(url, this.options.documentUrl)
     if (route.kind === 'project') {
       const found = await projectFile(this.options.projectDir, route.urlPath)
+      this.noteRead(route.urlPath, found)
       if (found.kind === 'file') return found.path
       if (found.kind === 'hidden') {
         this.notice('blocked-request', url, `blocked ${url}: ${HIDDEN_REASON}`)
@@ -214,6 +226,11 @@ export class PageRequests {
       return respond(413, 'text/plain', Buffer.from('too large'))
     }
     return respond(200, type ?? contentType(found.path), await readFile(found.path))
+  }
+
+  private noteRead(urlPath: string, found: Awaited<ReturnType<typeof projectFile>>): void {
+    if (found.kind === 'file') this.projectReads.set(urlPath, found.path)
+    else if (found.kind === 'missing') this.projectReads.set(urlPath, null)
   }
 
   private notice(code: RequestNotice['code'], url: string, message: string, path?: string): void {

@@ -299,6 +299,7 @@ export class RenderService {
       renderMs,
       timings: rendered.timings,
       fetchedUrls: rendered.fetchedUrls,
+      cached: rendered.cached === true,
     })
   }
 

@@ -31,6 +31,7 @@ export const renderStreamBodySchema = renderOptionsSchema
     scale: true,
     frames: true,
     network: true,
+    cache: true,
     variables: true,
   })
   .extend({

@@ -53,6 +53,7 @@ export async function answerStill(req: IncomingMessage, res: ServerResponse, opt
     'Content-Length': image.length,
     'X-Engine-Frame': String(result.frame),
     'X-Engine-Time': String(result.timeSeconds),
+    'X-Engine-Cache': result.cached ? 'hit' : 'miss',
   })
   res.end(image)
 }

@@ -45,6 +45,8 @@ export type StreamEvent =
       timings: {compileMs: number; captureMs: number; assembleMs: number; totalMs: number}
       /** Remote http(s) URLs the render loaded. */
       fetchedUrls: string[]
+      /** The output came from the render cache (an identical render done before): nothing was captured. */
+      cached: boolean
     }
   | {type: 'error'; requestId: string; code: ErrorCode; message: string; details?: unknown}
 

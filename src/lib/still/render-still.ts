@@ -26,6 +26,8 @@ import {planPageRequests} from '../capture/plan-page-requests.js'
 import {browserForPlan} from '../capture/plan-browser.js'
 import {DEFAULT_STILL_QUALITY, stillExtension, stillFormatOf, stillFrame, type StillFormat, type StillSettings} from './still-settings.js'
 import {makeTempDirectory} from '../files/temp-directory.js'
+import {chooseRenderCache, claimCachedOutput, storeCachedOutput} from '../render/cached-output.js'
+import type {CacheClaim, RenderCache} from '../render-cache/render-cache.js'
 
 /** Frame formats: a still is one frame of such a render, captured the same way. */
 const FRAME_FORMAT = 'png-sequence'
@@ -56,6 +58,8 @@ export interface StillRequest {
    * does not fit at the still's frame; throwing stops the still there (see checkTextFit).
    */
   onTextFindings?: (findings: TextFinding[]) => void | Promise<void>
+  /** The render cache to reuse and store images in (default: the environment's); false bypasses it. */
+  cache?: RenderCache | false
 }
 
 export interface StillResult {
@@ -68,6 +72,8 @@ export interface StillResult {
   height: number
   bytes: number
   renderMs: number
+  /** The image came from the render cache. */
+  cached?: boolean
 }
 
 /**
@@ -110,17 +116,13 @@ export async function renderStill(request: StillRequest): Promise<StillResult> {
   const browser = browserForPlan(resolved, plan)
   for (const notice of [...notices, ...ffmpegNotices]) emit({type: 'warning', ...notice})
   const workDir = await makeTempDirectory('still')
+  let claim: CacheClaim | undefined
   try {
     const requests = planPageRequests(stillPlan, {signal, onNotice: requestNoticeReporter(compiled, warn)})
     // A still is an image: its media's dynamic range is the page's, SDR.
     const {plan: finished} = await finalizePlan(stillPlan, {browser, pool: request.pool, ffmpeg, requests, workDir, dynamicRange: {hdr: false, sdr: true}, signal})
     signal?.throwIfAborted()
-    const image = await captureOneFrame(finished, frame, {browser, pool: request.pool, requests, signal}, async (worker) => {
-      fonts.page(worker.ready.fonts)
-      if (request.onTextFindings) await request.onTextFindings(await checkFramesOn(worker, [frame], finished.fps))
-    })
-    await writeImage({image, captured: finished.capture.imageFormat, output, format, quality, ffmpegPath: ffmpeg.ffmpegPath, workDir, signal})
-    return {
+    const result = async (cached: boolean): Promise<StillResult> => ({
       output,
       format,
       frame,
@@ -128,10 +130,23 @@ export async function renderStill(request: StillRequest): Promise<StillResult> {
       ...outputSize(plan, plan.scale ?? 1),
       bytes: (await stat(output)).size,
       renderMs: Math.round(performance.now() - started),
-    }
+      ...(cached && {cached}),
+    })
+    const files = [{role: 'output' as const, path: output}]
+    const cache = chooseRenderCache(request.cache, options.cache)
+    claim = await claimCachedOutput({cache, kind: 'still', plan: finished, extra: {frame, format, quality}, browser, ffmpeg, format: getFormat(FRAME_FORMAT), targets: files, emit})
+    if (claim?.lookup.hit) return await result(true)
+    const image = await captureOneFrame(finished, frame, {browser, pool: request.pool, requests, signal}, async (worker) => {
+      fonts.page(worker.ready.fonts)
+      if (request.onTextFindings) await request.onTextFindings(await checkFramesOn(worker, [frame], finished.fps))
+    })
+    await writeImage({image, captured: finished.capture.imageFormat, output, format, quality, ffmpegPath: ffmpeg.ffmpegPath, workDir, signal})
+    await storeCachedOutput(claim, {kind: 'still', composition: request.composition, files, result: {totalFrames: 1, durationSeconds: 0}, requests, emit})
+    return await result(false)
   } catch (error) {
     throw toEngineError(error)
   } finally {
+    claim?.release()
     await rm(workDir, {recursive: true, force: true})
   }
 }
