@@ -17,7 +17,7 @@ const LAYERS = [
   {name: 'package', files: ['src/lib/index.ts', 'src/lib/builtin-plugins.ts']},
   {name: 'plugins', folders: ['plugins']},
   {name: 'plugin-api', folders: ['src/plugin']},
-  {name: 'doors', folders: ['src/lib/server', 'src/lib/server-client', `${COMPANION}/lib/lambda`, 'src/lib/container', 'src/lib/preview', 'src/lib/batch', 'src/lib/benchmark', 'src/lib/doctor', 'src/lib/config', 'src/lib/setup', 'src/lib/plugin-scaffold', 'src/lib/init']},
+  {name: 'doors', folders: ['src/lib/server', 'src/lib/server-client', `${COMPANION}/lib/lambda`, 'src/lib/container', 'src/lib/preview', 'src/lib/batch', 'src/lib/shard', 'src/lib/benchmark', 'src/lib/doctor', 'src/lib/config', 'src/lib/setup', 'src/lib/plugin-scaffold', 'src/lib/init']},
   // A still is a render of one frame; a render writes its poster frame as a still.
   {name: 'render', folders: ['src/lib/render', 'src/lib/still']},
   {name: 'stages', folders: ['src/lib/capture', 'src/lib/encode', 'src/lib/media', 'src/lib/lint', 'src/lib/profile', 'src/lib/notify']},

@@ -18,6 +18,7 @@ import {parseStillSettings, stillFormatOf} from '../lib/still/still-settings.js'
 import {parseVariablesText, readVariablesFile} from '../lib/variables/read-overrides.js'
 import {loadProjectConfig, trustProjectConfigFlag} from '../cli/project-config.js'
 import {installMissingTools, yesFlag} from '../cli/install-missing-tools.js'
+import {shardFlags, shardFromFlags} from '../cli/shard-flags.js'
 
 const pick = <K extends keyof typeof renderFlags>(...keys: K[]) => Object.fromEntries(keys.map((key) => [key, renderFlags[key]])) as Pick<typeof renderFlags, K>
 
@@ -37,13 +38,14 @@ export default class Still extends BaseCommand {
     output: Flags.string({char: 'o', description: 'image file: .png, .jpg/.jpeg or .webp (batch: a template; `-`: a PNG to standard output). Default renders/<name>.png'}),
     quality: Flags.integer({description: 'JPEG/WebP quality 0-100 (default 92)'}),
     ...pick('scale', 'fps', 'variables', 'variables-file', 'strict-variables', 'strict-fonts', 'network', 'allow-private-network', 'browser-path', 'profile', 'video-frame-format', 'batch', 'batch-format', 'batch-concurrency', 'batch-fail-fast', 'on-overflow', 'check-only', 'resume', 'quiet', 'json'),
+    ...shardFlags,
     ...trustProjectConfigFlag,
     ...yesFlag,
   }
 
   async run(): Promise<void> {
     const {args, flags} = await this.parse(Still)
-    const {frame, time, quality, variables: variablesText, resume, output, 'trust-project-config': trustProjectConfig, config: configFile, yes, ...renderFlagValues} = flags
+    const {frame, time, quality, variables: variablesText, resume, shard: shardFlag, 'shard-count': shardCount, output, 'trust-project-config': trustProjectConfig, config: configFile, yes, ...renderFlagValues} = flags
     const still = parseStillSettings(
       {frame, time: time === undefined ? undefined : parseTimeFlag(time), quality},
       (key) => `--${key}`,
@@ -53,6 +55,7 @@ export default class Still extends BaseCommand {
     const {format: _format, output: _output, ...configOptions} = config.options
     const options = resolveRenderOptions(configOptions, parseRenderOptions(renderFlagsToOptions({...renderFlagValues, output})))
     if (resume && !options.batch) throw new EngineError('INVALID_FLAG', '--resume only applies to a batch: add --batch <rows.csv>')
+    const shard = shardFromFlags({shard: shardFlag, 'shard-count': shardCount}, options.batch)
     const variables = {
       ...options.variables,
       ...(options.variablesFile ? await readVariablesFile(options.variablesFile) : {}),
@@ -78,6 +81,7 @@ export default class Still extends BaseCommand {
             defaultTemplate: batchTemplate(defaultStillPath(args.composition, 'png')),
             baseVariables: variables,
             resume,
+            shard,
             render: async (request) => {
               const result = await renderStill({...request, still, pool})
               return {output: result.output, durationSeconds: 0, bytes: result.bytes}

@@ -35,9 +35,10 @@ export class ManifestStore {
     private journal: ManifestJournal | undefined,
     total: number,
     kept: ReadonlyMap<number, RowRecord>,
+    capacity: number,
   ) {
-    this.statuses = new Uint8Array(total)
-    this.records = new Array(total)
+    this.statuses = new Uint8Array(capacity)
+    this.records = new Array(capacity)
     this.tally.pending = total
     for (const [index, record] of kept) this.put(record.index === index ? record : {...record, index})
   }
@@ -45,9 +46,11 @@ export class ManifestStore {
   /**
    * Starts the files of a batch: `kept` are the rows carried over from an earlier run (`--resume`),
    * every other row is pending; the manifest is written at once and the journal starts empty.
+   * `total` rows are in this manifest; `capacity` is one more than the highest row index (a shard's
+   * rows keep their index in the whole batch).
    */
-  static async start(path: string, head: ManifestHead, total: number, jobs: () => AsyncIterable<BatchJob>, kept: ReadonlyMap<number, RowRecord> = new Map()): Promise<ManifestStore> {
-    const store = new ManifestStore(path, head, jobs, undefined, total, kept)
+  static async start(path: string, head: ManifestHead, total: number, jobs: () => AsyncIterable<BatchJob>, kept: ReadonlyMap<number, RowRecord> = new Map(), capacity = total): Promise<ManifestStore> {
+    const store = new ManifestStore(path, head, jobs, undefined, total, kept, capacity)
     await store.writeManifest()
     store.journal = await ManifestJournal.open(journalPath(path))
     return store

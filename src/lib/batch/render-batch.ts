@@ -21,6 +21,8 @@ import {STDIN_BATCH} from './rows/batch-format.js'
 import {runBatch, type BatchSummary, type RenderRow} from './run-batch.js'
 import type {RowTextCheck} from './row-text-check.js'
 import {sweepPartialOutputs} from './sweep-partial-outputs.js'
+import {inShard, type ShardSpec} from '../shard/shard-spec.js'
+import {shardManifestPath} from '../shard/shard-files.js'
 import {compositionContent, manifestHead, renderSettings, resumeRows, type BatchIdentity, type ResumedRows} from './start-manifest.js'
 
 export interface BatchRequest {
@@ -48,6 +50,8 @@ export interface BatchRequest {
   webhook?: WebhookTarget
   /** The check pass before each row's render (see runBatch); none without it. */
   textCheck?: RowTextCheck
+  /** Render only this shard's rows (`--shard`), with a manifest of its own; preflight still checks every row. */
+  shard?: ShardSpec
 }
 
 /**
@@ -58,9 +62,10 @@ export interface BatchRequest {
 async function checkRows(
   source: RowSource,
   compiled: CompiledComposition,
-  input: Pick<PreflightInput, 'template' | 'rowOutputs' | 'cwd' | 'baseVariables'> & {options: ResolvedRenderOptions},
+  input: Pick<PreflightInput, 'template' | 'rowOutputs' | 'cwd' | 'baseVariables'> & {options: ResolvedRenderOptions; shard?: ShardSpec},
   spool: JobSpool,
-): Promise<Omit<PreflightResult, 'outputs'>> {
+): Promise<Omit<PreflightResult, 'outputs'> & {rows: number}> {
+  let rows = 0
   const {outputs, ...checked} = await preflightBatch(
     {
       ...input,
@@ -73,11 +78,16 @@ async function checkRows(
       strictFonts: input.options.strictFonts,
       fontFindings: compiled.fonts.findings,
     },
-    (job) => spool.append(job),
+    (job) => {
+      if (!inShard(job.index, input.shard)) return
+      rows++
+      return spool.append(job)
+    },
   )
   await spool.seal()
-  await sweepPartialOutputs(outputs)
-  return checked
+  // Other shards' partial files are renders still running on other workers.
+  await sweepPartialOutputs(input.shard ? new Map([...outputs].filter(([, row]) => inShard(row, input.shard))) : outputs)
+  return {...checked, rows}
 }
 
 /**
@@ -86,17 +96,19 @@ async function checkRows(
  */
 async function openStore(
   identity: BatchIdentity,
-  checked: Pick<PreflightResult, 'manifestPath' | 'total'>,
+  checked: Pick<PreflightResult, 'manifestPath' | 'total'> & {rows: number},
   spool: JobSpool,
   emit: BatchEventListener,
-  request: Pick<BatchRequest, 'resume' | 'webhook' | 'options'>,
+  request: Pick<BatchRequest, 'resume' | 'webhook' | 'options' | 'shard'>,
 ): Promise<ManifestStore> {
+  const manifestPath = request.shard ? shardManifestPath(checked.manifestPath, request.shard) : checked.manifestPath
   // A row's own webhook call and poster come after its output is in place: a row killed between the two is not adopted.
   const adopt = request.webhook === undefined && request.options.poster === undefined
-  const resumed: ResumedRows = request.resume ? await resumeRows(identity, checked.manifestPath, spool.jobs(), adopt) : {kept: new Map(), notices: []}
+  const resumed: ResumedRows = request.resume ? await resumeRows(identity, manifestPath, spool.jobs(), adopt) : {kept: new Map(), notices: []}
   for (const notice of resumed.notices) emit({type: 'warning', ...notice})
-  const head = manifestHead(identity, checked.total, resumed.createdAt)
-  return ManifestStore.start(checked.manifestPath, head, checked.total, () => spool.jobs(), resumed.kept)
+  const head = {...manifestHead(identity, checked.rows, resumed.createdAt), ...(request.shard && {shard: {index: request.shard.index, count: request.shard.count}})}
+  // Rows keep their index in the input, so the store has a slot for every row of the batch.
+  return ManifestStore.start(manifestPath, head, checked.rows, () => spool.jobs(), resumed.kept, checked.total)
 }
 
 /**
@@ -127,7 +139,7 @@ export async function renderBatch(request: BatchRequest): Promise<BatchSummary> 
   const outputTemplate = resolve(cwd, options.output ?? request.defaultTemplate ?? defaultOutputTemplate(compositionPath, format, cwd))
   const spool = await JobSpool.create()
   try {
-    const checked = await checkRows(source, compiled, {template: outputTemplate, rowOutputs: options.output === undefined, cwd, baseVariables, options}, spool)
+    const checked = await checkRows(source, compiled, {template: outputTemplate, rowOutputs: options.output === undefined, cwd, baseVariables, options, shard: request.shard}, spool)
     for (const warning of checked.warnings) emit({type: 'warning', ...warning})
 
     const identity: BatchIdentity = {
@@ -140,14 +152,15 @@ export async function renderBatch(request: BatchRequest): Promise<BatchSummary> 
       settings: renderSettings(options),
     }
     const store = await openStore(identity, checked, spool, emit, request)
-    const pendingRows = checked.total - store.counts.completed
+    const pendingRows = checked.rows - store.counts.completed
     const layout = batchLayout(options.batchConcurrency, pendingRows, {cores: availableParallelism(), loadAverage: loadavg()[0], freeMemoryBytes: freemem()})
     const rowOptions = layout.workersPerRow !== undefined && options.workers === 'auto' ? {...options, workers: layout.workersPerRow} : options
     return await runBatch({
       composition: compositionPath,
       options: rowOptions,
       jobs: spool.jobs(),
-      total: checked.total,
+      total: checked.rows,
+      shard: request.shard,
       store,
       render: request.render,
       template,

@@ -10,6 +10,7 @@ import type {ManifestStore} from './manifest-store.js'
 import type {BatchJob} from './preflight.js'
 import {checkInRender, checkRowText, type RowCheckOutcome, type RowRenderRequest, type RowTextCheck} from './row-text-check.js'
 import type {RowWarning} from './batch-manifest.js'
+import type {ShardSpec} from '../shard/shard-spec.js'
 import {batchPayload, deliverWebhook, renderPayload, type WebhookDelivery, type WebhookTarget} from '../notify/index.js'
 
 /**
@@ -25,8 +26,10 @@ export interface RunBatchOptions {
   options: ResolvedRenderOptions
   /** Every row of the batch, in order, as a stream; rows the store records as completed are not rendered again. */
   jobs: AsyncIterable<BatchJob>
-  /** Rows in the batch. */
+  /** Rows this run's manifest holds: the batch's, or its shard's. */
   total: number
+  /** The part of the batch this run renders (`--shard`), for the batch-start event. */
+  shard?: ShardSpec
   /** Holds the manifest. */
   store: ManifestStore
   render: RenderRow
@@ -108,6 +111,7 @@ export async function runBatch(options: RunBatchOptions): Promise<BatchSummary> 
     toRender,
     concurrency: options.concurrency,
     failFast: options.failFast,
+    ...(options.shard && {shard: options.shard}),
   })
 
   const rowEvent = (job: BatchJob): BatchEvent => {

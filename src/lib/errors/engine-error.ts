@@ -27,6 +27,7 @@ export type ErrorCode =
   | 'BATCH_CELL_TOO_LARGE'
   | 'BATCH_LINE_TOO_LONG'
   | 'BATCH_TOO_MANY_COLUMNS'
+  | 'BATCH_MERGE'
   | 'CANCELLED'
   | 'TIMED_OUT'
   | 'ABORTED'
