@@ -11,7 +11,7 @@ const COMPANION = 'packages/lambda/src'
 
 /** Top to bottom. Paths are relative to the repository root. */
 const LAYERS = [
-  {name: 'entry', folders: ['src/commands', 'src/hooks', `${COMPANION}/commands`]},
+  {name: 'entry', folders: ['src/commands', 'src/hooks', `${COMPANION}/commands`, `${COMPANION}/hooks`]},
   {name: 'cli', folders: ['src/cli', `${COMPANION}/cli`]},
   // The package's entry modules: they alone wire the built-in plugins in.
   {name: 'package', files: ['src/lib/index.ts', 'src/lib/builtin-plugins.ts']},

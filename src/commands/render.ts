@@ -8,6 +8,7 @@ import {jsonLines, withProgress} from '../cli/render-progress.js'
 import {describeUndelivered, webhookFlags, webhookFromFlags} from '../cli/webhook-flags.js'
 import {installMissingTools, yesFlag} from '../cli/install-missing-tools.js'
 import {shardFlags, shardFromFlags} from '../cli/shard-flags.js'
+import {outputStoresFor} from '../cli/output-stores.js'
 import {describeShard} from '../lib/shard/shard-spec.js'
 import {renderBatch} from '../lib/batch/render-batch.js'
 import {batchTextCheck} from '../lib/batch/row-text-check.js'
@@ -106,6 +107,7 @@ export default class Render extends BaseCommand {
           return
         }
         // Rows share warm browser processes instead of launching one per worker per row.
+        const outputStores = await outputStoresFor(this.config, options.output)
         const pool = new BrowserPool()
         const batch = await withBatchProgress(options, log, (onEvent) =>
           renderBatch({
@@ -115,6 +117,7 @@ export default class Render extends BaseCommand {
             baseVariables: variables,
             resume,
             shard,
+            outputStores,
             render: (request) => renderComposition({...request, pool}),
             textCheck: batchTextCheck(options, pool),
             signal: controller.signal,

@@ -19,6 +19,7 @@ import {parseVariablesText, readVariablesFile} from '../lib/variables/read-overr
 import {loadProjectConfig, trustProjectConfigFlag} from '../cli/project-config.js'
 import {installMissingTools, yesFlag} from '../cli/install-missing-tools.js'
 import {shardFlags, shardFromFlags} from '../cli/shard-flags.js'
+import {outputStoresFor} from '../cli/output-stores.js'
 
 const pick = <K extends keyof typeof renderFlags>(...keys: K[]) => Object.fromEntries(keys.map((key) => [key, renderFlags[key]])) as Pick<typeof renderFlags, K>
 
@@ -72,6 +73,7 @@ export default class Still extends BaseCommand {
     const pool = new BrowserPool()
     try {
       if (options.batch) {
+        const outputStores = await outputStoresFor(this.config, options.output)
         const batch = await withBatchProgress(options, (line) => this.log(line), (onEvent) =>
           renderBatch({
             composition: args.composition,
@@ -82,6 +84,7 @@ export default class Still extends BaseCommand {
             baseVariables: variables,
             resume,
             shard,
+            outputStores,
             render: async (request) => {
               const result = await renderStill({...request, still, pool})
               return {output: result.output, durationSeconds: 0, bytes: result.bytes}

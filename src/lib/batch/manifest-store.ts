@@ -154,7 +154,7 @@ export class ManifestStore {
     for await (const job of this.jobs()) {
       const {index, status, ...rest} = this.row(job.index)
       // Key order keeps the manifest readable: what and where first, the (long) variables last.
-      yield {index, status, output: relative(directory, job.output), ...rest, variables: job.variables}
+      yield {index, status, output: job.url ?? relative(directory, job.output), ...rest, variables: job.variables}
     }
   }
 }

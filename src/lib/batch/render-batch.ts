@@ -23,6 +23,9 @@ import type {RowTextCheck} from './row-text-check.js'
 import {sweepPartialOutputs} from './sweep-partial-outputs.js'
 import {inShard, type ShardSpec} from '../shard/shard-spec.js'
 import {shardManifestPath} from '../shard/shard-files.js'
+import {isRemoteTemplate, RemoteOutput, type OutputStore} from './remote-output.js'
+import type {BatchJob} from './preflight.js'
+import type {RowRecord} from './batch-manifest.js'
 import {compositionContent, manifestHead, renderSettings, resumeRows, type BatchIdentity, type ResumedRows} from './start-manifest.js'
 
 export interface BatchRequest {
@@ -52,6 +55,8 @@ export interface BatchRequest {
   textCheck?: RowTextCheck
   /** Render only this shard's rows (`--shard`), with a manifest of its own; preflight still checks every row. */
   shard?: ShardSpec
+  /** Stores for `--output` URLs (`s3://…`), by scheme: the `engine:output-stores` hook's, or the SDK caller's. */
+  outputStores?: readonly OutputStore[]
 }
 
 /**
@@ -62,7 +67,7 @@ export interface BatchRequest {
 async function checkRows(
   source: RowSource,
   compiled: CompiledComposition,
-  input: Pick<PreflightInput, 'template' | 'rowOutputs' | 'cwd' | 'baseVariables'> & {options: ResolvedRenderOptions; shard?: ShardSpec},
+  input: Pick<PreflightInput, 'template' | 'rowOutputs' | 'cwd' | 'baseVariables'> & {options: ResolvedRenderOptions; shard?: ShardSpec; remote?: RemoteOutput},
   spool: JobSpool,
 ): Promise<Omit<PreflightResult, 'outputs'> & {rows: number}> {
   let rows = 0
@@ -77,11 +82,12 @@ async function checkRows(
       fontCoverage: servedCoverage(compiled.fonts),
       strictFonts: input.options.strictFonts,
       fontFindings: compiled.fonts.findings,
+      outputProblem: input.remote?.outputProblem,
     },
     (job) => {
       if (!inShard(job.index, input.shard)) return
       rows++
-      return spool.append(job)
+      return spool.append(input.remote ? {...job, url: input.remote.urlOf(job.output)} : job)
     },
   )
   await spool.seal()
@@ -100,11 +106,13 @@ async function openStore(
   spool: JobSpool,
   emit: BatchEventListener,
   request: Pick<BatchRequest, 'resume' | 'webhook' | 'options' | 'shard'>,
+  remote: RemoteOutput | undefined,
 ): Promise<ManifestStore> {
   const manifestPath = request.shard ? shardManifestPath(checked.manifestPath, request.shard) : checked.manifestPath
   // A row's own webhook call and poster come after its output is in place: a row killed between the two is not adopted.
-  const adopt = request.webhook === undefined && request.options.poster === undefined
-  const resumed: ResumedRows = request.resume ? await resumeRows(identity, manifestPath, spool.jobs(), adopt) : {kept: new Map(), notices: []}
+  const adopt = request.webhook === undefined && request.options.poster === undefined && remote === undefined
+  const stored = remote && ((job: BatchJob, record: RowRecord) => remote.storedProblem(job.output, record.bytes))
+  const resumed: ResumedRows = request.resume ? await resumeRows(identity, manifestPath, spool.jobs(), adopt, stored) : {kept: new Map(), notices: []}
   for (const notice of resumed.notices) emit({type: 'warning', ...notice})
   const head = {...manifestHead(identity, checked.rows, resumed.createdAt), ...(request.shard && {shard: {index: request.shard.index, count: request.shard.count}})}
   // Rows keep their index in the input, so the store has a slot for every row of the batch.
@@ -136,10 +144,11 @@ export async function renderBatch(request: BatchRequest): Promise<BatchSummary> 
   // Each row's page tells a length its root does not write; any length checks the rest of the plan.
   planRender({...compiled, durationSeconds: compiled.durationSeconds ?? 1}, options, format)
 
-  const outputTemplate = resolve(cwd, options.output ?? request.defaultTemplate ?? defaultOutputTemplate(compositionPath, format, cwd))
+  const remote = isRemoteTemplate(options.output) ? await RemoteOutput.open(options.output, request.outputStores ?? [], cwd) : undefined
+  const outputTemplate = remote ? remote.localTemplate : resolve(cwd, options.output ?? request.defaultTemplate ?? defaultOutputTemplate(compositionPath, format, cwd))
   const spool = await JobSpool.create()
   try {
-    const checked = await checkRows(source, compiled, {template: outputTemplate, rowOutputs: options.output === undefined, cwd, baseVariables, options, shard: request.shard}, spool)
+    const checked = await checkRows(source, compiled, {template: outputTemplate, rowOutputs: options.output === undefined, cwd, baseVariables, options, shard: request.shard, remote}, spool)
     for (const warning of checked.warnings) emit({type: 'warning', ...warning})
 
     const identity: BatchIdentity = {
@@ -148,10 +157,10 @@ export async function renderBatch(request: BatchRequest): Promise<BatchSummary> 
       baseVariables,
       batchFile,
       rowsSha256: checked.rowsSha256,
-      outputTemplate,
+      outputTemplate: remote ? options.output! : outputTemplate,
       settings: renderSettings(options),
     }
-    const store = await openStore(identity, checked, spool, emit, request)
+    const store = await openStore(identity, checked, spool, emit, request, remote)
     const pendingRows = checked.rows - store.counts.completed
     const layout = batchLayout(options.batchConcurrency, pendingRows, {cores: availableParallelism(), loadAverage: loadavg()[0], freeMemoryBytes: freemem()})
     const rowOptions = layout.workersPerRow !== undefined && options.workers === 'auto' ? {...options, workers: layout.workersPerRow} : options
@@ -162,7 +171,7 @@ export async function renderBatch(request: BatchRequest): Promise<BatchSummary> 
       total: checked.rows,
       shard: request.shard,
       store,
-      render: request.render,
+      render: remote ? remote.wrap(request.render) : request.render,
       template,
       concurrency: layout.rows,
       failFast: options.batchFailFast,

@@ -89,7 +89,7 @@ export async function runBatch(options: RunBatchOptions): Promise<BatchSummary> 
     const {status, renderMs, durationSeconds, error, poster} = store.row(job.index)
     const payload = renderPayload({
       id: `${batchId}/${job.index}`,
-      output: job.output,
+      output: job.url ?? job.output,
       poster: poster === undefined ? null : resolve(dirname(store.path), poster),
       durationSeconds,
       renderMs,
@@ -116,7 +116,7 @@ export async function runBatch(options: RunBatchOptions): Promise<BatchSummary> 
 
   const rowEvent = (job: BatchJob): BatchEvent => {
     const {status, renderMs, durationSeconds, error, skippedReason} = store.row(job.index)
-    return {type: 'row', row: job.index, status, output: job.output, renderMs, durationSeconds, error, skippedReason}
+    return {type: 'row', row: job.index, status, output: job.url ?? job.output, renderMs, durationSeconds, error, skippedReason}
   }
 
   /** `onCaptured` is told once the row's frames are all captured (its browsers are free again). */
