@@ -1,4 +1,4 @@
-import {mkdir, readdir, readFile, rm} from 'node:fs/promises'
+import {mkdir, readdir, readFile, rm, writeFile} from 'node:fs/promises'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {readManifest, renderBatch, type BatchEvent, type BatchManifest, type BatchRequest} from '../../src/lib/batch/index.js'
@@ -70,6 +70,19 @@ describe('a batch in shards', () => {
     const error = await run(dir, {rows, fake, shard: shard(1, 2), options: options({output: join(dir, 'out/{title}.mp4')})}).catch((caught: unknown) => caught)
     expect(error).toMatchObject({code: 'BATCH_PREFLIGHT', message: expect.stringContaining('row 2, --output: "out/a.mp4" is also the output of row 0')})
     expect(fake.calls).toEqual([])
+  })
+
+  it("clears what killed renders left beside its own rows' outputs only: another shard's partial file may be a render running on another worker", async () => {
+    const dir = scratch()
+    await mkdir(join(dir, 'out'))
+    const own = join(dir, 'out/.2.mp4.0123abcd.partial')
+    const other = join(dir, 'out/.3.mp4.0123abcd.partial')
+    await writeFile(own, 'left by a killed render of row 2')
+    await writeFile(other, 'being written by shard 1 right now')
+    await run(dir, {shard: shard(0, 2)})
+    const names = await readdir(join(dir, 'out'))
+    expect(names).not.toContain('.2.mp4.0123abcd.partial')
+    expect(names).toContain('.3.mp4.0123abcd.partial')
   })
 
   it('resumes per shard: only the rows that shard did not complete render again', async () => {
