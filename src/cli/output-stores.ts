@@ -1,6 +1,13 @@
 import type {Config} from '@oclif/core'
 import {isRemoteTemplate, OUTPUT_STORES_HOOK, type OutputStore} from '../lib/batch/remote-output.js'
 import {reportPluginProblem} from './plugin-hooks/plugin-problems.js'
+import {EngineError} from '../lib/errors/engine-error.js'
+
+/** A URL `--output` is a batch's: a single render writes a local file (or `engine lambda render` a key in the stack's bucket). */
+export function assertRemoteOutputInBatch(output: string | undefined, batch: string | undefined): void {
+  if (!isRemoteTemplate(output) || batch) return
+  throw new EngineError('INVALID_FLAG', `--output ${output}: a URL output is for a batch (--batch rows.csv); render to a local file, or on the serverless stack with \`engine lambda render\``, {output})
+}
 
 /**
  * The output stores installed plugins provide, asked for only when `--output` is a URL: the hook

@@ -8,7 +8,7 @@ import {jsonLines, withProgress} from '../cli/render-progress.js'
 import {describeUndelivered, webhookFlags, webhookFromFlags} from '../cli/webhook-flags.js'
 import {installMissingTools, yesFlag} from '../cli/install-missing-tools.js'
 import {shardFlags, shardFromFlags} from '../cli/shard-flags.js'
-import {outputStoresFor} from '../cli/output-stores.js'
+import {assertRemoteOutputInBatch, outputStoresFor} from '../cli/output-stores.js'
 import {describeShard} from '../lib/shard/shard-spec.js'
 import {renderBatch} from '../lib/batch/render-batch.js'
 import {batchTextCheck} from '../lib/batch/row-text-check.js'
@@ -61,6 +61,7 @@ export default class Render extends BaseCommand {
     }
     if (resume && !options.batch) throw new EngineError('INVALID_FLAG', '--resume only applies to a batch: add --batch <rows.csv>')
     const shard = shardFromFlags({shard: shardFlag, 'shard-count': shardCount}, options.batch)
+    assertRemoteOutputInBatch(options.output, options.batch)
     if (shard && options.docker) throw new EngineError('INVALID_FLAG', `${describeShard(shard)}: --docker renders the whole batch in one container; drop --docker to render a shard`)
     if (server !== undefined && options.batch) throw new EngineError('INVALID_FLAG', '--server renders one composition; drop --batch or --server')
     if (options.docker && server !== undefined) throw new EngineError('INVALID_FLAG', '--docker renders on this machine; drop --docker or --server')

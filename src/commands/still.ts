@@ -19,7 +19,7 @@ import {parseVariablesText, readVariablesFile} from '../lib/variables/read-overr
 import {loadProjectConfig, trustProjectConfigFlag} from '../cli/project-config.js'
 import {installMissingTools, yesFlag} from '../cli/install-missing-tools.js'
 import {shardFlags, shardFromFlags} from '../cli/shard-flags.js'
-import {outputStoresFor} from '../cli/output-stores.js'
+import {assertRemoteOutputInBatch, outputStoresFor} from '../cli/output-stores.js'
 
 const pick = <K extends keyof typeof renderFlags>(...keys: K[]) => Object.fromEntries(keys.map((key) => [key, renderFlags[key]])) as Pick<typeof renderFlags, K>
 
@@ -57,6 +57,7 @@ export default class Still extends BaseCommand {
     const options = resolveRenderOptions(configOptions, parseRenderOptions(renderFlagsToOptions({...renderFlagValues, output})))
     if (resume && !options.batch) throw new EngineError('INVALID_FLAG', '--resume only applies to a batch: add --batch <rows.csv>')
     const shard = shardFromFlags({shard: shardFlag, 'shard-count': shardCount}, options.batch)
+    assertRemoteOutputInBatch(options.output, options.batch)
     const variables = {
       ...options.variables,
       ...(options.variablesFile ? await readVariablesFile(options.variablesFile) : {}),

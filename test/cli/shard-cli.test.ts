@@ -35,7 +35,7 @@ describe('engine still/render --batch --shard and engine batch merge, as a user 
     expect(await readdir(out)).not.toContain('manifest.json')
   })
 
-  it('refuses a bad shard before anything renders, naming the flag or variable, its value and the fix', async () => {
+  it('refuses a bad shard (or a URL output outside a batch) before anything renders, naming the flag or variable, its value and the fix', async () => {
     const batch = await rows()
     const render = (args: string[], env: NodeJS.ProcessEnv = {}) => runCli(['render', CARD, '--batch', batch, '-o', join(scratch(), 'bad/{index}.mp4'), ...args], {cwd: scratch(), env})
     const outOfRange = await render(['--shard', '4/4'])
@@ -46,6 +46,9 @@ describe('engine still/render --batch --shard and engine batch merge, as a user 
     expect(noCount.stderr).toContain('JOB_COMPLETION_INDEX=1 says this worker is shard 1 of a Kubernetes Indexed Job, but not how many shards there are: add --shard-count N')
     const notABatch = await runCli(['render', CARD, '--shard', '0/2'], {cwd: scratch()})
     expect(notABatch.stderr).toContain('--shard only applies to a batch: add --batch')
+    const urlWithoutBatch = await runCli(['still', CARD, '-o', 's3://bucket/a.png'], {cwd: scratch()})
+    expect(urlWithoutBatch.code).not.toBe(0)
+    expect(urlWithoutBatch.stderr).toContain('--output s3://bucket/a.png: a URL output is for a batch (--batch rows.csv)')
     expect(await readdir(scratch())).not.toContain('bad')
   })
 })
