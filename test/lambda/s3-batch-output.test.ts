@@ -1,11 +1,13 @@
-import {readdir, readFile, writeFile} from 'node:fs/promises'
+import {mkdir, readdir, readFile, writeFile} from 'node:fs/promises'
 import {join} from 'node:path'
 import {randomBytes} from 'node:crypto'
 import {CreateBucketCommand, DeleteObjectCommand, GetObjectCommand} from '@aws-sdk/client-s3'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {createS3Client} from '../../packages/lambda/src/lib/lambda/aws-clients.js'
 import {BucketObjects} from '../../packages/lambda/src/lib/lambda/s3-objects.js'
-import {readManifest} from '../../src/lib/batch/index.js'
+import {s3OutputStore} from '../../packages/lambda/src/lib/lambda/s3-output-store.js'
+import {readManifest, renderBatch, type BatchManifest} from '../../src/lib/batch/index.js'
+import {CARD as FAKE_CARD, fakeRender, options, writeRows} from '../batch/support.js'
 import {REPO_ROOT, runCli} from '../support/run-cli.js'
 import {sharedStack, type SharedStack} from '../support/shared-stack.js'
 import {useScratchDir} from '../support/scratch-dir.js'
@@ -41,7 +43,7 @@ describe('batch outputs in an S3-compatible store', PROCESSES, () => {
     const first = await still()
     expect(first.code, first.stderr).toBe(0)
 
-    expect((await outputs.listKeys('stills/')).sort()).toEqual(['stills/c-1.png', 'stills/c-2.png', 'stills/c-3.png'])
+    expect((await outputs.listKeys('stills/')).sort()).toEqual(['stills/c-1.png', 'stills/c-2.png', 'stills/c-3.png', 'stills/manifest.json'])
     const object = await outputs.s3.send(new GetObjectCommand({Bucket: outputs.bucketName, Key: 'stills/c-2.png'}))
     const png = Buffer.from(await object.Body!.transformToByteArray())
     expect(png.subarray(1, 4).toString()).toBe('PNG')
@@ -64,5 +66,42 @@ describe('batch outputs in an S3-compatible store', PROCESSES, () => {
     expect(events.filter((event) => event.type === 'row' && event.status === 'running').map((event) => event.row)).toEqual([2])
     expect(await outputs.exists('stills/c-3.png')).toBe(true)
     expect(JSON.parse(await readFile(join(local, 'manifest.json'), 'utf8')).counts.completed).toBe(3)
+    // The whole batch's manifest is put beside its outputs too.
+    expect(await outputs.exists('stills/manifest.json')).toBe(true)
+  })
+
+  it('shards on machines without a shared folder put their manifests in the bucket, and merge joins them from there', async () => {
+    const machine = async (name: string) => {
+      const dir = join(scratch(), name)
+      await mkdir(dir, {recursive: true})
+      return dir
+    }
+    const rows = Array.from({length: 5}, (_, index) => ({title: `Row ${index}`}))
+    const template = `s3://${outputs.bucketName}/sharded/{index}.mp4`
+    const store = s3OutputStore({endpoint: stack.env.ENGINE_AWS_ENDPOINT, localToken: stack.env.ENGINE_LOCAL_TOKEN})
+    const shardOn = async (dir: string, index: number) =>
+      renderBatch({
+        composition: FAKE_CARD,
+        batchFile: await writeRows(dir, rows),
+        options: options({output: template}),
+        render: fakeRender().render,
+        cwd: dir,
+        outputStores: [store],
+        shard: {index, count: 2, scheduler: 'flag', from: '--shard'},
+      })
+    await shardOn(await machine('worker-0'), 0)
+    const merger = await machine('merger')
+    const early = await runCli(['batch', 'merge', `s3://${outputs.bucketName}/sharded`], {cwd: merger, env: stack.env})
+    expect(early.code).toBe(1)
+    expect(early.stderr).toContain('shard 1 of 2: missing: there is no manifest.shard-1-of-2.json')
+
+    await shardOn(await machine('worker-1'), 1)
+    expect((await outputs.listKeys('sharded/')).sort()).toEqual(['sharded/0.mp4', 'sharded/1.mp4', 'sharded/2.mp4', 'sharded/3.mp4', 'sharded/4.mp4', 'sharded/manifest.shard-0-of-2.json', 'sharded/manifest.shard-1-of-2.json'])
+    const merge = await runCli(['batch', 'merge', `s3://${outputs.bucketName}/sharded`, '--json'], {cwd: merger, env: stack.env})
+    expect(merge.code, merge.stdout).toBe(0)
+    expect(JSON.parse(merge.stdout)).toMatchObject({shards: 2, counts: {completed: 5}, url: `s3://${outputs.bucketName}/sharded/manifest.json`})
+    const object = await outputs.s3.send(new GetObjectCommand({Bucket: outputs.bucketName, Key: 'sharded/manifest.json'}))
+    const merged = JSON.parse(await object.Body!.transformToString()) as BatchManifest
+    expect(merged.rows.map((row) => [row.index, row.status, row.output])).toEqual(rows.map((_, index) => [index, 'completed', `s3://${outputs.bucketName}/sharded/${index}.mp4`]))
   })
 })

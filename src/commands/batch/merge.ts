@@ -1,25 +1,33 @@
 import {Args, Flags} from '@oclif/core'
 import {relative} from 'node:path'
 import {BaseCommand} from '../../cli/base-command.js'
+import {outputStoresFor} from '../../cli/output-stores.js'
+import {isRemoteTemplate} from '../../lib/batch/remote-output.js'
+import {mergeRemoteShards} from '../../lib/shard/merge-remote-shards.js'
 import {mergeShards} from '../../lib/shard/merge-shards.js'
 
 export default class BatchMerge extends BaseCommand {
   static override summary = 'Join the shard manifests of a batch rendered with --shard into one manifest.json'
   static override description =
     'Reads every manifest.shard-I-of-N.json in the folder (with its journal) and writes manifest.json as an unsharded run of the batch would have: ' +
-    'the same head, every row in input order. A missing or unfinished shard, or one rendered from other inputs, is named and nothing is written (exit 1).'
-  static override examples = ['<%= config.bin %> batch merge renders', '<%= config.bin %> batch merge renders --json']
-  static override args = {directory: Args.string({description: 'the shared output folder that holds the shard manifests', required: true})}
-  static override flags = {json: Flags.boolean({description: 'print {manifest, shards, counts} as JSON'})}
+    'the same head, every row in input order. A missing or unfinished shard, or one rendered from other inputs, is named and nothing is written (exit 1). ' +
+    'For shards that wrote to S3 (-o s3://…), give the outputs\' folder as a URL: the shard manifests are read from the bucket and manifest.json is put beside them.'
+  static override examples = ['<%= config.bin %> batch merge renders', '<%= config.bin %> batch merge renders --json', '<%= config.bin %> batch merge s3://campaign-videos/videos']
+  static override args = {directory: Args.string({description: 'the shared output folder that holds the shard manifests, or the s3:// folder of the outputs', required: true})}
+  static override flags = {json: Flags.boolean({description: 'print {manifest, shards, counts} (and url, for a bucket) as JSON'})}
 
   async run(): Promise<void> {
     const {args, flags} = await this.parse(BatchMerge)
-    const merged = await mergeShards(args.directory)
+    const merged = isRemoteTemplate(args.directory)
+      ? await mergeRemoteShards(args.directory, await outputStoresFor(this.config, args.directory), process.cwd())
+      : await mergeShards(args.directory)
+    // The result sheet (results.csv, issue 37 item 2) is written from the merged manifest here once it is on main.
     if (flags.json) {
       this.log(JSON.stringify(merged))
       return
     }
     const {completed, failed, skipped} = merged.counts
-    this.log(`merged ${merged.shards} shards: ${completed} completed, ${failed} failed, ${skipped} skipped; manifest ${relative(process.cwd(), merged.manifest) || merged.manifest}`)
+    const where = 'url' in merged ? `${merged.url} (local copy ${relative(process.cwd(), merged.manifest)})` : relative(process.cwd(), merged.manifest) || merged.manifest
+    this.log(`merged ${merged.shards} shards: ${completed} completed, ${failed} failed, ${skipped} skipped; manifest ${where}`)
   }
 }

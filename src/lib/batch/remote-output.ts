@@ -23,6 +23,10 @@ export interface OpenOutputStore {
   put(path: string, key: string): Promise<{bytes: number}>
   /** The stored object's size, or undefined when there is none (`--resume`). */
   size(key: string): Promise<number | undefined>
+  /** Every key under a prefix (`engine batch merge s3://…` finds the shard manifests). */
+  list(prefix: string): Promise<string[]>
+  /** Downloads an object to a local file. */
+  get(key: string, path: string): Promise<void>
 }
 
 /** The hook a plugin declares to provide output stores; it returns a list of OutputStore. */
@@ -57,23 +61,16 @@ export class RemoteOutput {
    * store of its scheme. Without a store for the scheme: INVALID_FLAG naming what to install.
    */
   static async open(template: string, stores: readonly OutputStore[], cwd: string): Promise<RemoteOutput> {
-    const match = URL_TEMPLATE.exec(template)
-    const scheme = (match?.[1] ?? template.split(':')[0]).toLowerCase()
-    const store = stores.find((candidate) => candidate.scheme.toLowerCase() === scheme)
-    if (!store) {
-      const install = scheme === 's3' ? 'install the serverless companion, which brings the S3 upload: `engine plugins install html-video-engine-lambda`' : `install a plugin that provides ${scheme}:// outputs (an ${OUTPUT_STORES_HOOK} hook)`
-      throw new EngineError('INVALID_FLAG', `--output ${template}: no output store for ${scheme}:// is installed; ${install}, or give a local path`, {output: template, scheme})
-    }
-    if (!match) throw invalid(template, `is not ${scheme}://<bucket>/<key>: name the bucket, then the key, for example ${scheme}://my-bucket/videos/{index}.mp4`)
-    const [, , bucket, keyTemplate] = match
-    if (bucket.includes('{')) throw invalid(template, 'takes its bucket from a row; a row may fill placeholders of the key only: name the bucket in the template')
-    if (!BUCKET.test(bucket) || bucket.includes('..')) throw invalid(template, `names the bucket "${bucket}", which is not a bucket name (3-63 lowercase letters, digits, dots and hyphens)`)
-    const keyProblem = storageKeyProblem(keyTemplate)
-    if (keyProblem) throw invalid(template, `has a key template that ${keyProblem}; write it as names separated by "/", such as videos/{index}.mp4`)
+    const {scheme, bucket, path: keyTemplate, store} = remoteLocation(template, stores, '--output')
     // A folder of frames (png-sequence) is no one object.
-    if (extname(keyTemplate) === '') throw invalid(template, 'names no file extension: a remote output is one file per row, such as videos/{index}.mp4')
-    const staging = resolve(cwd, 'renders', scheme, bucket)
+    if (extname(keyTemplate) === '') throw invalid('--output', template, 'names no file extension: a remote output is one file per row, such as videos/{index}.mp4')
+    const staging = stagingFolder(cwd, scheme, bucket)
     return new RemoteOutput(scheme, bucket, join(staging, keyTemplate), staging, await store.open(bucket))
+  }
+
+  /** Puts the batch's finished manifest beside its outputs, so that workers without a shared folder can be merged from the bucket. */
+  async putManifest(localPath: string): Promise<void> {
+    await this.store.put(localPath, this.keyOf(localPath))
   }
 
   keyOf(localPath: string): string {
@@ -113,6 +110,33 @@ export class RemoteOutput {
   }
 }
 
-function invalid(template: string, reason: string): EngineError {
-  return new EngineError('INVALID_FLAG', `--output ${template} ${reason}`, {output: template})
+/** The local folder that mirrors a bucket: rows render there before their upload, and the manifests live there. */
+export function stagingFolder(cwd: string, scheme: string, bucket: string): string {
+  return resolve(cwd, 'renders', scheme, bucket)
+}
+
+/**
+ * A URL's store, bucket and key path (`s3://bucket/videos/{index}.mp4`): the bucket fixed and a
+ * valid bucket name, the path a plain relative key. Without a store for the scheme: INVALID_FLAG
+ * naming what to install.
+ */
+export function remoteLocation(url: string, stores: readonly OutputStore[], field: string): {scheme: string; bucket: string; path: string; store: OutputStore} {
+  const match = URL_TEMPLATE.exec(url)
+  const scheme = (match?.[1] ?? url.split(':')[0]).toLowerCase()
+  const store = stores.find((candidate) => candidate.scheme.toLowerCase() === scheme)
+  if (!store) {
+    const install = scheme === 's3' ? 'install the serverless companion, which brings the S3 upload: `engine plugins install html-video-engine-lambda`' : `install a plugin that provides ${scheme}:// outputs (an ${OUTPUT_STORES_HOOK} hook)`
+    throw new EngineError('INVALID_FLAG', `${field} ${url}: no output store for ${scheme}:// is installed; ${install}, or give a local path`, {[field]: url, scheme})
+  }
+  if (!match) throw invalid(field, url, `is not ${scheme}://<bucket>/<key>: name the bucket, then the key, for example ${scheme}://my-bucket/videos/{index}.mp4`)
+  const [, , bucket, path] = match
+  if (bucket.includes('{')) throw invalid(field, url, 'takes its bucket from a row; a row may fill placeholders of the key only: name the bucket in the template')
+  if (!BUCKET.test(bucket) || bucket.includes('..')) throw invalid(field, url, `names the bucket "${bucket}", which is not a bucket name (3-63 lowercase letters, digits, dots and hyphens)`)
+  const keyProblem = storageKeyProblem(path)
+  if (keyProblem) throw invalid(field, url, `has a key template that ${keyProblem}; write it as names separated by "/", such as videos/{index}.mp4`)
+  return {scheme, bucket, path, store}
+}
+
+function invalid(field: string, url: string, reason: string): EngineError {
+  return new EngineError('INVALID_FLAG', `${field} ${url} ${reason}`, {[field]: url})
 }

@@ -164,7 +164,7 @@ export async function renderBatch(request: BatchRequest): Promise<BatchSummary> 
     const pendingRows = checked.rows - store.counts.completed
     const layout = batchLayout(options.batchConcurrency, pendingRows, {cores: availableParallelism(), loadAverage: loadavg()[0], freeMemoryBytes: freemem()})
     const rowOptions = layout.workersPerRow !== undefined && options.workers === 'auto' ? {...options, workers: layout.workersPerRow} : options
-    return await runBatch({
+    const summary = await runBatch({
       composition: compositionPath,
       options: rowOptions,
       jobs: spool.jobs(),
@@ -180,6 +180,8 @@ export async function renderBatch(request: BatchRequest): Promise<BatchSummary> 
       webhook: request.webhook,
       textCheck: request.textCheck,
     })
+    if (remote) await remote.putManifest(summary.manifest)
+    return summary
   } finally {
     await spool.remove()
   }

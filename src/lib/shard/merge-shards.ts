@@ -15,8 +15,12 @@ export interface MergedBatch {
   counts: StatusCounts
 }
 
-/** What makes two shards parts of one batch: the fields every shard's head must share. */
-const IDENTITY = ['composition', 'compositionSha256', 'compositionFiles', 'baseVariables', 'batchFile', 'rowsSha256', 'outputTemplate', 'settings'] as const
+/**
+ * What makes two shards parts of one batch: the fields every shard's head must share. The paths of
+ * the composition and the rows file are left out: workers on other machines may hold the same
+ * files elsewhere, and their content is in the hashes.
+ */
+const IDENTITY = ['compositionSha256', 'compositionFiles', 'baseVariables', 'rowsSha256', 'outputTemplate', 'settings'] as const
 
 /**
  * `engine batch merge DIR`: joins the shard manifests of one batch (`manifest.shard-I-of-N.json`,

@@ -40,6 +40,20 @@ export function s3OutputStore(options: AwsClientOptions = {}): OutputStore {
             throw awsFailure(error, `uploading s3://${bucketName}/${key}`, {bucketName})
           }
         },
+        async list(prefix) {
+          try {
+            return await bucket.listKeys(prefix)
+          } catch (error) {
+            throw awsFailure(error, `listing s3://${bucketName}/${prefix}`, {bucketName})
+          }
+        },
+        async get(key, path) {
+          try {
+            await bucket.downloadFile(key, path)
+          } catch (error) {
+            throw awsFailure(error, `downloading s3://${bucketName}/${key}`, {bucketName})
+          }
+        },
         async size(key) {
           try {
             return (await s3.send(new HeadObjectCommand({Bucket: bucketName, Key: key}))).ContentLength
