@@ -12,7 +12,13 @@ export default class BatchMerge extends BaseCommand {
     'Reads every manifest.shard-I-of-N.json in the folder (with its journal) and writes manifest.json as an unsharded run of the batch would have: ' +
     'the same head, every row in input order. A missing or unfinished shard, or one rendered from other inputs, is named and nothing is written (exit 1). ' +
     'For shards that wrote to S3 (-o s3://…), give the outputs\' folder as a URL: the shard manifests are read from the bucket and manifest.json is put beside them.'
-  static override examples = ['<%= config.bin %> batch merge renders', '<%= config.bin %> batch merge renders --json', '<%= config.bin %> batch merge s3://campaign-videos/videos']
+  static override examples = [
+    {
+      description: 'Two workers (here one after the other) each render their shard of rows.csv into one folder, then the shards are merged',
+      command:
+        "<%= config.bin %> still index.html --batch rows.csv -o 'shards/{index}.jpg' --shard 0/2 && <%= config.bin %> still index.html --batch rows.csv -o 'shards/{index}.jpg' --shard 1/2 && <%= config.bin %> batch merge shards --json",
+    },
+  ]
   static override args = {directory: Args.string({description: 'the shared output folder that holds the shard manifests, or the s3:// folder of the outputs', required: true})}
   static override flags = {json: Flags.boolean({description: 'print {manifest, shards, counts} (and url, for a bucket) as JSON'})}
 
