@@ -7,9 +7,10 @@ import {awsFailure} from './aws-errors.js'
 import {BucketObjects, isMissing} from './s3-objects.js'
 import {STACK_RECORD_KEY} from './stack-record.js'
 import {RENDERS_PREFIX, SCRATCH_PREFIX, SITES_PREFIX} from './storage-keys.js'
+import {BATCHES_PREFIX} from './batch/batch-records.js'
 
 /** The stack's own objects: in a bucket that holds a stack, no batch output may land on them. */
-const RESERVED_PREFIXES = [RENDERS_PREFIX, SITES_PREFIX, SCRATCH_PREFIX]
+const RESERVED_PREFIXES = [RENDERS_PREFIX, SITES_PREFIX, SCRATCH_PREFIX, BATCHES_PREFIX]
 
 /**
  * `s3://bucket/key` outputs of a local batch (`engine render --batch -o 's3://…'`), on AWS or any
