@@ -94,6 +94,7 @@ describe('batch outputs in an S3-compatible store', PROCESSES, () => {
     const early = await runCli(['batch', 'merge', `s3://${outputs.bucketName}/sharded`], {cwd: merger, env: stack.env})
     expect(early.code).toBe(1)
     expect(early.stderr).toContain('shard 1 of 2: missing: there is no manifest.shard-1-of-2.json')
+    expect(early.stderr).toContain('so a shard still running is missing there too')
 
     await shardOn(await machine('worker-1'), 1)
     expect((await outputs.listKeys('sharded/')).sort()).toEqual(['sharded/0.mp4', 'sharded/1.mp4', 'sharded/2.mp4', 'sharded/3.mp4', 'sharded/4.mp4', 'sharded/manifest.shard-0-of-2.json', 'sharded/manifest.shard-1-of-2.json'])

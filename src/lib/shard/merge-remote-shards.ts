@@ -31,6 +31,9 @@ export async function mergeRemoteShards(url: string, stores: readonly OutputStor
     if (error instanceof EngineError && keys.length === 0) {
       throw new EngineError('BATCH_MERGE', `${scheme}://${bucket}/${prefix} holds no shard manifests (manifest.shard-I-of-N.json): a shard puts its manifest there when it ends; render the batch with --shard I/N and -o '${scheme}://${bucket}/${prefix}…' first`, {url})
     }
+    if (error instanceof EngineError && error.code === 'BATCH_MERGE') {
+      throw new EngineError('BATCH_MERGE', `${error.message}\nA shard puts its manifest in ${scheme}://${bucket}/${prefix} when its worker ends, so a shard still running is missing there too.`, error.details)
+    }
     throw error
   })
   const manifestKey = `${prefix}manifest.json`
