@@ -81,7 +81,7 @@ describe('s3:// batch outputs against hostile rows and templates', () => {
   it("keeps rows off a render stack's own objects in its bucket, and only there", async () => {
     const rows = [{page: 'ok'}, {page: 'x'}]
     const reserved = await run(`s3://${stack.env.ENGINE_BUCKET}/renders/{page}.mp4`, rows)
-    expect(reserved.outcome).toMatchObject({code: 'BATCH_PREFLIGHT', message: expect.stringContaining('is under "renders/", which the render stack in this bucket keeps for its own objects')})
+    expect(reserved.outcome).toMatchObject({code: 'BATCH_PREFLIGHT', message: expect.stringContaining('is under "renders/", which the stack keeps for its own objects')})
     expect(reserved.fake.calls).toEqual([])
     expect(await stack.bucket.listKeys('renders/ok')).toEqual([])
     // A bucket without a stack has no reserved keys.

@@ -5,12 +5,8 @@ import {contentType} from 'html-video-engine/internal/lib/sandbox/content-type.j
 import {createS3Client, type AwsClientOptions} from './aws-clients.js'
 import {awsFailure} from './aws-errors.js'
 import {BucketObjects, isMissing} from './s3-objects.js'
+import {reservedKeyProblem} from './reserved-keys.js'
 import {STACK_RECORD_KEY} from './stack-record.js'
-import {RENDERS_PREFIX, SCRATCH_PREFIX, SITES_PREFIX} from './storage-keys.js'
-import {BATCHES_PREFIX} from './batch/batch-records.js'
-
-/** The stack's own objects: in a bucket that holds a stack, no batch output may land on them. */
-const RESERVED_PREFIXES = [RENDERS_PREFIX, SITES_PREFIX, SCRATCH_PREFIX, BATCHES_PREFIX]
 
 /**
  * `s3://bucket/key` outputs of a local batch (`engine render --batch -o 's3://…'`), on AWS or any
@@ -33,7 +29,8 @@ export function s3OutputStore(options: AwsClientOptions = {}): OutputStore {
         throw awsFailure(error, what, {bucketName})
       }
       return {
-        keyProblem: (key) => (stack ? reservedProblem(key) : undefined),
+        // The stack's own objects: in a bucket that holds a stack, no batch output may land on them.
+        keyProblem: (key) => (stack ? reservedKeyProblem(key) : undefined),
         async put(path, key) {
           try {
             return {bytes: await bucket.uploadFile(key, path, contentType(key))}
@@ -68,8 +65,3 @@ export function s3OutputStore(options: AwsClientOptions = {}): OutputStore {
   }
 }
 
-function reservedProblem(key: string): string | undefined {
-  if (key === STACK_RECORD_KEY) return 'is the stack record of the render stack in this bucket'
-  const prefix = RESERVED_PREFIXES.find((reserved) => key.startsWith(reserved))
-  return prefix === undefined ? undefined : `is under "${prefix}", which the render stack in this bucket keeps for its own objects (reserved: ${[STACK_RECORD_KEY, ...RESERVED_PREFIXES].join(', ')}); choose another key prefix`
-}
