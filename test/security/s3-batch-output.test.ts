@@ -70,8 +70,9 @@ describe('s3:// batch outputs against hostile rows and templates', () => {
       [`s3://${plain.bucketName}//abs/{index}.mp4`, 'has a key template that is absolute'],
       ['s3://Not_A_Bucket/{index}.mp4', 'names the bucket "Not_A_Bucket", which is not a bucket name'],
       [`s3://${plain.bucketName}/frames/{index}`, 'names no file extension'],
+      [`s3://${plain.bucketName}/streams/{index}.m3u8`, 'writes files beside its output (segments, sidecars)'],
     ]) {
-      const {outcome, fake} = await run(output, rows)
+      const {outcome, fake} = await run(output, rows, output.endsWith('.m3u8') ? {options: options({output, format: 'hls'})} : {})
       expect(outcome, output).toMatchObject({code: 'INVALID_FLAG', message: expect.stringContaining(reason)})
       expect(fake.calls).toEqual([])
     }

@@ -24,6 +24,7 @@ import {sweepPartialOutputs} from './sweep-partial-outputs.js'
 import {inShard, type ShardSpec} from '../shard/shard-spec.js'
 import {shardManifestPath} from '../shard/shard-files.js'
 import {isRemoteTemplate, RemoteOutput, type OutputStore} from './remote-output.js'
+import {EngineError} from '../errors/engine-error.js'
 import type {BatchJob} from './preflight.js'
 import type {RowRecord} from './batch-manifest.js'
 import {compositionContent, manifestHead, renderSettings, resumeRows, type BatchIdentity, type ResumedRows} from './start-manifest.js'
@@ -145,6 +146,9 @@ export async function renderBatch(request: BatchRequest): Promise<BatchSummary> 
   planRender({...compiled, durationSeconds: compiled.durationSeconds ?? 1}, options, format)
 
   const remote = isRemoteTemplate(options.output) ? await RemoteOutput.open(options.output, request.outputStores ?? [], cwd) : undefined
+  if (remote && format.worker !== 'frame-files' && format.companionFilePattern) {
+    throw new EngineError('INVALID_FLAG', `--output ${options.output}: --format ${format.name} writes files beside its output (segments, sidecars), and a remote output stores one file per row; render it to a local folder`, {output: options.output, format: format.name})
+  }
   const outputTemplate = remote ? remote.localTemplate : resolve(cwd, options.output ?? request.defaultTemplate ?? defaultOutputTemplate(compositionPath, format, cwd))
   const spool = await JobSpool.create()
   try {
