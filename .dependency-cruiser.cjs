@@ -11,13 +11,13 @@ const COMPANION = 'packages/lambda/src'
 
 /** Top to bottom. Paths are relative to the repository root. */
 const LAYERS = [
-  {name: 'entry', folders: ['src/commands', 'src/hooks', `${COMPANION}/commands`]},
+  {name: 'entry', folders: ['src/commands', 'src/hooks', `${COMPANION}/commands`, `${COMPANION}/hooks`]},
   {name: 'cli', folders: ['src/cli', `${COMPANION}/cli`]},
   // The package's entry modules: they alone wire the built-in plugins in.
   {name: 'package', files: ['src/lib/index.ts', 'src/lib/builtin-plugins.ts']},
   {name: 'plugins', folders: ['plugins']},
   {name: 'plugin-api', folders: ['src/plugin']},
-  {name: 'doors', folders: ['src/lib/server', 'src/lib/server-client', `${COMPANION}/lib/lambda`, 'src/lib/container', 'src/lib/preview', 'src/lib/batch', 'src/lib/benchmark', 'src/lib/doctor', 'src/lib/config', 'src/lib/setup', 'src/lib/plugin-scaffold', 'src/lib/init']},
+  {name: 'doors', folders: ['src/lib/server', 'src/lib/server-client', `${COMPANION}/lib/lambda`, 'src/lib/container', 'src/lib/preview', 'src/lib/batch', 'src/lib/shard', 'src/lib/benchmark', 'src/lib/doctor', 'src/lib/config', 'src/lib/setup', 'src/lib/plugin-scaffold', 'src/lib/init']},
   // A still is a render of one frame; a render writes its poster frame as a still.
   {name: 'render', folders: ['src/lib/render', 'src/lib/still']},
   {name: 'stages', folders: ['src/lib/capture', 'src/lib/encode', 'src/lib/media', 'src/lib/lint', 'src/lib/profile', 'src/lib/notify', 'src/lib/render-cache']},

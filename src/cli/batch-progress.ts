@@ -1,6 +1,7 @@
 import {relative} from 'node:path'
 import type {BatchEvent, BatchEventListener, BatchSummary} from '../lib/batch/index.js'
 import {EngineError} from '../lib/errors/engine-error.js'
+import {describeShard} from '../lib/shard/shard-spec.js'
 import {inListrTask, writeWarning} from './render-progress.js'
 import {countText, durationText} from './quantity-text.js'
 import {terminalText} from './terminal-text.js'
@@ -53,7 +54,8 @@ function skippedLine(event: Extract<BatchEvent, {type: 'rows-skipped'}>): string
 
 function startLine(event: Extract<BatchEvent, {type: 'batch-start'}>): string {
   const already = event.rows - event.toRender
-  return `Rendering ${event.toRender} of ${event.rows} rows, ${event.concurrency} at a time${already > 0 ? ` (${already} already completed)` : ''}; manifest ${display(event.manifest)}`
+  const shard = event.shard ? `, ${describeShard(event.shard)}` : ''
+  return `Rendering ${event.toRender} of ${event.rows} rows${shard}, ${event.concurrency} at a time${already > 0 ? ` (${already} already completed)` : ''}; manifest ${display(event.manifest)}`
 }
 
 function doneLine(event: Extract<BatchEvent, {type: 'batch-done'}>): string {

@@ -6,6 +6,9 @@ import {renderFlags, renderFlagsToOptions} from '../cli/render-flags.js'
 import {jsonLines, withProgress} from '../cli/render-progress.js'
 import {describeUndelivered, notifyRender, webhookFlags, webhookFromFlags} from '../cli/webhook-flags.js'
 import {installMissingTools, yesFlag} from '../cli/install-missing-tools.js'
+import {shardFlags, shardFromFlags} from '../cli/shard-flags.js'
+import {assertRemoteOutputInBatch, outputStoresFor} from '../cli/output-stores.js'
+import {describeShard} from '../lib/shard/shard-spec.js'
 import {renderBatch} from '../lib/batch/render-batch.js'
 import {batchTextCheck} from '../lib/batch/row-text-check.js'
 import {checkSingleRender} from '../cli/text-check.js'
@@ -38,12 +41,12 @@ export default class Render extends BaseCommand {
     '<%= config.bin %> render index.html --yes',
   ]
   static override args = {composition: Args.string({description: 'composition HTML file', required: true})}
-  static override flags = {...renderFlags, ...webhookFlags, ...trustProjectConfigFlag, ...yesFlag}
+  static override flags = {...renderFlags, ...shardFlags, ...webhookFlags, ...trustProjectConfigFlag, ...yesFlag}
 
   async run(): Promise<void> {
     const {args, flags} = await this.parse(Render)
     // --resume steers this one command run; it is not a render option (config, server, SDK).
-    const {variables: variablesText, resume, restart, results, server, webhook: webhookUrl, 'webhook-secret': webhookSecret, 'webhook-data': webhookData, 'trust-project-config': trustProjectConfig, config: configFile, yes, ...otherFlags} = flags
+    const {variables: variablesText, resume, restart, results, shard: shardFlag, 'shard-count': shardCount, server, webhook: webhookUrl, 'webhook-secret': webhookSecret, 'webhook-data': webhookData, 'trust-project-config': trustProjectConfig, config: configFile, yes, ...otherFlags} = flags
     const webhook = webhookFromFlags({webhook: webhookUrl, 'webhook-secret': webhookSecret, 'webhook-data': webhookData}, process.env)
     const config = await loadProjectConfig(trustProjectConfig, this.config.configDir, configFile)
     const fromFlags = parseRenderOptions(renderFlagsToOptions(otherFlags))
@@ -56,6 +59,9 @@ export default class Render extends BaseCommand {
     }
     const batchOnly = resume ? '--resume' : restart ? '--restart' : results !== undefined ? '--results' : undefined
     if (batchOnly && !options.batch) throw new EngineError('INVALID_FLAG', `${batchOnly} only applies to a batch: add --batch <rows.csv>`)
+    const shard = shardFromFlags({shard: shardFlag, 'shard-count': shardCount}, options.batch)
+    assertRemoteOutputInBatch(options.output, options.batch)
+    if (shard && options.docker) throw new EngineError('INVALID_FLAG', `${describeShard(shard)}: --docker renders the whole batch in one container; drop --docker to render a shard`)
     if (server !== undefined && options.batch) throw new EngineError('INVALID_FLAG', '--server renders one composition; drop --batch or --server')
     if (options.docker && server !== undefined) throw new EngineError('INVALID_FLAG', '--docker renders on this machine; drop --docker or --server')
     if (options.docker && otherFlags['browser-path'] !== undefined) {
@@ -102,6 +108,7 @@ export default class Render extends BaseCommand {
           return
         }
         // Rows share warm browser processes instead of launching one per worker per row.
+        const outputStores = await outputStoresFor(this.config, options.output)
         const pool = new BrowserPool()
         const batch = await withBatchProgress(options, log, (onEvent) =>
           renderBatch({
@@ -112,6 +119,8 @@ export default class Render extends BaseCommand {
             resume,
             restart,
             results,
+            shard,
+            outputStores,
             render: (request) => renderComposition({...request, pool}),
             textCheck: batchTextCheck(options, pool),
             signal: controller.signal,

@@ -19,6 +19,8 @@ import {parseStillSettings, stillFormatOf} from '../lib/still/still-settings.js'
 import {parseVariablesText, readVariablesFile} from '../lib/variables/read-overrides.js'
 import {loadProjectConfig, trustProjectConfigFlag} from '../cli/project-config.js'
 import {installMissingTools, yesFlag} from '../cli/install-missing-tools.js'
+import {shardFlags, shardFromFlags} from '../cli/shard-flags.js'
+import {assertRemoteOutputInBatch, outputStoresFor} from '../cli/output-stores.js'
 
 const pick = <K extends keyof typeof renderFlags>(...keys: K[]) => Object.fromEntries(keys.map((key) => [key, renderFlags[key]])) as Pick<typeof renderFlags, K>
 
@@ -38,6 +40,7 @@ export default class Still extends BaseCommand {
     output: Flags.string({char: 'o', description: 'image file: .png, .jpg/.jpeg or .webp (batch: a template; `-`: a PNG to standard output). Default renders/<name>.png'}),
     quality: Flags.integer({description: 'JPEG/WebP quality 0-100 (default 92)'}),
     ...pick('scale', 'fps', 'variables', 'variables-file', 'strict-variables', 'strict-fonts', 'network', 'cache', 'allow-private-network', 'browser-path', 'profile', 'video-frame-format', 'batch', 'batch-format', 'batch-concurrency', 'batch-fail-fast', 'on-overflow', 'check-only', 'resume', 'restart', 'results', 'quiet', 'json'),
+    ...shardFlags,
     ...webhookFlags,
     ...trustProjectConfigFlag,
     ...yesFlag,
@@ -45,7 +48,7 @@ export default class Still extends BaseCommand {
 
   async run(): Promise<void> {
     const {args, flags} = await this.parse(Still)
-    const {frame, time, quality, variables: variablesText, resume, restart, results, output, webhook: webhookUrl, 'webhook-secret': webhookSecret, 'webhook-data': webhookData, 'trust-project-config': trustProjectConfig, config: configFile, yes, ...renderFlagValues} = flags
+    const {frame, time, quality, variables: variablesText, resume, restart, results, shard: shardFlag, 'shard-count': shardCount, output, webhook: webhookUrl, 'webhook-secret': webhookSecret, 'webhook-data': webhookData, 'trust-project-config': trustProjectConfig, config: configFile, yes, ...renderFlagValues} = flags
     const webhook = webhookFromFlags({webhook: webhookUrl, 'webhook-secret': webhookSecret, 'webhook-data': webhookData}, process.env)
     const still = parseStillSettings(
       {frame, time: time === undefined ? undefined : parseTimeFlag(time), quality},
@@ -57,6 +60,8 @@ export default class Still extends BaseCommand {
     const options = resolveRenderOptions(configOptions, parseRenderOptions(renderFlagsToOptions({...renderFlagValues, output})))
     const batchOnly = resume ? '--resume' : restart ? '--restart' : results !== undefined ? '--results' : undefined
     if (batchOnly && !options.batch) throw new EngineError('INVALID_FLAG', `${batchOnly} only applies to a batch: add --batch <rows.csv>`)
+    const shard = shardFromFlags({shard: shardFlag, 'shard-count': shardCount}, options.batch)
+    assertRemoteOutputInBatch(options.output, options.batch)
     const variables = {
       ...options.variables,
       ...(options.variablesFile ? await readVariablesFile(options.variablesFile) : {}),
@@ -73,6 +78,7 @@ export default class Still extends BaseCommand {
     const pool = new BrowserPool()
     try {
       if (options.batch) {
+        const outputStores = await outputStoresFor(this.config, options.output)
         const batch = await withBatchProgress(options, (line) => this.log(line), (onEvent) =>
           renderBatch({
             composition: args.composition,
@@ -84,6 +90,8 @@ export default class Still extends BaseCommand {
             resume,
             restart,
             results,
+            shard,
+            outputStores,
             render: async (request) => {
               const result = await renderStill({...request, still, pool})
               return {output: result.output, durationSeconds: 0, bytes: result.bytes, cached: result.cached}

@@ -31,4 +31,7 @@ export type {BatchManifest, ManifestRow, RowStatus} from './batch/batch-manifest
 export type {BatchEvent} from './batch/batch-events.js'
 export {writeResultSheet, resultSheetFormat, RESULT_COLUMNS, type ResultSheetRow, type ResultStatus} from './batch/results/result-sheet.js'
 export {rebuildResults, type RebuildRequest, type RebuiltResults} from './batch/results/rebuild-results.js'
+export type {OutputStore, OpenOutputStore} from './batch/remote-output.js'
+export {resolveShard, type ShardSpec} from './shard/shard-spec.js'
+export {mergeShards, type MergedBatch} from './shard/merge-shards.js'
 export {startServer, resolveServerSettings, type RunningServer, type ServerSettings} from './server/index.js'

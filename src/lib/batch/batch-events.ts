@@ -1,6 +1,7 @@
 import type {RenderEvent} from '../render/render-events.js'
 import type {WebhookDelivery} from '../notify/index.js'
 import type {RowStatus, StatusCounts} from './batch-manifest.js'
+import type {ShardSpec} from '../shard/shard-spec.js'
 
 /**
  * What a batch reports while it runs (`--json` prints one per line): the batch starting, each row
@@ -17,6 +18,8 @@ export type BatchEvent =
       toRender: number
       concurrency: number
       failFast: boolean
+      /** Present when this run renders one shard of the batch: which, and where that came from. */
+      shard?: ShardSpec
     }
   | {
       type: 'row'

@@ -114,6 +114,8 @@ export const manifestSchema = z.object({
   counts: z.preprocess((value) => (value !== null && typeof value === 'object' ? {cached: 0, ...value} : value), z.record(z.enum(ROW_STATUSES), z.number())),
   /** The batch.completed webhook call, once made. */
   webhook: webhookDeliverySchema.optional(),
+  /** Set in a shard's manifest (`--shard`): it holds the rows whose index mod `count` is `index`. */
+  shard: z.object({index: z.number().int().nonnegative(), count: z.number().int().positive()}).optional(),
   rows: z.array(rowSchema),
 })
 

@@ -24,6 +24,11 @@ export interface CompactionTuning {
   costRatio?: number
 }
 
+export interface StoreOptions extends CompactionTuning {
+  /** One more than the highest row index, when it is above `total` (a shard's rows keep their index in the whole batch). */
+  capacity?: number
+}
+
 /**
  * The state of a running batch and its two files. Every row change goes to memory (an array slot
  * per row, so lookups by index are O(1)) and to the journal (`manifest.journal.jsonl`, one line,
@@ -54,12 +59,13 @@ export class ManifestStore {
     private journal: ManifestJournal | undefined,
     total: number,
     kept: ReadonlyMap<number, RowRecord>,
+    capacity: number,
     tuning: CompactionTuning,
   ) {
     this.minIntervalMs = tuning.minIntervalMs ?? MIN_COMPACTION_INTERVAL_MS
     this.costRatio = tuning.costRatio ?? COMPACTION_COST_RATIO
-    this.statuses = new Uint8Array(total)
-    this.records = new Array(total)
+    this.statuses = new Uint8Array(capacity)
+    this.records = new Array(capacity)
     this.tally.pending = total
     for (const [index, record] of kept) this.put(record.index === index ? record : {...record, index})
   }
@@ -67,6 +73,8 @@ export class ManifestStore {
   /**
    * Starts the files of a batch: `kept` are the rows carried over from an earlier run (`--resume`),
    * every other row is pending; the manifest is written at once and the journal starts empty.
+   * `total` rows are in this manifest; `capacity` is one more than the highest row index (a shard's
+   * rows keep their index in the whole batch).
    */
   static async start(
     path: string,
@@ -74,9 +82,9 @@ export class ManifestStore {
     total: number,
     jobs: () => AsyncIterable<BatchJob>,
     kept: ReadonlyMap<number, RowRecord> = new Map(),
-    tuning: CompactionTuning = {},
+    {capacity = total, ...tuning}: StoreOptions = {},
   ): Promise<ManifestStore> {
-    const store = new ManifestStore(path, head, jobs, undefined, total, kept, tuning)
+    const store = new ManifestStore(path, head, jobs, undefined, total, kept, capacity, tuning)
     await store.writeManifest()
     store.journal = await ManifestJournal.open(journalPath(path))
     return store
@@ -205,7 +213,7 @@ export class ManifestStore {
     for await (const job of this.jobs()) {
       const {index, status, ...rest} = this.row(job.index)
       // Key order keeps the manifest readable: what and where first, the (long) variables last.
-      yield {index, status, output: relative(directory, job.output), ...rest, ...(job.data && {data: job.data}), variables: job.variables}
+      yield {index, status, output: job.url ?? relative(directory, job.output), ...rest, ...(job.data && {data: job.data}), variables: job.variables}
     }
   }
 }

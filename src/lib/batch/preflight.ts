@@ -44,14 +44,18 @@ export interface PreflightInput {
   fontFindings?: readonly {code: string; message: string}[]
   /** Where rows' `image` values are looked up; each distinct value is checked once (exists, is an image, may be loaded). */
   images?: ImageCheckContext
+  /** Why a row's output cannot be written (a remote store's key rules), checked for every row. */
+  outputProblem?: (output: string) => string | undefined
 }
 
 /** One row, ready to render. */
 export interface BatchJob {
   /** Position in the batch file, from 0; also `{index}` in the template. */
   index: number
-  /** Absolute output path. */
+  /** Absolute output path (for a remote output: the local file that is uploaded). */
   output: string
+  /** Where a remote output is stored (`s3://bucket/key`): what the manifest and events name. */
+  url?: string
   /** The command-line layer for this row: base values overlaid with the row. */
   overrides: Record<string, unknown>
   /** What the top-level composition will see: declared defaults < base < row. */
@@ -139,6 +143,11 @@ export async function preflightBatch(input: PreflightInput, accept: (job: BatchJ
     if (row.output !== undefined && !input.rowOutputs) ignoredOutputs++
     const output = outputOf(row, input, problems)
     if (output === undefined) continue
+    const unwritable = input.outputProblem?.(output)
+    if (unwritable !== undefined) {
+      problems.add({...at, field: '--output', reason: unwritable})
+      continue
+    }
     const owner = owners.get(output)
     if (owner !== undefined) {
       const own = row.output !== undefined && input.rowOutputs

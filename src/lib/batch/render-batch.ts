@@ -26,6 +26,11 @@ import {rowDataNotice} from './row-data-notice.js'
 import {runBatch, type BatchSummary, type RenderRow} from './run-batch.js'
 import type {RowTextCheck} from './row-text-check.js'
 import {sweepPartialOutputs} from './sweep-partial-outputs.js'
+import {inShard, type ShardSpec} from '../shard/shard-spec.js'
+import {shardManifestPath} from '../shard/shard-files.js'
+import {isRemoteTemplate, RemoteOutput, type OutputStore} from './remote-output.js'
+import type {BatchJob} from './preflight.js'
+import type {RowRecord} from './batch-manifest.js'
 import {compositionContent, manifestHead, renderSettings, resumeRows, type BatchIdentity, type ResumedRows} from './start-manifest.js'
 
 export interface BatchRequest {
@@ -55,8 +60,12 @@ export interface BatchRequest {
   webhook?: WebhookTarget
   /** The check pass before each row's render (see runBatch); none without it. */
   textCheck?: RowTextCheck
-  /** The result sheet (`--results`, .csv or .jsonl); default results.csv beside the manifest. */
+  /** The result sheet (`--results`, .csv or .jsonl); default results.csv beside the manifest (a shard's: results.shard-I-of-N.csv). */
   results?: string
+  /** Render only this shard's rows (`--shard`), with a manifest of its own; preflight still checks every row. */
+  shard?: ShardSpec
+  /** Stores for `--output` URLs (`s3://…`), by scheme: the `engine:output-stores` hook's, or the SDK caller's. */
+  outputStores?: readonly OutputStore[]
 }
 
 /**
@@ -67,9 +76,10 @@ export interface BatchRequest {
 async function checkRows(
   source: RowSource,
   compiled: CompiledComposition,
-  input: Pick<PreflightInput, 'template' | 'rowOutputs' | 'cwd' | 'baseVariables'> & {options: ResolvedRenderOptions},
+  input: Pick<PreflightInput, 'template' | 'rowOutputs' | 'cwd' | 'baseVariables'> & {options: ResolvedRenderOptions; shard?: ShardSpec; remote?: RemoteOutput},
   spool: JobSpool,
-): Promise<Omit<PreflightResult, 'outputs'>> {
+): Promise<Omit<PreflightResult, 'outputs'> & {rows: number}> {
+  let rows = 0
   const {outputs, ...checked} = await preflightBatch(
     {
       ...input,
@@ -86,12 +96,18 @@ async function checkRows(
         pageDir: dirname(compiled.file),
         network: {publicUrls: input.options.network !== false, privateAddresses: input.options.allowPrivateNetwork === true},
       },
+      outputProblem: input.remote?.outputProblem,
     },
-    (job) => spool.append(job),
+    (job) => {
+      if (!inShard(job.index, input.shard)) return
+      rows++
+      return spool.append(input.remote ? {...job, url: input.remote.urlOf(job.output)} : job)
+    },
   )
   await spool.seal()
-  await sweepPartialOutputs(outputs)
-  return checked
+  // Other shards' partial files are renders still running on other workers.
+  await sweepPartialOutputs(input.shard ? new Map([...outputs].filter(([, row]) => inShard(row, input.shard))) : outputs)
+  return {...checked, rows}
 }
 
 /**
@@ -100,18 +116,23 @@ async function checkRows(
  */
 async function openStore(
   identity: BatchIdentity,
-  checked: Pick<PreflightResult, 'manifestPath' | 'total'>,
+  checked: Pick<PreflightResult, 'manifestPath' | 'total'> & {rows: number},
   spool: JobSpool,
   emit: BatchEventListener,
-  request: Pick<BatchRequest, 'resume' | 'restart' | 'webhook' | 'options'>,
+  request: Pick<BatchRequest, 'resume' | 'restart' | 'webhook' | 'options' | 'shard'>,
+  manifestPath: string,
+  remote: RemoteOutput | undefined,
 ): Promise<ManifestStore> {
-  if (!request.resume && !request.restart) await assertNoEarlierRun(checked.manifestPath)
+  if (!request.resume && !request.restart) await assertNoEarlierRun(manifestPath)
   // A row's own webhook call and poster come after its output is in place: a row killed between the two is not adopted.
-  const adopt = request.webhook === undefined && request.options.poster === undefined
-  const resumed: ResumedRows = request.resume ? await resumeRows(identity, checked.manifestPath, spool.jobs(), adopt) : {kept: new Map(), notices: []}
+  const adopt = request.webhook === undefined && request.options.poster === undefined && remote === undefined
+  const stored = remote && ((job: BatchJob, record: RowRecord) => remote.storedProblem(job.output, record.bytes))
+  const resumed: ResumedRows = request.resume ? await resumeRows(identity, manifestPath, spool.jobs(), adopt, stored) : {kept: new Map(), notices: []}
   for (const notice of resumed.notices) emit({type: 'warning', ...notice})
-  const head = manifestHead(identity, checked.total, resumed.createdAt)
-  return ManifestStore.start(checked.manifestPath, head, checked.total, () => spool.jobs(), resumed.kept)
+  const shard = request.shard
+  const head = {...manifestHead(identity, checked.rows, resumed.createdAt), ...(shard && {shard: {index: shard.index, count: shard.count}})}
+  // Rows keep their index in the input, so the store has a slot for every row of the batch.
+  return ManifestStore.start(manifestPath, head, checked.rows, () => spool.jobs(), resumed.kept, {capacity: checked.total})
 }
 
 /**
@@ -140,10 +161,14 @@ export async function renderBatch(request: BatchRequest): Promise<BatchSummary> 
   // Each row's page tells a length its root does not write; any length checks the rest of the plan.
   const {plan: checkedPlan} = planRender({...compiled, durationSeconds: compiled.durationSeconds ?? 1}, options, format)
 
-  const outputTemplate = resolve(cwd, options.output ?? request.defaultTemplate ?? defaultOutputTemplate(compositionPath, format, cwd))
+  const remote = isRemoteTemplate(options.output) ? await RemoteOutput.open(options.output, request.outputStores ?? [], cwd) : undefined
+  if (remote && format.worker !== 'frame-files' && format.companionFilePattern) {
+    throw new EngineError('INVALID_FLAG', `--output ${options.output}: --format ${format.name} writes files beside its output (segments, sidecars), and a remote output stores one file per row; render it to a local folder`, {output: options.output, format: format.name})
+  }
+  const outputTemplate = remote ? remote.localTemplate : resolve(cwd, options.output ?? request.defaultTemplate ?? defaultOutputTemplate(compositionPath, format, cwd))
   const spool = await JobSpool.create()
   try {
-    const checked = await checkRows(source, compiled, {template: outputTemplate, rowOutputs: options.output === undefined, cwd, baseVariables, options}, spool)
+    const checked = await checkRows(source, compiled, {template: outputTemplate, rowOutputs: options.output === undefined, cwd, baseVariables, options, shard: request.shard, remote}, spool)
     for (const warning of checked.warnings) emit({type: 'warning', ...warning})
     const dataNotice = rowDataNotice(checked)
     if (dataNotice) emit({type: 'warning', ...dataNotice})
@@ -154,26 +179,28 @@ export async function renderBatch(request: BatchRequest): Promise<BatchSummary> 
       baseVariables,
       batchFile,
       rowsSha256: checked.rowsSha256,
-      outputTemplate,
+      outputTemplate: remote ? options.output! : outputTemplate,
       settings: renderSettings(options, checkedPlan.fps),
     }
-    const store = await openStore(identity, checked, spool, emit, request)
-    const sheet = resultsPath(checked.manifestPath, request.results, cwd)
+    const manifestPath = request.shard ? shardManifestPath(checked.manifestPath, request.shard) : checked.manifestPath
+    const sheet = resultsPath(manifestPath, request.results, cwd)
     // The sheet is replaced: never over the rows it is made from.
-    if (sheet === batchFile || sheet === checked.manifestPath) {
+    if (sheet === batchFile || sheet === manifestPath) {
       throw new EngineError('INVALID_FLAG', `--results "${request.results}" is the batch's ${sheet === batchFile ? 'rows file' : 'manifest'}, which the sheet would replace; name another file, such as results.csv`, {results: sheet})
     }
+    const store = await openStore(identity, checked, spool, emit, request, manifestPath, remote)
     await removeStaleResults(sheet)
-    const pendingRows = checked.total - store.counts.completed - store.counts.cached
+    const pendingRows = checked.rows - store.counts.completed - store.counts.cached
     const layout = batchLayout(options.batchConcurrency, pendingRows, {cores: availableParallelism(), loadAverage: loadavg()[0], freeMemoryBytes: freemem()})
     const rowOptions = layout.workersPerRow !== undefined && options.workers === 'auto' ? {...options, workers: layout.workersPerRow} : options
-    return await runBatch({
+    const summary = await runBatch({
       composition: compositionPath,
       options: rowOptions,
       jobs: spool.jobs(),
-      total: checked.total,
+      total: checked.rows,
+      shard: request.shard,
       store,
-      render: request.render,
+      render: remote ? remote.wrap(request.render) : request.render,
       template,
       concurrency: layout.rows,
       failFast: options.batchFailFast,
@@ -183,6 +210,8 @@ export async function renderBatch(request: BatchRequest): Promise<BatchSummary> 
       textCheck: request.textCheck,
       results: {path: sheet, write: () => writeBatchResults(sheet, store, () => spool.jobs())},
     })
+    if (remote) await remote.putManifest(summary.manifest)
+    return summary
   } finally {
     await spool.remove()
   }

@@ -12,6 +12,7 @@ import type {ManifestStore} from './manifest-store.js'
 import type {BatchJob} from './preflight.js'
 import {checkInRender, checkRowText, type RowCheckOutcome, type RowRenderRequest, type RowTextCheck} from './row-text-check.js'
 import type {RowWarning} from './batch-manifest.js'
+import type {ShardSpec} from '../shard/shard-spec.js'
 import {batchPayload, deliverWebhook, renderPayload, type WebhookDelivery, type WebhookTarget} from '../notify/index.js'
 
 /**
@@ -27,8 +28,10 @@ export interface RunBatchOptions {
   options: ResolvedRenderOptions
   /** Every row of the batch, in order, as a stream; rows the store records as completed are not rendered again. */
   jobs: AsyncIterable<BatchJob>
-  /** Rows in the batch. */
+  /** Rows this run's manifest holds: the batch's, or its shard's. */
   total: number
+  /** The part of the batch this run renders (`--shard`), for the batch-start event. */
+  shard?: ShardSpec
   /** Holds the manifest. */
   store: ManifestStore
   render: RenderRow
@@ -92,7 +95,7 @@ export async function runBatch(options: RunBatchOptions): Promise<BatchSummary> 
     const {status, renderMs, durationSeconds, error, poster} = store.row(job.index)
     const payload = renderPayload({
       id: `${batchId}/${job.index}`,
-      output: job.output,
+      output: job.url ?? job.output,
       poster: poster === undefined ? null : resolve(dirname(store.path), poster),
       durationSeconds,
       renderMs,
@@ -114,11 +117,12 @@ export async function runBatch(options: RunBatchOptions): Promise<BatchSummary> 
     toRender,
     concurrency: options.concurrency,
     failFast: options.failFast,
+    ...(options.shard && {shard: options.shard}),
   })
 
   const rowEvent = (job: BatchJob): BatchEvent => {
     const {status, renderMs, durationSeconds, error, skippedReason} = store.row(job.index)
-    return {type: 'row', row: job.index, status, output: job.output, renderMs, durationSeconds, error, skippedReason, ...(job.data && {data: job.data})}
+    return {type: 'row', row: job.index, status, output: job.url ?? job.output, renderMs, durationSeconds, error, skippedReason, ...(job.data && {data: job.data})}
   }
 
   /** `onCaptured` is told once the row's frames are all captured (its browsers are free again). */

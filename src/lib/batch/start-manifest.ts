@@ -88,7 +88,14 @@ export function manifestHead(identity: BatchIdentity, total: number, createdAt =
  * rows, another output template or other render settings is refused, since mixing its finished
  * files with new ones would give a batch that no single run could have produced.
  */
-export async function resumeRows(identity: BatchIdentity, manifestPath: string, jobs: AsyncIterable<BatchJob>, adopt: boolean): Promise<ResumedRows> {
+export async function resumeRows(
+  identity: BatchIdentity,
+  manifestPath: string,
+  jobs: AsyncIterable<BatchJob>,
+  adopt: boolean,
+  /** Why a completed row's output no longer holds it (default: its local file checked); a remote output checks its stored object. */
+  outputProblem: (job: BatchJob, record: RowRecord) => Promise<string | undefined> = (job, record) => completedOutputProblem(job.output, record, getFormat(identity.settings.format)),
+): Promise<ResumedRows> {
   const earlier = new Map<number, RowRecord>()
   const remember = (record: RowRecord) => {
     if (isRowDone(record.status) || record.status === 'running') earlier.set(record.index, record)
@@ -118,12 +125,12 @@ export async function resumeRows(identity: BatchIdentity, manifestPath: string, 
       }
       continue
     }
-    const problem = await completedOutputProblem(job.output, record, format)
+    const problem = await outputProblem(job, record)
     if (!problem) {
       kept.set(job.index, record)
       continue
     }
-    notice({code: problem === 'is gone' ? 'output-missing' : 'output-damaged', message: `--resume: row ${job.index} was completed but ${job.output} ${problem}; rendering it again`})
+    notice({code: problem === 'is gone' ? 'output-missing' : 'output-damaged', message: `--resume: row ${job.index} was completed but ${job.url ?? job.output} ${problem}; rendering it again`})
   }
   if (unlisted > 0) notices.push({code: 'output-missing', message: `--resume: ${unlisted} more rows were kept or render again (see the manifest)`})
   return {kept, notices, createdAt: head.createdAt}

@@ -10,7 +10,8 @@ export interface Companion {
 /**
  * First-party packages published beside engine that bring a command topic, kept out of the core
  * install for their size (an oclif plugin each; see packages/ in the repository). They bring
- * commands, no engine hooks: a bundle for another machine does not carry them.
+ * commands and no format or encoder hooks, so a bundle for another machine does not carry them;
+ * the serverless one also provides the `s3://` batch output store (`engine:output-stores`).
  */
 export const COMPANIONS: readonly Companion[] = [
   {topic: 'lambda', name: 'html-video-engine-lambda', what: 'the serverless commands: AWS Lambda + Step Functions and their local stack'},

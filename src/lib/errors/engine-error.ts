@@ -28,6 +28,7 @@ export type ErrorCode =
   | 'BATCH_LINE_TOO_LONG'
   | 'BATCH_TOO_MANY_COLUMNS'
   | 'BATCH_EXISTS'
+  | 'BATCH_MERGE'
   | 'CANCELLED'
   | 'TIMED_OUT'
   | 'ABORTED'

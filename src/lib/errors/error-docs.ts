@@ -109,6 +109,10 @@ export const ERROR_DOCS: Readonly<Record<ErrorCode, ErrorDoc>> = {
     cause: 'A batch finished with one or more failed rows (each row\'s own error is in `manifest.json`).',
     fix: 'Read the failed rows in the manifest, fix them, and run the same command with `--resume`.',
   },
+  BATCH_MERGE: {
+    cause: '`engine batch merge` found a shard of the batch missing (no `manifest.shard-I-of-N.json`), unfinished (its worker is still running or was stopped), rendered from other inputs than the others, or shard manifests of two different shard counts in one folder. Nothing was written.',
+    fix: 'The message names each shard and why. Run a missing shard with `--shard I/N`, an unfinished one again with `--resume`, or wait for its worker; remove the manifests of an earlier run with another shard count.',
+  },
   CANCELLED: {
     cause: 'The render was cancelled: Ctrl-C, `DELETE /render/:requestId`, a server client that disconnected from `POST /still` or from a stream it opened with `"cancelOnDisconnect": true`, or `engine lambda cancel`.',
     fix: 'Nothing to fix; render again when needed.',

@@ -1,5 +1,5 @@
 import {rm} from 'node:fs/promises'
-import {dirname, join, resolve} from 'node:path'
+import {basename, dirname, join, resolve} from 'node:path'
 import type {ManifestStore} from '../manifest-store.js'
 import type {BatchJob} from '../preflight.js'
 import {resultRow} from './result-row.js'
@@ -11,9 +11,15 @@ export const RESULTS_FILE = 'results.csv'
 /** Distinct column names a sheet takes from the rows; a file whose every row has keys of its own stays bounded. */
 export const MAX_SHEET_COLUMNS = 1000
 
+/** `results.csv` beside `manifest.json`; a shard's sheet beside its manifest (`manifest.shard-1-of-4.json` → `results.shard-1-of-4.csv`), so shards sharing a folder never write one file. */
+function defaultSheetName(manifestName: string): string {
+  const shard = /^manifest(\.shard-\d+-of-\d+)\.json$/.exec(manifestName)
+  return shard ? `results${shard[1]}.csv` : RESULTS_FILE
+}
+
 /** Where a batch's sheet goes: `--results` (checked: .csv or .jsonl), else results.csv beside the manifest. */
 export function resultsPath(manifestPath: string, requested: string | undefined, cwd: string): string {
-  if (requested === undefined) return join(dirname(manifestPath), RESULTS_FILE)
+  if (requested === undefined) return join(dirname(manifestPath), defaultSheetName(basename(manifestPath)))
   resultSheetFormat(requested)
   return resolve(cwd, requested)
 }
