@@ -132,7 +132,7 @@ describe('npm pack + npm install -g of the tarball', {timeout: 600_000}, () => {
 
     const script = "const api = await import('html-video-engine/plugin'); const sdk = await import('html-video-engine'); console.log(api.apiVersion, typeof api.x264Args, sdk.listFormats().length)"
     const {stdout} = await run(process.execPath, ['--input-type=module', '-e', script], {cwd: join(dir, 'prefix', 'lib')})
-    expect(stdout.trim()).toBe('1 function 5')
+    expect(stdout.trim()).toBe('1 function 6')
   })
 
   it.skipIf(!canHideSystemTools)(

@@ -25,7 +25,7 @@ describe('engine still/render --batch --shard and engine batch merge, as a user 
     })
     expect(run.code, run.stderr).toBe(0)
     expect(JSON.parse(run.stdout.split('\n')[0])).toMatchObject({type: 'batch-start', rows: 1, shard: {index: 1, count: 2, scheduler: 'aws-batch', from: 'AWS_BATCH_JOB_ARRAY_INDEX/AWS_BATCH_JOB_ARRAY_SIZE'}})
-    expect((await readdir(out)).sort()).toEqual(['1.png', 'manifest.shard-1-of-2.json'])
+    expect((await readdir(out)).sort()).toEqual(['1.png', 'manifest.shard-1-of-2.json', 'results.shard-1-of-2.csv'])
     expect((await readManifest(join(out, 'manifest.shard-1-of-2.json')))!.rows).toMatchObject([{index: 1, status: 'completed', output: '1.png'}])
 
     const merge = await runCli(['batch', 'merge', out], {cwd: scratch()})

@@ -74,6 +74,7 @@ describe('encoders', () => {
       {format: 'webm', required: ['libvpx-vp9'], missing: [], available: true},
       {format: 'gif', required: ['gif', 'png'], missing: [], available: true},
       {format: 'png-sequence', required: [], missing: [], available: true},
+      {format: 'hls', required: ['libx264'], missing: [], available: true},
     ])
   })
 })

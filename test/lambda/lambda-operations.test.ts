@@ -145,7 +145,7 @@ describe('`engine lambda` operations on the local stack', {timeout: 120_000}, ()
 
     const cancelled = await lambda(['cancel', renderId])
     expect(cancelled.code, cancelled.stderr).toBe(0)
-    expect(cancelled.stdout).toMatch(new RegExp(`^Cancelled render ${renderId}: execution stopped, \\d+ scratch objects deleted\\n$`))
+    expect(cancelled.stdout).toMatch(new RegExp(`^Cancelled render ${renderId}: execution stopped after \\d+ ms, \\d+ scratch objects deleted \\(\\d+ ms in all\\)\\n$`))
     // A chunk still at work when the execution stopped may write once more before it sees the
     // stop marker; it then removes what it wrote (on AWS too, an invocation outlives its execution).
     expect(await until(async () => (await stack.bucket.listKeys(`scratch/${renderId}/`)).length === 0, 60_000, 250)).toBe(true)

@@ -43,14 +43,14 @@ describe('batch outputs in an S3-compatible store', PROCESSES, () => {
     const first = await still()
     expect(first.code, first.stderr).toBe(0)
 
-    expect((await outputs.listKeys('stills/')).sort()).toEqual(['stills/c-1.png', 'stills/c-2.png', 'stills/c-3.png', 'stills/manifest.json'])
+    expect((await outputs.listKeys('stills/')).sort()).toEqual(['stills/c-1.png', 'stills/c-2.png', 'stills/c-3.png', 'stills/manifest.json', 'stills/results.csv'])
     const object = await outputs.s3.send(new GetObjectCommand({Bucket: outputs.bucketName, Key: 'stills/c-2.png'}))
     const png = Buffer.from(await object.Body!.transformToByteArray())
     expect(png.subarray(1, 4).toString()).toBe('PNG')
     expect([png.readUInt32BE(16), png.readUInt32BE(20)]).toEqual([160, 90])
 
     const local = join(dir, 'renders/s3', outputs.bucketName, 'stills')
-    expect(await readdir(local)).toEqual(['manifest.json'])
+    expect((await readdir(local)).sort()).toEqual(['manifest.json', 'results.csv'])
     const manifest = (await readManifest(join(local, 'manifest.json')))!
     expect(manifest.outputTemplate).toBe(template)
     expect(manifest.rows.map((row) => [row.status, row.output])).toEqual(['c-1', 'c-2', 'c-3'].map((id) => ['completed', `s3://${outputs.bucketName}/stills/${id}.png`]))
@@ -97,7 +97,7 @@ describe('batch outputs in an S3-compatible store', PROCESSES, () => {
     expect(early.stderr).toContain('so a shard still running is missing there too')
 
     await shardOn(await machine('worker-1'), 1)
-    expect((await outputs.listKeys('sharded/')).sort()).toEqual(['sharded/0.mp4', 'sharded/1.mp4', 'sharded/2.mp4', 'sharded/3.mp4', 'sharded/4.mp4', 'sharded/manifest.shard-0-of-2.json', 'sharded/manifest.shard-1-of-2.json'])
+    expect((await outputs.listKeys('sharded/')).sort()).toEqual(['sharded/0.mp4', 'sharded/1.mp4', 'sharded/2.mp4', 'sharded/3.mp4', 'sharded/4.mp4', 'sharded/manifest.shard-0-of-2.json', 'sharded/manifest.shard-1-of-2.json', 'sharded/results.shard-0-of-2.csv', 'sharded/results.shard-1-of-2.csv'])
     const merge = await runCli(['batch', 'merge', `s3://${outputs.bucketName}/sharded`, '--json'], {cwd: merger, env: stack.env})
     expect(merge.code, merge.stdout).toBe(0)
     expect(JSON.parse(merge.stdout)).toMatchObject({shards: 2, counts: {completed: 5}, url: `s3://${outputs.bucketName}/sharded/manifest.json`})

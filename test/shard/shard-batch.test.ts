@@ -48,10 +48,10 @@ describe('a batch in shards', () => {
     const shard1 = (await readManifest(join(dir, 'out/manifest.shard-1-of-4.json')))!
     expect(shard1.shard).toEqual({index: 1, count: 4})
     expect(shard1.rows.map((row) => row.index)).toEqual([1, 5, 9])
-    expect(shard1.counts).toEqual({pending: 0, running: 0, completed: 3, failed: 0, skipped: 0})
+    expect(shard1.counts).toEqual({pending: 0, running: 0, completed: 3, failed: 0, skipped: 0, cached: 0})
 
     const merged = await mergeShards(join(dir, 'out'))
-    expect(merged).toEqual({manifest: join(dir, 'out/manifest.json'), shards: 4, counts: {pending: 0, running: 0, completed: 10, failed: 0, skipped: 0}})
+    expect(merged).toEqual({manifest: join(dir, 'out/manifest.json'), shards: 4, counts: {pending: 0, running: 0, completed: 10, failed: 0, skipped: 0, cached: 0}})
 
     const whole = join(dir, 'whole')
     await mkdir(whole)

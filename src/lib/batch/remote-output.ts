@@ -1,5 +1,5 @@
 import {rm} from 'node:fs/promises'
-import {extname, join, relative, resolve, sep} from 'node:path'
+import {extname, isAbsolute, join, relative, resolve, sep} from 'node:path'
 import {EngineError} from '../errors/engine-error.js'
 import {storageKeyProblem} from '../render/storage-key.js'
 import type {RenderRow} from './run-batch.js'
@@ -68,9 +68,15 @@ export class RemoteOutput {
     return new RemoteOutput(scheme, bucket, join(staging, keyTemplate), staging, await store.open(bucket))
   }
 
-  /** Puts the batch's finished manifest beside its outputs, so that workers without a shared folder can be merged from the bucket. */
-  async putManifest(localPath: string): Promise<void> {
-    await this.store.put(localPath, this.keyOf(localPath))
+  /**
+   * Puts a file of the batch's own (its finished manifest, its result sheet) beside its outputs, so
+   * that workers without a shared folder can be merged from the bucket and the sheet is where the
+   * videos are. A file outside the staging folder (`--results` elsewhere) stays where it is.
+   */
+  async putBatchFile(localPath: string): Promise<void> {
+    const key = this.keyOf(localPath)
+    if (key.startsWith('../') || isAbsolute(key)) return
+    await this.store.put(localPath, key)
   }
 
   keyOf(localPath: string): string {

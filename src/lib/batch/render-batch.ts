@@ -210,7 +210,10 @@ export async function renderBatch(request: BatchRequest): Promise<BatchSummary> 
       textCheck: request.textCheck,
       results: {path: sheet, write: () => writeBatchResults(sheet, store, () => spool.jobs())},
     })
-    if (remote) await remote.putManifest(summary.manifest)
+    if (remote) {
+      await remote.putBatchFile(summary.manifest)
+      if (summary.results !== undefined) await remote.putBatchFile(summary.results)
+    }
     return summary
   } finally {
     await spool.remove()

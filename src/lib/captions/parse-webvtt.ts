@@ -1,4 +1,4 @@
-import {createRequire} from 'node:module'
+import webvttParser from 'webvtt-parser'
 import {captionsError, type CaptionCue, type CaptionSource} from './cue.js'
 
 interface VttNode {
@@ -13,9 +13,9 @@ interface VttParser {
   }
 }
 
-const require = createRequire(import.meta.url)
 // The W3C's own parser (webvtt.js): it follows the WebVTT spec and reports each problem with its line.
-const {WebVTTParser} = require('webvtt-parser') as {WebVTTParser: new (entities?: Record<string, string>) => VttParser}
+// A static import, so that the Lambda bundle (esbuild) takes it in; a require() made at run time it cannot see.
+const {WebVTTParser} = webvttParser as {WebVTTParser: new (entities?: Record<string, string>) => VttParser}
 
 /** Character references a cue may hold; the parser's own table lacks the semicolons and leaves them behind. */
 const ENTITIES: Record<string, string> = {'&amp;': '&', '&lt;': '<', '&gt;': '>', '&lrm;': '\u200e', '&rlm;': '\u200f', '&nbsp;': '\u00a0'}
