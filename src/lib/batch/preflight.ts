@@ -1,4 +1,3 @@
-import {createHash} from 'node:crypto'
 import {dirname, join, relative, resolve, sep} from 'node:path'
 import {EngineError} from '../errors/engine-error.js'
 import type {CodePointRange} from '../fonts/font-subsets.js'
@@ -12,6 +11,7 @@ import {fillOutputTemplate} from './output-template.js'
 import {outputNameProblem} from '../render/output-name-length.js'
 import {ACCEPTED_BATCH_FORMATS} from './rows/batch-format.js'
 import type {SourceRow} from './rows/source-row.js'
+import {RowsHash} from './rows/rows-hash.js'
 
 export const MANIFEST_FILE = 'manifest.json'
 
@@ -121,7 +121,7 @@ export async function preflightBatch(input: PreflightInput, accept: (job: BatchJ
     if (!check) imageChecks.set(value, (check = checkImageValue(value, context)))
     return check
   }
-  const hash = createHash('sha256').update('[')
+  const hash = new RowsHash()
   const owners = new Map<string, number>()
   const warnings: PreflightResult['warnings'] = []
   let warned = 0
@@ -131,7 +131,7 @@ export async function preflightBatch(input: PreflightInput, accept: (job: BatchJ
   const dataColumns = new Set<string>()
   for await (const row of input.rows) {
     for (const key of Object.keys(row.data)) if (dataColumns.size < MAX_DATA_COLUMNS_COUNTED) dataColumns.add(key)
-    hash.update(total === 0 ? '' : ',').update(JSON.stringify(row.written))
+    hash.add(row.written)
     total++
     const at = {row: row.index, ...(row.line !== undefined && {line: row.line})}
     for (const problem of row.problems) problems.add({...at, ...problem})
@@ -188,7 +188,7 @@ export async function preflightBatch(input: PreflightInput, accept: (job: BatchJ
   const clash = owners.get(manifestPath)
   if (clash !== undefined) problems.add({row: clash, field: '--output', reason: `"${manifestPath}" is where the batch manifest goes; choose another name`})
   problems.throwIfAny()
-  return {total, manifestPath, warnings, rowsSha256: hash.update(']').digest('hex'), outputs: owners, dataColumns: [...dataColumns].slice(0, MAX_DATA_COLUMNS), dataColumnCount: dataColumns.size}
+  return {total, manifestPath, warnings, rowsSha256: hash.digest(), outputs: owners, dataColumns: [...dataColumns].slice(0, MAX_DATA_COLUMNS), dataColumnCount: dataColumns.size}
 }
 
 /** The row's absolute output: its own `output` field (unless --output was given), else the template filled from its values. */

@@ -1,6 +1,5 @@
-import {createHash} from 'node:crypto'
-import {createReadStream} from 'node:fs'
 import {stat} from 'node:fs/promises'
+import {fileSha256} from '../files/file-sha256.js'
 import {projectFile} from '../sandbox/project-file.js'
 import type {CacheInput} from './cache-entry.js'
 
@@ -8,14 +7,14 @@ import type {CacheInput} from './cache-entry.js'
 const known = new Map<string, string>()
 const MAX_KNOWN = 10_000
 
-export async function fileSha256(path: string): Promise<string> {
+/** fileSha256, remembered while the file's stamp stays the same; a path that is no regular file throws. */
+async function inputSha256(path: string): Promise<string> {
   const info = await stat(path)
   const stamp = `${path}\u0000${info.size}\u0000${info.mtimeMs}\u0000${info.ino}`
   const earlier = known.get(stamp)
   if (earlier) return earlier
-  const hash = createHash('sha256')
-  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer)
-  const digest = hash.digest('hex')
+  const digest = await fileSha256(path)
+  if (digest === undefined) throw new Error(`${path} is not a regular file`)
   if (known.size >= MAX_KNOWN) known.clear()
   known.set(stamp, digest)
   return digest
@@ -25,7 +24,7 @@ export async function fileSha256(path: string): Promise<string> {
 export async function recordInputs(read: ReadonlyMap<string, string | null>): Promise<CacheInput[]> {
   const inputs: CacheInput[] = []
   for (const [urlPath, path] of [...read].sort(([a], [b]) => (a < b ? -1 : 1))) {
-    inputs.push({path: urlPath.replace(/^\/+/, ''), sha256: path === null ? null : await fileSha256(path)})
+    inputs.push({path: urlPath.replace(/^\/+/, ''), sha256: path === null ? null : await inputSha256(path)})
   }
   return inputs
 }
@@ -38,7 +37,7 @@ export async function recordInputs(read: ReadonlyMap<string, string | null>): Pr
 export async function changedInput(inputs: readonly CacheInput[], projectDir: string): Promise<string | undefined> {
   for (const input of inputs) {
     const found = await projectFile(projectDir, '/' + input.path)
-    const now = found.kind === 'file' ? await fileSha256(found.path).catch(() => null) : null
+    const now = found.kind === 'file' ? await inputSha256(found.path).catch(() => null) : null
     if (now !== input.sha256) return input.path
   }
   return undefined

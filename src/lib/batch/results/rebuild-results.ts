@@ -1,4 +1,3 @@
-import {createHash} from 'node:crypto'
 import {readFile, stat} from 'node:fs/promises'
 import {dirname, join, resolve} from 'node:path'
 import {extractCompositionMetadata} from '../../compose/extract-composition-metadata.js'
@@ -13,6 +12,7 @@ import type {SourceRow} from '../rows/source-row.js'
 import {resultsPath, rowColumns} from './batch-results.js'
 import {resultRow} from './result-row.js'
 import {writeResultSheet, type ResultSheetRow} from './result-sheet.js'
+import {RowsHash} from '../rows/rows-hash.js'
 
 export interface RebuildRequest {
   /** The batch's manifest.json, or the folder that holds it. */
@@ -110,13 +110,9 @@ async function assertSameRows(head: ManifestHead, rows: () => AsyncIterable<Sour
     notices.push(`${head.composition} is gone, so the rows could not be checked against the ones the batch ran; they are joined by position`)
     return
   }
-  const hash = createHash('sha256').update('[')
-  let first = true
-  for await (const row of rows()) {
-    hash.update(first ? '' : ',').update(JSON.stringify(row.written))
-    first = false
-  }
-  if (hash.update(']').digest('hex') !== head.rowsSha256) {
+  const hash = new RowsHash()
+  for await (const row of rows()) hash.add(row.written)
+  if (hash.digest() !== head.rowsSha256) {
     throw new EngineError(
       'BATCH_PREFLIGHT',
       `engine batch results: the rows of ${head.batchFile} are not the ones ${manifestPath} was rendered from (the file changed since); pass the rows file the batch ran with as --rows FILE`,
