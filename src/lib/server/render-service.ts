@@ -2,8 +2,9 @@ import {randomUUID} from 'node:crypto'
 import {rm, writeFile} from 'node:fs/promises'
 import {availableParallelism} from 'node:os'
 import {basename, extname, join} from 'node:path'
-import {outputExtension, type FormatPlugin} from '../encode/format-plugin.js'
+import {outputExtension} from '../encode/format-plugin.js'
 import {getFormat} from '../encode/format-registry.js'
+import {outputUrl, posterUrl} from './output-urls.js'
 import {EngineError, toEngineError} from '../errors/engine-error.js'
 import type {RenderLimits} from '../plan/render-limits.js'
 import type {RenderOptionsInput} from '../plan/render-options.js'
@@ -364,20 +365,6 @@ export class RenderService {
       if (inlineDir) await rm(inlineDir, {recursive: true, force: true})
     }
   }
-}
-
-/**
- * Where the finished output is fetched. A format with companion files (HLS) is addressed by its
- * file name, so that the names it gives its companions resolve beside it: a player given
- * `/render/<id>/output/clip.m3u8` fetches `/render/<id>/output/clip_00000.ts`.
- */
-function outputUrl(requestId: string, outputPath: string, format: FormatPlugin): string {
-  const base = `/render/${requestId}/output`
-  return format.worker !== 'frame-files' && format.companionFilePattern ? `${base}/${encodeURIComponent(basename(outputPath))}` : base
-}
-
-function posterUrl(requestId: string): string {
-  return `/render/${requestId}/poster`
 }
 
 /** Turns the render's own events into stream events (the final one is sent by the service). */
