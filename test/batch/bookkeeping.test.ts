@@ -48,7 +48,9 @@ describe('batch bookkeeping', () => {
   it('writes the same manifest and journal bytes per row at 1,000 and at 10,000 rows', async () => {
     const small = await bytesPerRow(scratch() + '/small', 1000)
     const large = await bytesPerRow(scratch() + '/large', 10_000)
-    expect(large / small).toBeLessThanOrEqual(1.2)
+    // Compaction runs on a timer beside the appends, so where its rewrites fall in a batch varies
+    // with the machine's load (0.95-1.24 measured); without the byte rule the ratio is 2.5-3.
+    expect(large / small).toBeLessThanOrEqual(1.5)
     // A row's own records are about 0.5 KB: rewrites must not multiply that by the batch's size.
     expect(large).toBeLessThan(3000)
   }, 120_000)
