@@ -13,6 +13,7 @@ import type {BatchJob} from './preflight.js'
 import {checkInRender, checkRowText, type RowCheckOutcome, type RowRenderRequest, type RowTextCheck} from './row-text-check.js'
 import type {ShardSpec} from '../shard/shard-spec.js'
 import {batchPayload, deliverWebhook, renderPayload, type WebhookDelivery, type WebhookTarget} from '../notify/index.js'
+import {endSpan, spanStart, traceSpan} from '../trace/timeline.js'
 
 /**
  * Renders one row. The batch runner never launches browsers itself: the caller passes
@@ -127,7 +128,7 @@ export async function runBatch(options: RunBatchOptions): Promise<BatchSummary> 
   /** `onCaptured` is told once the row's frames are all captured (its browsers are free again). */
   const runRow = async (job: BatchJob, onCaptured: () => void): Promise<void> => {
     const startedAt = new Date().toISOString()
-    await store.setRow(job.index, {status: 'running', startedAt})
+    await traceSpan('row-bookkeeping', {}, () => store.setRow(job.index, {status: 'running', startedAt}))
     emit(rowEvent(job))
     const began = performance.now()
     let warnings: RowWarning[] = []
@@ -176,6 +177,7 @@ export async function runBatch(options: RunBatchOptions): Promise<BatchSummary> 
       }
       const result = await options.render(request)
       const renderMs = Math.round(performance.now() - began)
+      const booking = spanStart()
       const sha256 = await fileSha256(result.output)
       await store.setRow(job.index, {
         status: result.cached ? 'cached' : 'completed',
@@ -190,6 +192,7 @@ export async function runBatch(options: RunBatchOptions): Promise<BatchSummary> 
         ...(result.poster && {poster: relative(dirname(store.path), result.poster)}),
         ...rowWarnings(),
       })
+      endSpan('row-bookkeeping', booking)
     } catch (error) {
       // A render that checked its own page stopped before its capture to skip the row.
       if (skippedReason !== undefined && !signal?.aborted) return await skipRow(skippedReason)

@@ -12,6 +12,7 @@ import {interceptRequests} from './intercept-requests.js'
 import {PageConnection, type CallLimit} from './page-connection.js'
 import {pageError} from './page-error.js'
 import {loadRuntimeBundle} from './runtime-bundle.js'
+import {endSpan, spanStart} from '../trace/timeline.js'
 
 export interface LoadPageOptions {
   beginFrame: boolean
@@ -104,7 +105,9 @@ export async function loadCompositionPage(browser: Browser, plan: RenderPlan, op
       throw new EngineError('BROWSER_FAILED', `the browser could not open the composition at ${pageUrl}: ${navigation.errorText}`)
     }
 
+    const readying = spanStart()
     const report = await waitForReady(connection, capturer, pageUrl, options.readyTimeoutMs)
+    endSpan('page-ready', readying, options.trace)
     // Under --page-errors warn they are gathered with the range's (CaptureWorker) and reported once.
     if (report.errors.length > 0 && plan.pageErrors !== 'warn') throw pageError(report.errors[0], plan, options.documentName)
     if (report.fonts.failed.length > 0) throw fontLoadFailure(report.fonts.failed)

@@ -15,6 +15,7 @@ import {outputStem, publishCompanionFiles, removeFiles, removeStaleCompanions} f
 import {runFfmpeg} from './run-ffmpeg.js'
 import {makeDirectory} from '../files/make-directory.js'
 import {makeTempDirectory} from '../files/temp-directory.js'
+import {endSpan, spanStart} from '../trace/timeline.js'
 
 export interface AssembleOutputOptions {
   plan: RenderPlan
@@ -58,6 +59,7 @@ export async function assembleOutput(options: AssembleOutputOptions): Promise<vo
     await mkdir(companionDir)
     const subtitles = await subtitleTrack(options.plan, plugin, scratchDir)
     const context = assemblyContext(plugin, options, partial, {scratchDir, companionDir}, audio, subtitles)
+    const joining = spanStart()
     await plugin.assemble(context)
     if (options.signal?.aborted) throw new EngineError('CANCELLED', `assembling ${options.outputPath}: cancelled`)
     if (subtitles && !context.subtitlesCarried()) {
@@ -66,8 +68,10 @@ export async function assembleOutput(options: AssembleOutputOptions): Promise<vo
     if (audio && !context.audioCarried()) {
       await muxAudioIntoFile({audio, outputPath: partial, extension: plugin.extension, ffmpegPath: options.ffmpeg.ffmpegPath, signal: options.signal})
     }
+    endSpan('assemble', joining)
     // Beside the output before it is counted: a playlist refers to its segments by relative name.
     published = await publishCompanionFiles(plugin, companionDir, options.outputPath)
+    const checking = spanStart()
     const frames = await countOutputFrames(plugin, async () => options.ffmpeg.ffprobePath, partial)
     if (frames !== undefined && frames !== expectedFrames) {
       throw new EngineError('ENCODE_FAILED', `assembling ${options.outputPath}: the result has ${frames} frames, expected ${expectedFrames}`, {
@@ -76,6 +80,7 @@ export async function assembleOutput(options: AssembleOutputOptions): Promise<vo
       })
     }
     await rename(partial, options.outputPath)
+    endSpan('output-check', checking)
     await removeStaleCompanions(plugin, options.outputPath, published)
     if (options.plan.captions?.sidecar) await writeCaptionsFile(options.plan, captionsSidecarPath(options.outputPath, false))
   } catch (error) {

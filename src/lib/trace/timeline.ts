@@ -12,6 +12,8 @@ export type TimelineStage =
   | 'browser-launch'
   /** A page opened, loaded and ready (`worker`, `page`). */
   | 'page-load'
+  /** Of a page-load, from the navigation's commit to `__engine.ready()`: the document's load, fonts, images and holds (`worker`, `page`). */
+  | 'page-ready'
   /** The page moved to a frame's time (`frame`, `page`). */
   | 'seek'
   /** A frame's capture on its page, from asking for it to its image in Node, turn at the begin-frame gate included (`frame`, `page`). */
@@ -26,6 +28,12 @@ export type TimelineStage =
   | 'segment-drain'
   /** A worker, its segment captured, waited for the previous segment's encoder to finish before capturing more (`segment`). */
   | 'segment-wait'
+  /** The segments joined into the output file (with the audio mux), before its check. */
+  | 'assemble'
+  /** The joined file's frames counted against the plan, then renamed over the output. */
+  | 'output-check'
+  /** A batch row's manifest records and output hash, outside its render. */
+  | 'row-bookkeeping'
 
 export interface TimelineSpan {
   stage: TimelineStage
