@@ -1,0 +1,111 @@
+import {writeFile} from 'node:fs/promises'
+import {join} from 'node:path'
+import {beforeAll, describe, expect, it} from 'vitest'
+import {renderBatch} from '../../src/lib/batch/index.js'
+import {BrowserPool} from '../../src/lib/browser/browser-pool.js'
+import {renderComposition, type RenderRequest} from '../../src/lib/render/render-composition.js'
+import type {RenderEvent} from '../../src/lib/render/render-events.js'
+import {resolveRenderOptions} from '../../src/lib/render/resolve-options.js'
+import type {RenderOptionsInput} from '../../src/lib/plan/render-options.js'
+import {sha256File, useScratchDir} from './support.js'
+
+// A row that changes every frame, cut into two segments (0.5 s keyframes), so that two workers split it.
+const ROW = `<!doctype html>
+<html data-composition-variables='[{"id": "title", "type": "string", "label": "Title", "default": "Row"}, {"id": "accent", "type": "color", "label": "Accent", "default": "#ff5a36"}]'>
+<head><style>
+  html, body { margin: 0; }
+  #stage { position: relative; width: 320px; height: 180px; overflow: hidden; background: #14161f; }
+  #title { position: absolute; left: 12px; top: 60px; margin: 0; font: 28px sans-serif; color: #fff; animation: in 0.6s ease-out both; }
+  #bar { position: absolute; left: 0; bottom: 0; height: 10px; width: 100%; transform-origin: left; animation: grow 1s linear both; }
+  @keyframes in { from { transform: translateX(-40px); opacity: 0; } to { transform: none; opacity: 1; } }
+  @keyframes grow { from { transform: scaleX(0); } to { transform: scaleX(1); } }
+</style></head>
+<body>
+  <div id="stage" data-composition-id="row" data-width="320" data-height="180" data-duration="1">
+    <h1 id="title" data-start="0" data-duration="1" data-track-index="1">Row</h1>
+    <div id="bar" data-start="0" data-duration="1" data-track-index="0"></div>
+  </div>
+  <script>
+    var v = __engine.getVariables();
+    document.getElementById('title').textContent = v.title;
+    document.getElementById('bar').style.background = v.accent;
+  </script>
+</body>
+</html>
+`
+const ROWS = [
+  {title: 'Ada', accent: '#ff5a36'},
+  {title: 'Grace', accent: '#36c2ff'},
+  {title: 'Alan', accent: '#8bd450'},
+]
+const settings = (input: RenderOptionsInput) => resolveRenderOptions({fps: 10, quality: 'draft', keyframeInterval: 0.5, cache: false, ...input})
+
+// A batch loads a row's page while the row before it finishes encoding and assembling, in the
+// browser that row gave back: none of that may change a row's bytes.
+describe('batch rows are byte-identical to single renders of the same values', () => {
+  const scratch = useScratchDir()
+  let dir: string
+  let composition: string
+  let batchFile: string
+  const singles: string[] = []
+  beforeAll(async () => {
+    dir = scratch()
+    composition = join(dir, 'row.html')
+    batchFile = join(dir, 'rows.json')
+    await writeFile(composition, ROW)
+    await writeFile(batchFile, JSON.stringify(ROWS))
+    for (const [index, variables] of ROWS.entries()) {
+      const result = await renderComposition({composition, variables, options: settings({workers: 1, output: join(dir, 'single', `${index}.mp4`)})})
+      singles.push(await sha256File(result.output))
+    }
+  }, 180_000)
+
+  const batch = async (name: string, batchConcurrency: number, workers: number) => {
+    const pool = new BrowserPool()
+    try {
+      const summary = await renderBatch({
+        composition,
+        batchFile,
+        cwd: dir,
+        options: settings({workers, batchConcurrency, output: join(dir, name, '{index}.mp4')}),
+        render: (request) => renderComposition({...request, pool}),
+      })
+      expect(summary.counts.completed).toBe(ROWS.length)
+    } finally {
+      await pool.close()
+    }
+    return Promise.all(ROWS.map((_, index) => sha256File(join(dir, name, `${index}.mp4`))))
+  }
+
+  it('one row at a time with one worker, in warm pooled browsers', async () => {
+    expect(new Set(singles).size).toBe(ROWS.length)
+    expect(await batch('c1-w1', 1, 1)).toEqual(singles)
+  }, 180_000)
+
+  it('two rows at a time with two workers a row', async () => {
+    expect(await batch('c2-w2', 2, 2)).toEqual(singles)
+  }, 180_000)
+
+  it('tells a batch a row is captured once its browser is back in the pool, before the row assembles', async () => {
+    const pool = new BrowserPool()
+    const seen: string[] = []
+    try {
+      const request: RenderRequest = {
+        composition,
+        variables: ROWS[0],
+        pool,
+        options: settings({workers: 1, output: join(dir, 'captured.mp4')}),
+        onEvent: (event: RenderEvent) => {
+          if (event.type === 'stage') seen.push(event.stage)
+        },
+        onCaptured: () => seen.push(`captured, ${pool.idleCount} idle browser(s)`),
+      }
+      await renderComposition(request)
+    } finally {
+      await pool.close()
+    }
+    expect(seen.filter((entry) => entry.startsWith('captured'))).toEqual(['captured, 1 idle browser(s)'])
+    expect(seen.indexOf('captured, 1 idle browser(s)')).toBeLessThan(seen.indexOf('assemble'))
+    expect(seen.indexOf('capture')).toBeLessThan(seen.indexOf('captured, 1 idle browser(s)'))
+  }, 120_000)
+})
