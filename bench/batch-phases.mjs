@@ -6,11 +6,13 @@
 // run, with the outputs compared byte for byte: on a shared machine only those ratios mean much.
 //
 //   node bench/batch-phases.mjs [--quick] [--rows N] [--pairs N] [--concurrency auto|N] [--baseline <checkout>]
+//   node bench/batch-phases.mjs --output-check     the output check alone: ffprobe against the sample table
 //
 // `--quick` (or ENGINE_BENCH_QUICK=1): 320x180 rows of 1 and 2 s, for iterating. Run after
 // `npm run build`; `npm run bench` runs it with its defaults.
 import {AsyncLocalStorage} from 'node:async_hooks'
 import {subscribe, unsubscribe} from 'node:diagnostics_channel'
+import {execFileSync} from 'node:child_process'
 import {createHash} from 'node:crypto'
 import {mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {availableParallelism, tmpdir} from 'node:os'
@@ -146,6 +148,15 @@ function meanPhases(records, bookkeeping, slotMs) {
   }
   const rows = Math.max(records.length, 1)
   const mean = Object.fromEntries(Object.entries(sum).map(([phase, ms]) => [phase, ms / rows]))
+  // The browser's idle time between rows: one row's last capture to the next row's first.
+  const captureSpans = records
+    .map(({spans}) => spans.filter((span) => span.stage === 'capture'))
+    .filter((spans) => spans.length > 0)
+    .map((spans) => ({first: Math.min(...spans.map((span) => span.start)), last: Math.max(...spans.map((span) => span.end))}))
+    .sort((a, b) => a.first - b.first)
+  const gaps = captureSpans.slice(1).map((row, index) => row.first - captureSpans[index].last)
+  mean.gap = gaps.length > 0 ? gaps.reduce((a, b) => a + b, 0) / gaps.length : 0
+  mean.missing = ['page-ready', 'assemble', 'output-check'].filter((stage) => !records.some(({spans}) => spans.some((span) => span.stage === stage)))
   mean.bookkeeping = bookkeeping.reduce((a, b) => a + b, 0) / rows
   const busy = PHASES.filter((phase) => phase !== 'idle').reduce((ms, phase) => ms + mean[phase], 0)
   // Negative when rows overlap (the next row starts while the previous one assembles).
@@ -154,7 +165,8 @@ function meanPhases(records, bookkeeping, slotMs) {
 }
 
 function formatPhases(phases) {
-  return PHASES.map((phase) => `${phase} ${Math.round(phases[phase])}`).join(', ')
+  const missing = phases.missing.length > 0 ? ` (this build publishes no ${phases.missing.join(', ')} spans: those phases count elsewhere)` : ''
+  return `${PHASES.map((phase) => `${phase} ${Math.round(phases[phase])}`).join(', ')}; capture gap between rows ${Math.round(phases.gap)}${missing}`
 }
 
 const median = (values) => [...values].sort((a, b) => a - b)[values.length >> 1]
@@ -198,11 +210,14 @@ export async function benchBatchPhases({quick = process.env.ENGINE_BENCH_QUICK =
         }
       }
       const rate = (list) => median(list.map((run) => (rowCount * 60) / run.seconds))
-      const result = {case: testCase.name, rowsPerMinute: rate(runs[0]), cpuPerRow: median(runs[0].map((run) => run.cpuSeconds / rowCount))}
+      const result = {case: testCase.name, rowsPerMinute: rate(runs[0]), cpuPerRow: median(runs[0].map((run) => run.cpuSeconds / rowCount)), gap: median(runs[0].map((run) => run.phases.gap))}
       if (baseline) {
         result.baselineRowsPerMinute = rate(runs[1])
         result.identical = runs[0].every((run, pair) => run.outputs.every((sha, row) => sha === runs[1][pair].outputs[row]))
-        log(`  ${testCase.name}: this build / baseline ${(result.rowsPerMinute / result.baselineRowsPerMinute).toFixed(2)}x (medians of ${pairs}), CPU a row ${(result.cpuPerRow / median(runs[1].map((run) => run.cpuSeconds / rowCount))).toFixed(2)}x; outputs ${result.identical ? 'byte-identical' : 'DIFFERENT'}`)
+        result.baselineGap = median(runs[1].map((run) => run.phases.gap))
+        log(
+          `  ${testCase.name}: this build / baseline ${(result.rowsPerMinute / result.baselineRowsPerMinute).toFixed(2)}x rows/min (medians of ${pairs}), CPU a row ${(result.cpuPerRow / median(runs[1].map((run) => run.cpuSeconds / rowCount))).toFixed(2)}x, capture gap between rows ${Math.round(result.gap)} against ${Math.round(result.baselineGap)} ms; outputs ${result.identical ? 'byte-identical' : 'DIFFERENT'}`,
+        )
       }
       results.push(result)
     }
@@ -212,8 +227,45 @@ export async function benchBatchPhases({quick = process.env.ENGINE_BENCH_QUICK =
   }
 }
 
+/**
+ * The output check a row ends with, alone: an ffprobe process counting the packets (what every row
+ * paid before) against the MP4 sample table read in this process, alternating, `calls` each.
+ */
+export async function benchOutputCheck({calls = 20, log = console.log} = {}) {
+  const dist = pathToFileURL(join(HERE, 'dist', 'src', 'lib') + '/')
+  const [{probeFrameCount}, {isoVideoSampleCount}, {resolveFfmpeg}] = await Promise.all(
+    ['encode/probe-frame-count.js', 'encode/iso-sample-count.js', 'encode/resolve-ffmpeg.js'].map((path) => import(new URL(path, dist).href)),
+  )
+  const {ffmpegPath, ffprobePath} = await resolveFfmpeg()
+  const work = mkdtempSync(join(tmpdir(), 'engine-bench-check-'))
+  try {
+    const file = join(work, 'row.mp4')
+    execFileSync(ffmpegPath, ['-v', 'error', '-f', 'lavfi', '-i', 'testsrc=size=1280x720:rate=30:d=10', '-c:v', 'libx264', '-preset', 'ultrafast', '-movflags', '+faststart', file])
+    const times = {probe: [], table: []}
+    let cpu = {probe: 0, table: 0}
+    for (let call = 0; call < calls; call++) {
+      for (const [name, count] of [['probe', () => probeFrameCount(ffprobePath, file)], ['table', () => isoVideoSampleCount(file)]]) {
+        const run = await measure(count)
+        if (run.result !== 300) throw new Error(`${name} counted ${run.result} frames, expected 300`)
+        times[name].push(run.seconds * 1000)
+        cpu[name] += run.cpuSeconds * 1000
+      }
+    }
+    log(
+      `output check of a 10 s 720p mp4, ${calls} calls each, alternating: ffprobe ${median(times.probe).toFixed(1)} ms (median), ${(cpu.probe / calls).toFixed(1)} ms CPU; sample table ${median(times.table).toFixed(2)} ms, ${(cpu.table / calls).toFixed(2)} ms CPU; load ${loadAverage().toFixed(1)}`,
+    )
+    return {probeMs: median(times.probe), tableMs: median(times.table)}
+  } finally {
+    rmSync(work, {recursive: true, force: true})
+  }
+}
+
 if (import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const {values} = parseArgs({options: {quick: {type: 'boolean'}, rows: {type: 'string'}, pairs: {type: 'string', default: '1'}, concurrency: {type: 'string', default: '1'}, baseline: {type: 'string'}}})
+  const {values} = parseArgs({options: {quick: {type: 'boolean'}, rows: {type: 'string'}, pairs: {type: 'string', default: '1'}, concurrency: {type: 'string', default: '1'}, baseline: {type: 'string'}, 'output-check': {type: 'boolean'}}})
+  if (values['output-check']) {
+    await benchOutputCheck()
+    process.exit(0)
+  }
   await benchBatchPhases({
     quick: values.quick || process.env.ENGINE_BENCH_QUICK === '1',
     rows: values.rows ? Number(values.rows) : undefined,

@@ -4,7 +4,8 @@
 // (bench/timeline.mjs), one page against two per worker (bench/overlap.mjs), the peer when it is
 // installed (bench/versus.mjs), JPEG quality against CPU and PSNR (bench/jpeg-quality.mjs),
 // scaling with workers and a model for more cores (bench/scaling.mjs); then time to first frame,
-// batch rows/min (bench/batch.mjs) and where the browser's CPU goes per captured frame
+// batch rows/min (bench/batch.mjs), each batch row's phases (bench/batch-phases.mjs), in-page
+// capture against begin-frame capture (bench/in-page-capture.mjs) and where the browser's CPU goes per captured frame
 // (bench/capture-profile.mjs). Run after `npm run build` (the npm script does). docs/performance.md
 // explains the figures. `npm run bench -- --core` stops after the figures the performance targets
 // name (capture-only, encode-only, the default end to end with its timeline and CPU bound).
@@ -14,6 +15,8 @@ import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {childrenMemoryMiB, loadAverage, measure} from './cpu-meter.mjs'
 import {benchBatch} from './batch.mjs'
+import {benchBatchPhases, benchOutputCheck} from './batch-phases.mjs'
+import {benchInPageCapture} from './in-page-capture.mjs'
 import {benchCaptureProfile} from './capture-profile.mjs'
 import {benchFontLink, benchFonts} from './fonts.mjs'
 import {benchJpegQuality} from './jpeg-quality.mjs'
@@ -175,6 +178,11 @@ try {
     await benchStartup()
     console.log('')
     await benchBatch()
+    console.log('')
+    await benchBatchPhases({baseline: process.env.ENGINE_BENCH_BASELINE})
+    await benchOutputCheck()
+    console.log('')
+    await benchInPageCapture({composition})
     console.log('')
     await benchCaptureProfile()
   }

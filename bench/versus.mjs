@@ -30,7 +30,7 @@ const PEER_CLI = join(PEER_DIR, 'package', 'bin', 'hyperframes.mjs')
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]
 
 /** Runs a command to completion; returns wall seconds and the CPU seconds of it and its descendants. */
-function timed(command, args, options) {
+export function timed(command, args, options) {
   return new Promise((resolve, reject) => {
     const cpu = trackCpu()
     const started = performance.now()
@@ -70,26 +70,29 @@ export function peerRunner(work) {
       const html = readFileSync(composition, 'utf8').replaceAll('__engine', '__hyperframes').replace(/src="[^"]*gsap\.min\.js"/, 'src="gsap.min.js"')
       writeFileSync(join(project, 'index.html'), html)
       copyFileSync(join(CHECKOUT, 'node_modules', 'gsap', 'dist', 'gsap.min.js'), join(project, 'gsap.min.js'))
-      const ffmpeg = execFileSync('sh', ['-c', 'command -v ffmpeg']).toString().trim()
-      const ffprobe = execFileSync('sh', ['-c', 'command -v ffprobe']).toString().trim()
-      const browser = '/usr/bin/chromium-headless-shell'
-      return timed(process.execPath, [PEER_CLI, 'render', '--quality', 'standard', '--output', output], {
-        cwd: project,
-        env: {
-          ...process.env,
-          PATH: `${dirname(process.execPath)}:${process.env.PATH}`,
-          HYPERFRAMES_NO_UPDATE_CHECK: '1',
-          HYPERFRAMES_NO_AUTO_INSTALL: '1',
-          HYPERFRAMES_SKIP_SKILLS: '1',
-          DO_NOT_TRACK: '1',
-          HYPERFRAMES_TELEMETRY_DISABLED: '1',
-          HYPERFRAMES_BROWSER_PATH: browser,
-          PRODUCER_HEADLESS_SHELL_PATH: browser,
-          HYPERFRAMES_FFMPEG_PATH: ffmpeg,
-          HYPERFRAMES_FFPROBE_PATH: ffprobe,
-        },
-      })
+      return timed(process.execPath, [PEER_CLI, 'render', '--quality', 'standard', '--output', output], {cwd: project, env: peerEnv()})
     },
+  }
+}
+
+/** The peer's CLI and the environment it runs in: no update checks or telemetry, the system browser and ffmpeg. */
+export const PEER_COMMAND = PEER_CLI
+export function peerEnv() {
+  const ffmpeg = execFileSync('sh', ['-c', 'command -v ffmpeg']).toString().trim()
+  const ffprobe = execFileSync('sh', ['-c', 'command -v ffprobe']).toString().trim()
+  const browser = '/usr/bin/chromium-headless-shell'
+  return {
+    ...process.env,
+    PATH: `${dirname(process.execPath)}:${process.env.PATH}`,
+    HYPERFRAMES_NO_UPDATE_CHECK: '1',
+    HYPERFRAMES_NO_AUTO_INSTALL: '1',
+    HYPERFRAMES_SKIP_SKILLS: '1',
+    DO_NOT_TRACK: '1',
+    HYPERFRAMES_TELEMETRY_DISABLED: '1',
+    HYPERFRAMES_BROWSER_PATH: browser,
+    PRODUCER_HEADLESS_SHELL_PATH: browser,
+    HYPERFRAMES_FFMPEG_PATH: ffmpeg,
+    HYPERFRAMES_FFPROBE_PATH: ffprobe,
   }
 }
 
