@@ -3,8 +3,7 @@ import {join} from 'node:path'
 import {beforeAll, describe, expect, it} from 'vitest'
 import {renderBatch} from '../../src/lib/batch/index.js'
 import {BrowserPool} from '../../src/lib/browser/browser-pool.js'
-import {renderComposition, type RenderRequest} from '../../src/lib/render/render-composition.js'
-import type {RenderEvent} from '../../src/lib/render/render-events.js'
+import {renderComposition} from '../../src/lib/render/render-composition.js'
 import {resolveRenderOptions} from '../../src/lib/render/resolve-options.js'
 import type {RenderOptionsInput} from '../../src/lib/plan/render-options.js'
 import {sha256File, useScratchDir} from './support.js'
@@ -40,8 +39,8 @@ const ROWS = [
 ]
 const settings = (input: RenderOptionsInput) => resolveRenderOptions({fps: 10, quality: 'draft', keyframeInterval: 0.5, cache: false, ...input})
 
-// A batch loads a row's page while the row before it finishes encoding and assembling, in the
-// browser that row gave back: none of that may change a row's bytes.
+// A batch renders a row in a browser an earlier row used, while the row before it still encodes and
+// assembles, and two rows at once: none of that may change a row's bytes.
 describe('batch rows are byte-identical to single renders of the same values', () => {
   const scratch = useScratchDir()
   let dir: string
@@ -85,27 +84,4 @@ describe('batch rows are byte-identical to single renders of the same values', (
   it('two rows at a time with two workers a row', async () => {
     expect(await batch('c2-w2', 2, 2)).toEqual(singles)
   }, 180_000)
-
-  it('tells a batch a row is captured once its browser is back in the pool, before the row assembles', async () => {
-    const pool = new BrowserPool()
-    const seen: string[] = []
-    try {
-      const request: RenderRequest = {
-        composition,
-        variables: ROWS[0],
-        pool,
-        options: settings({workers: 1, output: join(dir, 'captured.mp4')}),
-        onEvent: (event: RenderEvent) => {
-          if (event.type === 'stage') seen.push(event.stage)
-        },
-        onCaptured: () => seen.push(`captured, ${pool.idleCount} idle browser(s)`),
-      }
-      await renderComposition(request)
-    } finally {
-      await pool.close()
-    }
-    expect(seen.filter((entry) => entry.startsWith('captured'))).toEqual(['captured, 1 idle browser(s)'])
-    expect(seen.indexOf('captured, 1 idle browser(s)')).toBeLessThan(seen.indexOf('assemble'))
-    expect(seen.indexOf('capture')).toBeLessThan(seen.indexOf('captured, 1 idle browser(s)'))
-  }, 120_000)
 })

@@ -162,8 +162,6 @@ export async function runBatch(options: RunBatchOptions): Promise<BatchSummary> 
         // Rows at once are how a batch fills the cores, within a memory budget of one page a worker.
         pagesPerWorker: 1,
         signal,
-        // The next row's page loads while this row's last encoder drains and its output assembles.
-        onCaptured,
         onEvent: (event) => {
           if (event.type === 'stage' && event.stage === 'assemble') onCaptured()
           pageWarnings.see(event)

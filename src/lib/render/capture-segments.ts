@@ -41,8 +41,6 @@ export interface CaptureSegmentsOptions {
   onFontSamples?: (report: PageFontReport) => void
   /** Under `--page-errors warn`: the uncaught errors each worker's pages recorded. */
   onPageErrors?: (errors: EngineError[]) => void
-  /** Once every worker has captured its last frame and released its browser, while the last encoders may still be finishing. */
-  onCaptured?: () => void
 }
 
 /**
@@ -82,7 +80,6 @@ export async function captureSegments(options: CaptureSegmentsOptions): Promise<
 
   const workers = Math.max(1, Math.min(options.workers, segments.length))
   const pages = options.pagesPerWorker ?? 1
-  let capturing = workers
   const runWorker = async (): Promise<void> => {
     const worker = await openCaptureWorker(plan, {browser: options.browser, pool: options.pool, requests: options.requests, signal: stop.signal, pages, onPageErrors: options.onPageErrors})
     const capture = (range: FrameRange, encoder: SegmentEncoder) =>
@@ -105,7 +102,6 @@ export async function captureSegments(options: CaptureSegmentsOptions): Promise<
       }
       // Nothing left to capture: the browser closes (or goes back to the pool) while the last encoder drains.
       await worker.close()
-      if (--capturing === 0 && !stop.signal.aborted) options.onCaptured?.()
       await finishing
     } catch (error) {
       stop.abort(error)

@@ -73,11 +73,6 @@ export interface RenderRequest {
   compile?: CompileFunction
   /** The render cache to reuse and store outputs in (default: the environment's, see renderCacheFor); false bypasses it. */
   cache?: RenderCache | false
-  /**
-   * Told once every frame is captured and the browsers are released (back to `pool`), while the
-   * encoders may still be finishing: a batch starts its next row's page then.
-   */
-  onCaptured?: () => void
 }
 
 export interface RenderResult {
@@ -227,7 +222,7 @@ async function render(request: RenderRequest, emit: (event: RenderEvent) => void
     const onReady = (report: ReadyReport) => fonts.page(report.fonts)
     const onFontSamples = (report: PageFontReport) => fonts.page(report)
     const onPageErrors = pageErrorReporter(emit)
-    const segments = await renderRange(plan, range, {browser, pool: request.pool, requests, ffmpeg, workDir, workers, pagesPerWorker, signal, onFrame, onReady, onFontSamples, onPageErrors, onCaptured: request.onCaptured})
+    const segments = await renderRange(plan, range, {browser, pool: request.pool, requests, ffmpeg, workDir, workers, pagesPerWorker, signal, onFrame, onReady, onFontSamples, onPageErrors})
     const capturedAt = performance.now()
     emit({type: 'stage', stage: 'assemble'})
     await assembleRender(plan, segments, {outputPath: output, audioTrack: (await mixed) ? audioTrack : undefined, ffmpeg, signal})

@@ -36,8 +36,6 @@ export interface RenderRangeOptions {
   onPageErrors?: (errors: EngineError[]) => void
   /** What the page's text was drawn with during each captured segment; throwing stops the render. */
   onFontSamples?: (report: PageFontReport) => void
-  /** Once every frame is captured and the browsers are released, before the last encoders finish (see captureSegments). */
-  onCaptured?: () => void
 }
 
 /** Capture workers for a range: as asked, within the cores, and never more than its segments. */
