@@ -632,4 +632,14 @@ export const MUTATIONS = [
     tests: ['test/security/s3-batch-output.test.ts'],
     failing: "keeps rows off a render stack's own objects",
   },
+  {
+    id: 'mp4-sample-count-wrong-field',
+    dist: false,
+    what: "the output check reads an MP4's sample size instead of its sample count",
+    file: 'src/lib/encode/iso-sample-count.ts',
+    from: 'return moov.readUInt32BE(sizes.start + 8)',
+    to: 'return moov.readUInt32BE(sizes.start + 4)',
+    tests: ['test/encode/iso-sample-count.test.ts'],
+    failing: 'gives the packet count ffprobe gives',
+  },
 ]
