@@ -48,6 +48,10 @@ describe('counting an MP4 or MOV output frames from its sample table', () => {
     const truncated = join(dir, 'truncated.mp4')
     await writeFile(truncated, bytes.subarray(0, 200))
     expect(await isoVideoSampleCount(truncated)).toBeUndefined()
+    // Cut short after its movie header: the header still names every sample, the file lacks some.
+    const cut = join(dir, 'cut.mp4')
+    await writeFile(cut, bytes.subarray(0, bytes.length - 100))
+    expect(await isoVideoSampleCount(cut)).toBeUndefined()
     const text = join(dir, 'text.mp4')
     await writeFile(text, 'not a movie at all, just words')
     expect(await isoVideoSampleCount(text)).toBeUndefined()

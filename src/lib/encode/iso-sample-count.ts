@@ -42,25 +42,29 @@ export async function isoVideoSampleCount(file: string): Promise<number | undefi
   }
 }
 
-/** The payload of the first top-level box of `type`, walking the file's box headers only. */
+/**
+ * The payload of the first top-level box of `type`, walking every top-level box header to the end
+ * of the file: a file whose last box runs past its end (an output cut short, its movie header
+ * intact at the start) is not trusted, since its samples are not all there.
+ */
 async function readTopLevelBox(handle: FileHandle, type: string): Promise<Buffer | undefined> {
   const {size: fileSize} = await handle.stat()
   const header = Buffer.alloc(16)
+  let found: Buffer | undefined
   let offset = 0
-  while (offset + 8 <= fileSize) {
-    await readExactly(handle, header, 16, offset, fileSize)
+  while (offset < fileSize) {
+    await readExactly(handle, header, Math.min(16, fileSize - offset), offset, fileSize)
     const box = boxAt(header, 0, Math.min(16, fileSize - offset), fileSize - offset)
     if (!box) return undefined
-    if (box.type === type) {
+    if (box.type === type && !found) {
       const length = box.end - box.start
       if (length > MAX_MOOV_BYTES) return undefined
-      const payload = Buffer.alloc(length)
-      await readExactly(handle, payload, length, offset + box.start, fileSize)
-      return payload
+      found = Buffer.alloc(length)
+      await readExactly(handle, found, length, offset + box.start, fileSize)
     }
     offset += box.end
   }
-  return undefined
+  return found
 }
 
 async function readExactly(handle: FileHandle, buffer: Buffer, length: number, position: number, fileSize: number): Promise<void> {
