@@ -9,36 +9,13 @@ import {execFileSync} from 'node:child_process'
 import {join} from 'node:path'
 import {fileURLToPath, pathToFileURL} from 'node:url'
 import {measure} from './cpu-meter.mjs'
+import {rowTemplate} from './batch-phases.mjs'
 
 const dist = new URL('../dist/src/lib/', import.meta.url)
 const load = (path) => import(new URL(path, dist).href)
 
-const COMPOSITION = `<!doctype html>
-<html data-composition-variables='[
-  {"id": "title", "type": "string", "label": "Title", "default": "Row"},
-  {"id": "accent", "type": "color", "label": "Accent", "default": "#ff5a36"}
-]'>
-<head><style>
-  html, body { margin: 0; }
-  #stage { position: relative; width: 640px; height: 360px; overflow: hidden; background: #14161f; font-family: sans-serif; }
-  #title { position: absolute; left: 40px; top: 120px; margin: 0; font-size: 56px; color: #fff; animation: in 0.6s ease-out both; }
-  #bar { position: absolute; left: 0; bottom: 0; height: 16px; width: 100%; transform-origin: left; animation: grow 1s linear both; }
-  @keyframes in { from { transform: translateX(-40px); opacity: 0; } to { transform: none; opacity: 1; } }
-  @keyframes grow { from { transform: scaleX(0); } to { transform: scaleX(1); } }
-</style></head>
-<body>
-  <div id="stage" data-composition-id="row" data-width="640" data-height="360" data-duration="1">
-    <h1 id="title" data-start="0" data-duration="1" data-track-index="1">Row</h1>
-    <div id="bar" data-start="0" data-duration="1" data-track-index="0"></div>
-  </div>
-  <script>
-    var v = __engine.getVariables();
-    document.getElementById('title').textContent = v.title;
-    document.getElementById('bar').style.background = v.accent;
-  </script>
-</body>
-</html>
-`
+// A title sliding in, a bar growing and a square turning: bench/batch-phases.mjs's row template.
+const COMPOSITION = rowTemplate(640, 360, 1)
 
 /**
  * Renders `rows` rows at each concurrency, with warm pooled browsers (what `engine render --batch`

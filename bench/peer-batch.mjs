@@ -1,7 +1,8 @@
 // Batch throughput against the best-known peer's batch mode and against another build of engine,
 // on the same rows: personalised 1280x720 rows of 3 s (a GSAP timeline, a title, a name and an
 // accent per row), each tool as a new process at its defaults with `--quality standard`
-// (`engine render --batch`, `hyperframes render --batch`), alternating in one run. Prints rows/min,
+// (`engine render --batch --no-cache`, `hyperframes render --batch`), alternating in one run: the
+// render cache is off, since every run renders the same rows and the peer has none. Prints rows/min,
 // CPU a row and the ratios; the machine's load with each.
 //
 //   node bench/peer-batch.mjs [--rows 8] [--pairs 1] [--baseline <checkout>]
@@ -73,7 +74,7 @@ function engineBatch(checkout, label) {
   return {
     label,
     run: (dir, out) =>
-      timed(process.execPath, [join(checkout, 'bin', 'run.js'), 'render', join(dir, 'index.html'), '--batch', join(dir, 'rows.json'), '--quality', 'standard', '--quiet', '-o', join(out, '{index}.mp4')], {cwd: dir}),
+      timed(process.execPath, [join(checkout, 'bin', 'run.js'), 'render', join(dir, 'index.html'), '--batch', join(dir, 'rows.json'), '--quality', 'standard', '--no-cache', '--quiet', '-o', join(out, '{index}.mp4')], {cwd: dir}),
   }
 }
 

@@ -6,32 +6,8 @@ import {BrowserPool} from '../../src/lib/browser/browser-pool.js'
 import {renderComposition} from '../../src/lib/render/render-composition.js'
 import {resolveRenderOptions} from '../../src/lib/render/resolve-options.js'
 import type {RenderOptionsInput} from '../../src/lib/plan/render-options.js'
-import {sha256File, useScratchDir} from './support.js'
+import {FIXTURES, sha256File, useScratchDir} from './support.js'
 
-// A row that changes every frame, cut into two segments (0.5 s keyframes), so that two workers split it.
-const ROW = `<!doctype html>
-<html data-composition-variables='[{"id": "title", "type": "string", "label": "Title", "default": "Row"}, {"id": "accent", "type": "color", "label": "Accent", "default": "#ff5a36"}]'>
-<head><style>
-  html, body { margin: 0; }
-  #stage { position: relative; width: 320px; height: 180px; overflow: hidden; background: #14161f; }
-  #title { position: absolute; left: 12px; top: 60px; margin: 0; font: 28px sans-serif; color: #fff; animation: in 0.6s ease-out both; }
-  #bar { position: absolute; left: 0; bottom: 0; height: 10px; width: 100%; transform-origin: left; animation: grow 1s linear both; }
-  @keyframes in { from { transform: translateX(-40px); opacity: 0; } to { transform: none; opacity: 1; } }
-  @keyframes grow { from { transform: scaleX(0); } to { transform: scaleX(1); } }
-</style></head>
-<body>
-  <div id="stage" data-composition-id="row" data-width="320" data-height="180" data-duration="1">
-    <h1 id="title" data-start="0" data-duration="1" data-track-index="1">Row</h1>
-    <div id="bar" data-start="0" data-duration="1" data-track-index="0"></div>
-  </div>
-  <script>
-    var v = __engine.getVariables();
-    document.getElementById('title').textContent = v.title;
-    document.getElementById('bar').style.background = v.accent;
-  </script>
-</body>
-</html>
-`
 const ROWS = [
   {title: 'Ada', accent: '#ff5a36'},
   {title: 'Grace', accent: '#36c2ff'},
@@ -49,9 +25,9 @@ describe('batch rows are byte-identical to single renders of the same values', (
   const singles: string[] = []
   beforeAll(async () => {
     dir = scratch()
-    composition = join(dir, 'row.html')
+    // batch-row.html: a row's title and accent, a GSAP timeline and a CSS animation, 1 s in two segments.
+    composition = join(FIXTURES, 'batch-row.html')
     batchFile = join(dir, 'rows.json')
-    await writeFile(composition, ROW)
     await writeFile(batchFile, JSON.stringify(ROWS))
     for (const [index, variables] of ROWS.entries()) {
       const result = await renderComposition({composition, variables, options: settings({workers: 1, output: join(dir, 'single', `${index}.mp4`)})})
