@@ -1,6 +1,6 @@
 import type {BrowserChoice} from '../browser/browser-choice.js'
 import type {BrowserPool} from '../browser/browser-pool.js'
-import {openCaptureWorker} from '../capture/index.js'
+import {openCaptureWorker, type CaptureWorker} from '../capture/index.js'
 import type {PageRequests} from '../sandbox/page-requests.js'
 import {EngineError, isEngineError} from '../errors/engine-error.js'
 import {ENCODER_THREADS} from '../encode/deterministic-args.js'
@@ -61,13 +61,18 @@ export async function captureSegments(options: CaptureSegmentsOptions): Promise<
   const open = new Set<SegmentEncoder>()
   let next = 0
 
-  const encodeSegment = async (index: number, capture: (range: FrameRange, encoder: SegmentEncoder) => Promise<void>): Promise<() => Promise<void>> => {
-    const range = segments[index]
-    const path = segmentPath(options.workDir, format, index)
+  const startEncoder = async (index: number): Promise<SegmentEncoder> => {
     const encoder = await traceSpan('encoder-start', {segment: index}, () =>
-      openSegmentEncoder({plan, range, outputPath: path, ffmpeg: options.ffmpeg, gpuEncoder, threads: ENCODER_THREADS}),
+      openSegmentEncoder({plan, range: segments[index], outputPath: segmentPath(options.workDir, format, index), ffmpeg: options.ffmpeg, gpuEncoder, threads: ENCODER_THREADS}),
     )
     open.add(encoder)
+    return encoder
+  }
+
+  const encodeSegment = async (index: number, started: Promise<SegmentEncoder>, capture: (range: FrameRange, encoder: SegmentEncoder) => Promise<void>): Promise<() => Promise<void>> => {
+    const range = segments[index]
+    const path = segmentPath(options.workDir, format, index)
+    const encoder = await started
     await capture(range, encoder)
     return async () => {
       const draining = spanStart()
@@ -81,7 +86,22 @@ export async function captureSegments(options: CaptureSegmentsOptions): Promise<
   const workers = Math.max(1, Math.min(options.workers, segments.length))
   const pages = options.pagesPerWorker ?? 1
   const runWorker = async (): Promise<void> => {
-    const worker = await openCaptureWorker(plan, {browser: options.browser, pool: options.pool, requests: options.requests, signal: stop.signal, pages, onPageErrors: options.onPageErrors})
+    // The worker's first segment's encoder starts while its page loads (a batch row's fixed cost).
+    let claimed: number | undefined = next < segments.length ? next++ : undefined
+    let started = claimed === undefined ? undefined : startEncoder(claimed)
+    started?.catch(() => {})
+    // An encoder started but never given frames (the page failed, or the render stopped) is ended here.
+    const abortUnused = async () => {
+      await started?.then((encoder) => encoder.abort(), () => {})
+      started = undefined
+    }
+    let worker: CaptureWorker
+    try {
+      worker = await openCaptureWorker(plan, {browser: options.browser, pool: options.pool, requests: options.requests, signal: stop.signal, pages, onPageErrors: options.onPageErrors})
+    } catch (error) {
+      await abortUnused()
+      throw error
+    }
     const capture = (range: FrameRange, encoder: SegmentEncoder) =>
       worker.captureRange(range, async (frame, image) => {
         await encoder.write(image)
@@ -91,12 +111,15 @@ export async function captureSegments(options: CaptureSegmentsOptions): Promise<
     let finishing: Promise<void> = Promise.resolve()
     try {
       options.onReady?.(worker.ready)
-      while (next < segments.length && !stop.signal.aborted) {
-        const finish = await encodeSegment(next++, capture)
+      while ((claimed !== undefined || next < segments.length) && !stop.signal.aborted) {
+        const index = claimed ?? next++
+        const encoder = started ?? startEncoder(index)
+        claimed = started = undefined
+        const finish = await encodeSegment(index, encoder, capture)
         if (options.onFontSamples) options.onFontSamples(await worker.evaluate<PageFontReport>(`window.${ENGINE_GLOBAL}.fontSamples()`))
         const waited = spanStart()
         await finishing
-        endSpan('segment-wait', waited, {worker: worker.id, segment: next - 1})
+        endSpan('segment-wait', waited, {worker: worker.id, segment: index})
         finishing = finish()
         finishing.catch(() => {})
       }
@@ -107,6 +130,7 @@ export async function captureSegments(options: CaptureSegmentsOptions): Promise<
       stop.abort(error)
       throw error
     } finally {
+      await abortUnused()
       await worker.close()
     }
   }
