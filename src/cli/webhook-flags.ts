@@ -1,7 +1,7 @@
 import {randomUUID} from 'node:crypto'
 import {Flags} from '@oclif/core'
 import {EngineError} from '../lib/errors/engine-error.js'
-import {deliverWebhook, MAX_WEBHOOK_DATA_BYTES, OPEN_POLICY, renderPayload, parseWebhookData, WEBHOOK_SECRET_ENV, webhookTarget, type WebhookDelivery, type WebhookTarget} from '../lib/notify/index.js'
+import {deliverWebhook, MAX_WEBHOOK_DATA_BYTES, OPEN_POLICY, renderPayload, parseWebhookData, WEBHOOK_SECRET_ENV, webhookTarget, type AddressPolicy, type WebhookDelivery, type WebhookTarget} from '../lib/notify/index.js'
 
 const webhookUrlFlag = (when: string) => Flags.string({description: `http(s) URL called (POST, signed JSON) ${when}`})
 
@@ -17,8 +17,16 @@ export const lambdaWebhookFlags = {
   webhook: webhookUrlFlag('when the render ends: once the output is stored, or when it fails'),
 }
 
-/** The webhook the user asked for, validated; undefined without --webhook. */
-export function webhookFromFlags(flags: {webhook?: string; 'webhook-secret'?: string; 'webhook-data'?: string}, env: NodeJS.ProcessEnv): WebhookTarget | undefined {
+/**
+ * The webhook the user asked for, validated; undefined without --webhook. The user typed the URL:
+ * by default a receiver on this machine or the local network is their choice; a door whose calls
+ * are made elsewhere (the serverless function) passes its own `addresses`.
+ */
+export function webhookFromFlags(
+  flags: {webhook?: string; 'webhook-secret'?: string; 'webhook-data'?: string},
+  env: NodeJS.ProcessEnv,
+  addresses: {policy: AddressPolicy; refusedHint?: string} = {policy: OPEN_POLICY},
+): WebhookTarget | undefined {
   if (flags.webhook === undefined) {
     if (flags['webhook-secret'] !== undefined) throw new EngineError('INVALID_FLAG', '--webhook-secret signs webhook calls: add --webhook <url> or drop it')
     if (flags['webhook-data'] !== undefined) throw new EngineError('INVALID_FLAG', '--webhook-data is echoed in webhook calls: add --webhook <url> or drop it')
@@ -30,8 +38,7 @@ export function webhookFromFlags(flags: {webhook?: string; 'webhook-secret'?: st
     secret: flags['webhook-secret'] ?? env[WEBHOOK_SECRET_ENV],
     urlField: '--webhook',
     secretHint: `pass --webhook-secret <secret> or set ${WEBHOOK_SECRET_ENV}; the receiver checks X-Engine-Signature with it`,
-    // The user typed the URL: a receiver on this machine or the local network is their choice.
-    policy: OPEN_POLICY,
+    ...addresses,
     code: 'INVALID_FLAG',
   })
   return data === undefined ? target : {...target, data}

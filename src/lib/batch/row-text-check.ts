@@ -89,7 +89,7 @@ export async function checkRowText(textCheck: RowTextCheck, row: number, request
 }
 
 /** What findings make of a row (see checkRowText). */
-export function decideRowText(textCheck: RowTextCheck, row: number, findings: readonly TextFinding[]): RowCheckOutcome {
+export function decideRowText(textCheck: Pick<RowTextCheck, 'onOverflow' | 'checkOnly'>, row: number | undefined, findings: readonly TextFinding[]): RowCheckOutcome {
   const warnings = findings.map((finding) => findingWarning(finding, row))
   if (findings.length > 0 && textCheck.onOverflow === 'fail') return {warnings, error: textOverflowError(findings, row)}
   if (findings.length > 0 && textCheck.onOverflow === 'skip') return {warnings, skippedReason: OVERFLOW_SKIP_REASON}

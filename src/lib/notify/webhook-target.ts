@@ -6,6 +6,7 @@ import type {WebhookData} from './webhook-payload.js'
 
 export const WEBHOOK_SECRET_ENV = 'ENGINE_WEBHOOK_SECRET'
 const MAX_URL_LENGTH = 2048
+const SERVER_REFUSED_HINT = 'This server only calls public addresses; its operator can allow a host with engine serve --allow-webhook-host <host>'
 
 /** Where to deliver, the key that signs every body, and the caller's data every body echoes. */
 export interface WebhookTarget {
@@ -31,6 +32,8 @@ interface TargetInput {
   secretHint: string
   policy: AddressPolicy
   code: ErrorCode
+  /** What to do about a refused address (default: a server's, naming `--allow-webhook-host`). */
+  refusedHint?: string
 }
 
 /**
@@ -48,7 +51,7 @@ export function webhookTarget(input: TargetInput): WebhookTarget {
   if (refused) {
     throw new EngineError(
       input.code,
-      `${input.urlField}: ${redactUrl(input.url)} is refused: ${refused}. This server only calls public addresses; its operator can allow a host with engine serve --allow-webhook-host <host>`,
+      `${input.urlField}: ${redactUrl(input.url)} is refused: ${refused}. ${input.refusedHint ?? SERVER_REFUSED_HINT}`,
       {field: input.urlField, url: redactUrl(input.url)},
     )
   }

@@ -1,3 +1,4 @@
+import type {BrowserChoice} from '../browser/browser-choice.js'
 import type {BrowserPool} from '../browser/browser-pool.js'
 import {openCaptureWorker, type CaptureWorker} from '../capture/index.js'
 import {browserForPlan} from '../capture/plan-browser.js'
@@ -9,6 +10,7 @@ import type {Fps} from '../plan/fps.js'
 import {renderedFrames} from '../plan/frame-range.js'
 import {planRender} from '../plan/plan-render.js'
 import type {ResolvedRenderOptions} from '../plan/render-options.js'
+import type {RenderPlan} from '../plan/render-plan.js'
 import {resolveRenderBrowser} from '../profile/resolve-render-browser.js'
 import {ENGINE_GLOBAL} from '../runtime/page-protocol.js'
 import type {ClipWindow} from '../runtime/text-check-protocol.js'
@@ -52,10 +54,20 @@ export async function checkTextFit(request: TextCheckRequest): Promise<TextCheck
   const {browser: resolved} = await resolveRenderBrowser(options)
   const timed = await timeComposition(compiled, {options, format, browser: resolved, pool: request.pool, strict: false, warn: () => {}, signal})
   const {plan} = planRender(timed, options, format)
-  const worker = await openCaptureWorker(plan, {browser: browserForPlan(resolved, plan), pool: request.pool, requests: planPageRequests(plan, {signal}), signal})
+  return await checkPlanText(plan, {browser: resolved, pool: request.pool, signal, still: request.still})
+}
+
+/**
+ * The check pass on a planned render, in a browser the caller chose (the serverless function
+ * brings its own): opens the page as a capture worker does and looks at the frames
+ * planTextCheckFrames picks (a still: its frame).
+ */
+export async function checkPlanText(plan: RenderPlan, on: {browser: BrowserChoice; pool?: BrowserPool; signal?: AbortSignal; still?: StillSettings}): Promise<TextCheckResult> {
+  const {signal} = on
+  const worker = await openCaptureWorker(plan, {browser: browserForPlan(on.browser, plan), pool: on.pool, requests: planPageRequests(plan, {signal}), signal})
   try {
-    const frames = request.still
-      ? [Math.min(stillFrame(request.still, plan.fps), plan.totalFrames - 1)]
+    const frames = on.still
+      ? [Math.min(stillFrame(on.still, plan.fps), plan.totalFrames - 1)]
       : planTextCheckFrames(await worker.evaluate<ClipWindow[]>(`window.${ENGINE_GLOBAL}.textClips()`), plan.fps, renderedFrames(plan))
     return {findings: await checkFramesOn(worker, frames, plan.fps), frames}
   } finally {

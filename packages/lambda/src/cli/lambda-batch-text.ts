@@ -40,6 +40,7 @@ export function batchProgressLine(progress: BatchProgress): string {
   const {rows} = progress
   const parts = [`${countText(rows.succeeded)}/${countText(rows.total - rows.rejected)} rows succeeded`]
   if (rows.failed > 0) parts.push(`${countText(rows.failed)} failed`)
+  if (rows.skipped > 0) parts.push(`${countText(rows.skipped)} skipped`)
   parts.push(`${countText(rows.running)} running`, `${countText(rows.pending)} pending`)
   if (rows.rejected > 0) parts.push(`${countText(rows.rejected)} failed to start`)
   parts.push(`${progress.rowsPerMinute} rows/min`)

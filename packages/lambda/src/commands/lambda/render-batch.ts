@@ -1,5 +1,9 @@
 import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from 'html-video-engine/internal/cli/base-command.js'
+import {renderFlags} from 'html-video-engine/internal/cli/render-flags.js'
+import {webhookFlags} from 'html-video-engine/internal/cli/webhook-flags.js'
+import type {OnOverflow} from 'html-video-engine/internal/lib/render/text-findings.js'
+import {lambdaWebhookFromFlags} from '../../cli/lambda-webhook.js'
 import {
   checkOutputSettings,
   chunkTuningFlags,
@@ -38,6 +42,7 @@ export default class LambdaRenderBatch extends BaseCommand {
     '<%= config.bin %> lambda render-batch examples/hello --batch examples/hello/rows.csv --max-concurrent 5',
     '<%= config.bin %> lambda render-batch ./my-project --batch rows.jsonl --output-key "videos/{customer_id}.mp4" --json',
     '<%= config.bin %> lambda render-batch ./my-project --resume lx2k9a1b-0f3c2a',
+    '<%= config.bin %> lambda render-batch ./my-project --batch customers.csv --on-overflow skip --webhook https://example.com/hooks/render --webhook-data \'{"campaign":"spring"}\'',
   ]
   static override args = {projectDir: Args.string({description: 'project directory (its index.html is the composition)', required: true})}
   static override flags = {
@@ -58,6 +63,11 @@ export default class LambdaRenderBatch extends BaseCommand {
     'download-name': Flags.string({
       description: 'file name a browser saves each output under (Content-Disposition), for rows without a downloadName of their own: {index} and {<column>} placeholders, e.g. "Invoice {customer_id}.mp4"',
     }),
+    'on-overflow': renderFlags['on-overflow'],
+    'check-only': renderFlags['check-only'],
+    webhook: Flags.string({description: 'http(s) URL the function calls (POST, signed JSON) as each row ends (row: {index, data}) and when the batch ends (batch.completed); a public address (on the local stack, any)'}),
+    'webhook-secret': webhookFlags['webhook-secret'],
+    'webhook-data': webhookFlags['webhook-data'],
     // Every row's output goes there and is kept that long.
     'output-bucket': lambdaOutputFlags['output-bucket'],
     'delete-after': lambdaOutputFlags['delete-after'],
@@ -79,16 +89,32 @@ export default class LambdaRenderBatch extends BaseCommand {
     const dryRun = flags['dry-run']
     const aws = {endpoint: flags.endpoint, region: flags.region}
     const printer = new EntryPrinter(flags.json, (line) => this.log(line))
-    const common = {maxConcurrent: flags['max-concurrent'] as number | undefined, toleratedFailurePercentage: flags['tolerated-failure-percent'], onEntry: (entry: Parameters<typeof entryLine>[0]) => printer.entry(entry), ...aws}
+    const webhook = lambdaWebhookFromFlags(flags, process.env)
+    const common = {
+      maxConcurrent: flags['max-concurrent'] as number | undefined,
+      toleratedFailurePercentage: flags['tolerated-failure-percent'],
+      onEntry: (entry: Parameters<typeof entryLine>[0]) => printer.entry(entry),
+      ...(webhook && {webhook}),
+      ...aws,
+    }
     if (flags.resume !== undefined) {
       if (dryRun) throw new EngineError('INVALID_FLAG', '--dry-run cannot be combined with --resume: a resumed batch runs the rows it already checked', {flag: '--dry-run'})
+      for (const flag of ['on-overflow', 'check-only'] as const) {
+        if (flags[flag]) throw new EngineError('INVALID_FLAG', `--${flag} cannot be combined with --resume: a resumed batch renders its rows with the settings it started with; start a new batch for other ones`, {flag: `--${flag}`})
+      }
       const bucketName = required(flags.bucket, 'bucket', BUCKET_ENV)
       this.finish(printer, await resumeBatchOnLambda({batchId: flags.resume, bucketName, ...common}), false)
       return
     }
     if (flags.batch === undefined) throw new EngineError('INVALID_FLAG', '--batch is required: a .csv, .jsonl or .json file of rows (or - for standard input), or --resume <batchId>', {flag: '--batch'})
     const rows = await openRowSource(flags.batch === STDIN_BATCH ? STDIN_BATCH : flags.batch, flags['batch-format'] as (typeof BATCH_FORMATS)[number] | undefined)
-    const config = {...configFromFlags(flags), ...outputSettingsFromFlags({'output-bucket': flags['output-bucket'], 'delete-after': flags['delete-after'], overwrite: flags.overwrite})}
+    const config = {
+      ...configFromFlags(flags),
+      ...outputSettingsFromFlags({'output-bucket': flags['output-bucket'], 'delete-after': flags['delete-after'], overwrite: flags.overwrite}),
+      // The check pass runs in each row's plan step, before any chunk (as a local batch row's, before its render).
+      ...(flags['on-overflow'] !== undefined && {onOverflow: flags['on-overflow'] as OnOverflow}),
+      ...(flags['check-only'] && {checkOnly: true}),
+    }
     // The template's own text follows the name rules (a placeholder's value is made safe when filled).
     const downloadNameTemplate = flags['download-name'] === undefined ? undefined : assertDownloadName(flags['download-name'], '--download-name')
     // A dry run talks to nothing: the Site ID is computed, not uploaded, and no bucket is needed.

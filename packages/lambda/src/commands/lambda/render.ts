@@ -15,7 +15,8 @@ import {
   stateMachineFlag,
 } from '../../cli/lambda-flags.js'
 import {progressLines, progressTick} from '../../cli/lambda-progress-text.js'
-import {lambdaWebhookFlags, webhookFromFlags} from 'html-video-engine/internal/cli/webhook-flags.js'
+import {lambdaWebhookFlags} from 'html-video-engine/internal/cli/webhook-flags.js'
+import {lambdaWebhookFromFlags} from '../../cli/lambda-webhook.js'
 import {EngineError} from 'html-video-engine/internal/lib/errors/engine-error.js'
 import {BUCKET_ENV, createS3Client, STATE_MACHINE_ENV} from '../../lib/lambda/aws-clients.js'
 import {deploySite, siteHandleFromId} from '../../lib/lambda/deploy-site.js'
@@ -61,7 +62,7 @@ export default class LambdaRender extends BaseCommand {
     const bucketName = required(flags.bucket, 'bucket', BUCKET_ENV)
     const stateMachineArn = required(flags['state-machine-arn'], 'state-machine-arn', STATE_MACHINE_ENV)
     const aws = {endpoint: flags.endpoint, region: flags.region}
-    const webhook = webhookFromFlags(flags, process.env)
+    const webhook = lambdaWebhookFromFlags(flags, process.env)
     const urlOptions = outputUrlFromFlags(flags)
     const config = {...configFromFlags(flags), ...output, ...(flags.variables === undefined ? {} : {variables: parseVariablesText(flags.variables)})}
     await assertDeployedFormat({bucketName, format: config.format ?? 'mp4', ...aws})

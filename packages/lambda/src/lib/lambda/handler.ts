@@ -3,6 +3,7 @@ import 'html-video-engine/internal/lib/builtin-plugins.js'
 import {EngineError, isEngineError} from 'html-video-engine/internal/lib/errors/engine-error.js'
 import {assembleAction} from './actions/assemble-action.js'
 import {finishBatchAction} from './actions/finish-batch-action.js'
+import {notifyRowAction} from './actions/notify-row-action.js'
 import type {ActionContext} from './actions/action-context.js'
 import {notifyFailureAction} from './actions/notify-failure-action.js'
 import {planAction} from './actions/plan-action.js'
@@ -32,7 +33,7 @@ let s3: S3Client | undefined
 /**
  * The one function of the stack, dispatching on `action`: `plan`, `renderChunk`, `assemble`,
  * `notifyFailure` (the workflow's Catch), `still` (invoked directly, no workflow),
- * `finishBatch` (the batch workflow's last step) and `executionEnded` (the execution-end rule's
+ * `finishBatch` (the batch workflow's last step), `notifyRow` (a batch row's webhook) and `executionEnded` (the execution-end rule's
  * target). Failures leave as a TaskError whose name tells the state machine whether to retry.
  * Every invocation for a render leaves its cost record (see invocation-records.ts).
  */
@@ -88,6 +89,8 @@ async function dispatch(request: HandlerEvent, actionContext: ActionContext): Pr
       return await notifyFailureAction(request, actionContext)
     case 'finishBatch':
       return await finishBatchAction(request, actionContext)
+    case 'notifyRow':
+      return await notifyRowAction(request, actionContext)
     case 'executionEnded':
       return await executionEndedAction(request, actionContext)
   }

@@ -4,10 +4,12 @@ import {framesSchema, hlsSegmentSecondsSchema, keyframeIntervalSchema, MAX_SCALE
 import {stillSettingsSchema} from 'html-video-engine/internal/lib/still/still-settings.js'
 import {siteEntrySchema, siteIdSchema} from './site-address.js'
 import {storageKeySchema} from 'html-video-engine/internal/lib/render/storage-key.js'
+import {ON_OVERFLOW} from 'html-video-engine/internal/lib/render/text-findings.js'
 import {batchIdSchema} from './batch/batch-ids.js'
 import {executionEndedEventSchema} from './runtime/execution-end-rule.js'
 import {MAX_RENDER_TIMEOUT_SECONDS, MIN_RENDER_TIMEOUT_SECONDS} from './runtime/render-timeout.js'
 import {bucketNameSchema, deleteAfterSchema, downloadNameSchema} from './output-settings.js'
+import type {RenderOutcome} from './render-outcome.js'
 
 const positiveInt = z.number().int().min(1)
 
@@ -60,6 +62,10 @@ export const renderConfigSchema = z
     deleteAfter: deleteAfterSchema.optional(),
     /** An object already at the output key (another render's output) may be replaced; without it the render fails with OUTPUT_EXISTS. */
     overwrite: z.boolean().optional(),
+    /** The check pass before the render (text that does not fit), as `engine render --batch --on-overflow`: warn, fail the render, or skip it. */
+    onOverflow: z.enum(ON_OVERFLOW).optional(),
+    /** The check pass only, as `--check-only`: the render ends after it, skipped, with its findings. */
+    checkOnly: z.boolean().optional(),
     /** Seconds from the execution's start after which the render fails with TIMED_OUT (default: from its chunk plan). */
     timeoutSeconds: z.number().int().min(MIN_RENDER_TIMEOUT_SECONDS).max(MAX_RENDER_TIMEOUT_SECONDS).optional(),
   })
@@ -127,7 +133,9 @@ export const handlerEventSchema = z.discriminatedUnion('action', [
     /** What the state machine's Catch caught. */
     failure: z.object({Error: z.string().max(1024).optional(), Cause: z.string().max(65_536).optional()}),
   }),
-  z.object({action: z.literal('finishBatch'), batchId: batchIdSchema, bucketName: z.string().min(3), run: z.number().int().min(1)}),
+  z.object({action: z.literal('finishBatch'), batchId: batchIdSchema, bucketName: z.string().min(3), run: z.number().int().min(1), startedAt: z.string().max(64).optional()}),
+  /** A batch row has ended (its record is written): its webhook call, with the row's data. */
+  z.object({action: z.literal('notifyRow'), batchId: batchIdSchema, bucketName: z.string().min(3), index: z.number().int().min(0), data: z.record(z.string(), z.unknown()).default({})}),
   executionEndedEventSchema,
 ])
 
@@ -138,6 +146,7 @@ export type AssembleEvent = Extract<HandlerEvent, {action: 'assemble'}>
 export type StillEvent = Extract<HandlerEvent, {action: 'still'}>
 export type NotifyFailureEvent = Extract<HandlerEvent, {action: 'notifyFailure'}>
 export type FinishBatchEvent = Extract<HandlerEvent, {action: 'finishBatch'}>
+export type NotifyRowEvent = Extract<HandlerEvent, {action: 'notifyRow'}>
 export type {ExecutionEndedEvent} from './runtime/execution-end-rule.js'
 
 /** What `plan` returns into the workflow state (`$.plan`). */
@@ -148,4 +157,6 @@ export interface PlanOutput {
   maxParallelChunks: number
   /** More chunks run at once than an inline Map runs (40): the workflow fans out through its Distributed Map. */
   distributed: boolean
+  /** The render ends at the plan (its check pass skipped it): the workflow's output, no chunk runs. */
+  ended?: RenderOutcome
 }

@@ -1,3 +1,4 @@
+import type {RowWarning} from 'html-video-engine/internal/lib/batch/batch-manifest.js'
 import type {StillFormat} from 'html-video-engine/internal/lib/still/still-settings.js'
 import type {BrowserSource} from 'html-video-engine/internal/lib/browser/browser-choice.js'
 import type {RenderPlan} from 'html-video-engine/internal/lib/plan/render-plan.js'
@@ -30,6 +31,8 @@ export interface StoredPlan {
   workersPerChunk?: number
   /** The config's outputBucket, downloadName and deleteAfter: where assemble writes the output and with what headers. */
   output?: OutputSettings
+  /** The check pass's findings (`onOverflow: warn`), which the render's outcome carries. */
+  textWarnings?: RowWarning[]
 }
 
 /** One handler invocation, for the cost estimate. */

@@ -10,6 +10,7 @@ import {assertSiteEntry} from './site-address.js'
 import type {RenderConfig, RenderInput, SiteHandle} from './render-input.js'
 import {assertStorageKey} from 'html-video-engine/internal/lib/render/storage-key.js'
 import {storeRenderWebhook} from './render-webhook.js'
+import {checkLambdaWebhook} from './lambda-webhook.js'
 import {BucketObjects} from './s3-objects.js'
 import {defaultOutputKey} from './storage-keys.js'
 import {validateConfig} from './validate-config.js'
@@ -76,8 +77,9 @@ export async function renderToLambda(options: RenderToLambdaOptions): Promise<Re
   const serialized = validateConfig(input)
   const sfn = options.sfn ?? createSfnClient(options)
   if (options.webhook) {
+    const webhook = checkLambdaWebhook(options.webhook, options.endpoint)
     const bucket = new BucketObjects(createS3Client(options), input.bucketName)
-    await storeRenderWebhook(bucket, input.renderId, options.webhook).catch((error: unknown) => {
+    await storeRenderWebhook(bucket, input.renderId, webhook).catch((error: unknown) => {
       throw awsFailure(error, `storing the webhook of render ${input.renderId}`, {bucketName: input.bucketName, endpoint: options.endpoint})
     })
   }

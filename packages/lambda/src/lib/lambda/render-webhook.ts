@@ -1,6 +1,7 @@
 import {deliverWebhook, type WebhookDelivery, type WebhookPayload, type WebhookTarget} from 'html-video-engine/internal/lib/notify/index.js'
 import type {BucketObjects} from './s3-objects.js'
 import {renderWebhookDeliveryKey, renderWebhookKey} from './storage-keys.js'
+import {lambdaWebhookPolicy} from './webhook-policy.js'
 
 /**
  * The render's webhook, stored beside its scratch by the caller that starts it: the secret stays
@@ -40,7 +41,7 @@ export async function deliverRenderWebhook(
 ): Promise<WebhookDelivery | undefined> {
   if (!target) return undefined
   try {
-    const delivery = await deliverWebhook(target, payload)
+    const delivery = await deliverWebhook(target, payload, {policy: lambdaWebhookPolicy()})
     await bucket.putJson(renderWebhookDeliveryKey(renderId), {type: payload.type, ...delivery})
     return delivery
   } catch (error) {

@@ -103,9 +103,14 @@ export function renderStateMachineDefinition(functionArn: string): StateMachineD
       Plan: {...task({action: 'plan', 'render.$': '$', 'executionStartedAt.$': '$$.Execution.StartTime'}), ResultPath: '$.plan', Next: 'FanOut', ...onFailure},
       FanOut: {
         Type: 'Choice',
-        Choices: [{Variable: '$.plan.distributed', BooleanEquals: true, Next: CHUNK_MAP_STATES.distributed}],
+        Choices: [
+          // The check pass skipped the render: its outcome is the plan's, no chunk runs.
+          {Variable: '$.plan.ended', IsPresent: true, Next: 'Ended'},
+          {Variable: '$.plan.distributed', BooleanEquals: true, Next: CHUNK_MAP_STATES.distributed},
+        ],
         Default: CHUNK_MAP_STATES.inline,
       },
+      Ended: {Type: 'Pass', OutputPath: '$.plan.ended', End: true},
       [CHUNK_MAP_STATES.inline]: {
         Type: 'Map',
         ItemsPath: '$.plan.chunks',

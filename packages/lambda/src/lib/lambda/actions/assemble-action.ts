@@ -11,6 +11,8 @@ import {frameTime} from 'html-video-engine/internal/lib/plan/fps.js'
 import {renderedFrames} from 'html-video-engine/internal/lib/plan/frame-range.js'
 import {assembleRender} from 'html-video-engine/internal/lib/render/assemble-render.js'
 import type {AssembleEvent} from '../render-input.js'
+import type {RenderOutcome} from '../render-outcome.js'
+import {fileSha256} from 'html-video-engine/internal/lib/files/file-sha256.js'
 import {renderPayload} from 'html-video-engine/internal/lib/notify/index.js'
 import type {ChunkManifest, RenderRecord, RenderResultRecord} from '../render-records.js'
 import {notifyRenderWebhook} from '../render-webhook.js'
@@ -31,7 +33,7 @@ const DOWNLOAD_CONCURRENCY = 8
  * files, the track muxed in the same pass), uploads the output at
  * `outputKey`, records the result and deletes the render's scratch objects.
  */
-export async function assembleAction(event: AssembleEvent, context: ActionContext): Promise<{outputKey: string; bytes: number; totalFrames: number}> {
+export async function assembleAction(event: AssembleEvent, context: ActionContext): Promise<RenderOutcome> {
   const {renderId} = event
   const bucket = new BucketObjects(context.s3, event.bucketName)
   const stored = await readPlan(bucket, renderId)
@@ -86,6 +88,7 @@ export async function assembleAction(event: AssembleEvent, context: ActionContex
     const totalFrames = range.end - range.start
     const durationSeconds = frameTime(totalFrames, stored.plan.fps)
     const record = await bucket.getJson<RenderRecord>(renderRecordKey(renderId))
+    const renderMs = record ? Date.now() - Date.parse(record.plannedAt) + record.plan.durationMs : null
     await notifyRenderWebhook(
       bucket,
       renderId,
@@ -94,7 +97,7 @@ export async function assembleAction(event: AssembleEvent, context: ActionContex
         output: `s3://${outputs.bucketName}/${stored.outputKey}`,
         poster: stored.poster && `s3://${outputs.bucketName}/${stored.poster.key}`,
         durationSeconds,
-        renderMs: record ? Date.now() - Date.parse(record.plannedAt) + record.plan.durationMs : null,
+        renderMs,
       }),
     )
 
@@ -114,7 +117,20 @@ export async function assembleAction(event: AssembleEvent, context: ActionContex
     await bucket.putJson(renderResultKey(renderId), result)
     // The lifecycle rule would expire the scratch anyway; deleting now keeps the bucket small.
     await bucket.deleteKeys(await bucket.listKeys(scratchPrefix(renderId))).catch(() => {})
-    return {outputKey: stored.outputKey, bytes, totalFrames}
+    const pageErrors = manifests.flatMap((manifest) => manifest.warnings).filter((warning) => warning.code === 'page-error')
+    return {
+      status: 'succeeded',
+      outputKey: stored.outputKey,
+      outputBucket: settings.outputBucket ?? null,
+      bytes,
+      totalFrames,
+      durationSeconds,
+      sha256: (await fileSha256(outputPath)) ?? null,
+      posterKey: stored.poster?.key ?? null,
+      warnings: [...(stored.textWarnings ?? []), ...pageErrors],
+      skippedReason: null,
+      renderMs,
+    }
   } finally {
     await rm(workDir, {recursive: true, force: true})
   }

@@ -36,6 +36,8 @@ import {assertImageValues} from 'html-video-engine/internal/lib/variables/image-
 import {makeTempDirectory} from 'html-video-engine/internal/lib/files/temp-directory.js'
 import {chunkTuningFor, idleCpuWarning, invocationVcpus} from '../runtime/chunk-sizing.js'
 import {defaultTimeoutSeconds, renderDeadline} from '../runtime/render-timeout.js'
+import {skippedOutcome} from '../render-outcome.js'
+import {planTextCheck} from './plan-text-check.js'
 
 /**
  * Compiles the composition once, plans the render and its chunks, and stores the plan for the
@@ -65,6 +67,11 @@ export async function planAction({render, executionStartedAt}: PlanEvent, contex
       ? await timeComposition(sized, {options, format, browser: await functionProfileBrowser(), strict: false, warn: (warning) => inferred.push(warning)})
       : {...sized, durationSeconds: sized.durationSeconds}
   const {plan: planned, notices, fpsSource} = planRender(timed, options, format)
+  const checked = await planTextCheck(planned, config, render.renderId)
+  if (checked?.error) throw checked.error
+  if (checked?.skippedReason !== undefined) {
+    return {totalFrames: 0, chunks: [], maxParallelChunks: 1, distributed: false, ended: skippedOutcome(render.outputKey, checked.warnings, checked.skippedReason, elapsedMs(context))}
+  }
   const poster = config.poster === undefined ? undefined : posterOf(config.poster, config.posterFormat ?? DEFAULT_POSTER_FORMAT, planned, render.outputKey)
   const range = renderedFrames(planned)
   // The plan step runs on the function the chunks run on: its vCPUs are theirs.
@@ -103,6 +110,7 @@ export async function planAction({render, executionStartedAt}: PlanEvent, contex
     deadline,
     workersPerChunk,
     ...(outputSettingsOf(config) && {output: outputSettingsOf(config)}),
+    ...(checked && checked.warnings.length > 0 && {textWarnings: checked.warnings}),
   }
   await bucket.putJson(planKey(render.renderId), stored)
   const record: RenderRecord = {
@@ -121,6 +129,7 @@ export async function planAction({render, executionStartedAt}: PlanEvent, contex
     timeoutSeconds,
     deadline,
     warnings: [
+      ...(checked?.warnings ?? []),
       ...inferred,
       ...notices,
       ...compiled.findings.map((finding) => ({code: finding.code, message: finding.message})),

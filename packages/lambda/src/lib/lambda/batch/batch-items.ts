@@ -67,7 +67,7 @@ export function batchItem(row: SourceRow, settings: ItemSettings, taken: Map<str
     return {error: toEngineError(error).toJSON(), outputKey}
   }
   taken.set(outputKey, line)
-  return {item: {index: row.index, line, renderId, outputKey, config}}
+  return {item: {index: row.index, line, renderId, outputKey, config, data: row.data, columns: row.columns}}
 }
 
 /**

@@ -17,7 +17,7 @@ export interface BatchProgress {
   run: number
   executionArn: string
   status: ExecutionStatus
-  rows: {total: number; pending: number; running: number; succeeded: number; failed: number; rejected: number}
+  rows: {total: number; pending: number; running: number; succeeded: number; failed: number; rejected: number; skipped: number}
   /** Frames of the rows that succeeded, of all rows (when the batch knew one row's frames). */
   frames: {done: number; total?: number}
   /** The whole batch so far, estimated from a sample of finished renders' exact cost; S3 not included. */
@@ -85,13 +85,14 @@ export async function getBatchProgress(options: BatchProgressOptions): Promise<B
 /** Once a run has ended none of its rows runs; rows it never reached are pending a --resume. */
 function manifestCounts(manifest: BatchManifestFile): BatchProgress['rows'] {
   const {total, succeeded, failed, rejected, missing} = manifest.counts
-  return {total, pending: missing, running: 0, succeeded, failed, rejected}
+  return {total, pending: missing, running: 0, succeeded, failed, rejected, skipped: manifest.counts.skipped ?? 0}
 }
 
 /** The latest run's rows from its Distributed Map; rows earlier runs finished are the rest of the batch. */
 async function mapRunCounts(sfn: SFNClient, record: BatchRecord, executionArn: string): Promise<BatchProgress['rows']> {
   const earlier = record.total - record.rejected - record.runs.at(-1)!.rows
-  const base = {total: record.total, rejected: record.rejected, succeeded: earlier}
+  // A row the check pass skipped ends well: the map run counts it with the succeeded until the manifest tells them apart.
+  const base = {total: record.total, rejected: record.rejected, succeeded: earlier, skipped: 0}
   const mapRunArn = (await sfn.send(new ListMapRunsCommand({executionArn, maxResults: 1}))).mapRuns?.[0]?.mapRunArn
   if (!mapRunArn) return {...base, pending: record.runs.at(-1)!.rows, running: 0, failed: 0}
   const counts = (await sfn.send(new DescribeMapRunCommand({mapRunArn}))).itemCounts

@@ -8,7 +8,15 @@ export function batchStateMachineArnOf(renderStateMachineArn: string): string {
 }
 
 /** State names: the local stack emulates the Distributed Map and routes the tasks by name. */
-export const BATCH_STATES = {rows: 'Rows', renderRow: 'RenderRow', recordSuccess: 'RecordSuccess', recordFailure: 'RecordFailure', finish: 'Finish'} as const
+export const BATCH_STATES = {
+  rows: 'Rows',
+  renderRow: 'RenderRow',
+  recordSuccess: 'RecordSuccess',
+  recordFailure: 'RecordFailure',
+  notifyRow: 'NotifyRow',
+  notifyFailedRow: 'NotifyFailedRow',
+  finish: 'Finish',
+} as const
 
 /**
  * Starting another workflow can be throttled (StartExecution's rate, the account's open
@@ -33,7 +41,16 @@ const RECORD_RETRY = {ErrorEquals: ['States.ALL'], IntervalSeconds: 1, MaxAttemp
  * execution ends by its TimeoutSeconds (EXECUTION_TIMEOUT_SECONDS), plus a few minutes for the
  * nested start and its end event to arrive; a row record is one small S3 write.
  */
-export const BATCH_TASK_TIMEOUTS = {renderRow: EXECUTION_TIMEOUT_SECONDS + 300, record: 60, finish: FUNCTION_TIMEOUT_SECONDS} as const
+export const BATCH_TASK_TIMEOUTS = {renderRow: EXECUTION_TIMEOUT_SECONDS + 300, record: 60, notify: 120, finish: FUNCTION_TIMEOUT_SECONDS} as const
+
+/** On to `then` when the run's input says the batch has a webhook, else to `otherwise`. */
+function webhookChoice(then: string, otherwise: string) {
+  return {
+    Type: 'Choice',
+    Choices: [{And: [{Variable: '$.batch.webhook', IsPresent: true}, {Variable: '$.batch.webhook', BooleanEquals: true}], Next: then}],
+    Default: otherwise,
+  }
+}
 
 /**
  * The batch workflow: one Distributed Map over the run's rows, read from S3 (JSON Lines), that runs
@@ -44,7 +61,7 @@ export const BATCH_TASK_TIMEOUTS = {renderRow: EXECUTION_TIMEOUT_SECONDS + 300, 
  * `toleratedFailurePercentage`. `Finish` writes the batch manifest whatever happened.
  */
 export function batchStateMachineDefinition(renderStateMachineArn: string, functionArn: string): StateMachineDefinition {
-  const rowRecord = (status: 'succeeded' | 'failed', extra: Record<string, string>) => ({
+  const rowRecord = (extra: Record<string, string>) => ({
     Type: 'Task',
     Resource: 'arn:aws:states:::aws-sdk:s3:putObject',
     Parameters: {
@@ -56,13 +73,24 @@ export function batchStateMachineDefinition(renderStateMachineArn: string, funct
         'run.$': '$.batch.run',
         'renderId.$': '$.item.renderId',
         'outputKey.$': '$.item.outputKey',
-        status,
         ...extra,
       },
     },
     ResultPath: null,
     TimeoutSeconds: BATCH_TASK_TIMEOUTS.record,
     Retry: [RECORD_RETRY],
+  })
+  const notifyRow = (next: string) => ({
+    Type: 'Task',
+    Resource: functionArn,
+    Parameters: {action: 'notifyRow', 'batchId.$': '$.batch.batchId', 'bucketName.$': '$.batch.bucketName', 'index.$': '$.item.index', 'data.$': '$.item.data'},
+    ResultPath: null,
+    TimeoutSeconds: BATCH_TASK_TIMEOUTS.notify,
+    // A webhook never fails its row: the call's own retries are inside the task, and a task that
+    // still fails (throttled, say) is tried again, then let go.
+    Retry: [THROTTLE_RETRY, FLAKY_RETRY],
+    Catch: [{ErrorEquals: ['States.ALL'], ResultPath: null, Next: next}],
+    Next: next,
   })
   return {
     Comment: 'engine batch: every row of a run as a render, a bounded number at once, each row recorded as it ends',
@@ -98,16 +126,26 @@ export function batchStateMachineDefinition(renderStateMachineArn: string, funct
                   'config.$': '$.item.config',
                 },
               },
-              ResultSelector: {'bytes.$': '$.Output.bytes', 'totalFrames.$': '$.Output.totalFrames'},
+              // The render's outcome (RenderOutcome: every field present), whichever way it ended well.
+              ResultSelector: {'status.$': '$.Output.status', 'result.$': '$.Output'},
               ResultPath: '$.render',
               TimeoutSeconds: BATCH_TASK_TIMEOUTS.renderRow,
               Retry: [START_RETRY],
               Catch: [{ErrorEquals: ['States.ALL'], ResultPath: '$.failure', Next: BATCH_STATES.recordFailure}],
               Next: BATCH_STATES.recordSuccess,
             },
+            [BATCH_STATES.recordSuccess]: {
+              ...rowRecord({'status.$': '$.render.status', 'result.$': '$.render.result'}),
+              Next: 'RowWebhook',
+            },
+            [BATCH_STATES.recordFailure]: {...rowRecord({status: 'failed', 'error.$': '$.failure.Error', 'cause.$': '$.failure.Cause'}), Next: 'FailedRowWebhook'},
+            // A batch with a webhook calls it for each row as the row ends, from its record.
+            RowWebhook: webhookChoice(BATCH_STATES.notifyRow, 'RowDone'),
+            [BATCH_STATES.notifyRow]: notifyRow('RowDone'),
             // A row's child ends with an empty output ({}): the Map gathers every child's output.
-            [BATCH_STATES.recordSuccess]: {...rowRecord('succeeded', {'bytes.$': '$.render.bytes', 'totalFrames.$': '$.render.totalFrames'}), OutputPath: null, End: true},
-            [BATCH_STATES.recordFailure]: {...rowRecord('failed', {'error.$': '$.failure.Error', 'cause.$': '$.failure.Cause'}), Next: 'RowFailed'},
+            RowDone: {Type: 'Pass', Result: {}, End: true},
+            FailedRowWebhook: webhookChoice(BATCH_STATES.notifyFailedRow, 'RowFailed'),
+            [BATCH_STATES.notifyFailedRow]: notifyRow('RowFailed'),
             RowFailed: {Type: 'Fail', ErrorPath: '$.failure.Error', CausePath: '$.failure.Cause'},
           },
         },
@@ -123,7 +161,7 @@ export function batchStateMachineDefinition(renderStateMachineArn: string, funct
       [BATCH_STATES.finish]: {
         Type: 'Task',
         Resource: functionArn,
-        Parameters: {action: 'finishBatch', 'batchId.$': '$.batchId', 'bucketName.$': '$.bucketName', 'run.$': '$.run'},
+        Parameters: {action: 'finishBatch', 'batchId.$': '$.batchId', 'bucketName.$': '$.bucketName', 'run.$': '$.run', 'startedAt.$': '$$.Execution.StartTime'},
         // It writes the manifest from the row records: run again, it writes the same file.
         TimeoutSeconds: BATCH_TASK_TIMEOUTS.finish,
         Retry: [THROTTLE_RETRY, FLAKY_RETRY],
@@ -145,4 +183,6 @@ export interface BatchExecutionInput {
   entry: string
   maxConcurrent: number
   toleratedFailurePercentage: number
+  /** The batch has a webhook: each row's end calls it (NotifyRow). */
+  webhook: boolean
 }

@@ -18,7 +18,10 @@ import {executionArnFor} from '../render-progress.js'
 import {BucketObjects} from '../s3-objects.js'
 import {batchRenderId, newBatchId} from './batch-ids.js'
 import {batchItem, type BatchEntry, type BatchStatus} from './batch-items.js'
-import {batchItemsKey, batchMapResultsPrefix, batchItemSchema, batchRecordKey, type BatchItem, type BatchRecord} from './batch-records.js'
+import {batchItemsKey, batchMapResultsPrefix, batchItemSchema, batchRecordKey, batchRejectedKey, type BatchItem, type BatchRecord, type RejectedLine} from './batch-records.js'
+import {storeBatchWebhook} from './batch-webhook.js'
+import type {WebhookTarget} from 'html-video-engine/internal/lib/notify/index.js'
+import {checkLambdaWebhook} from '../lambda-webhook.js'
 import {readBatchRows} from './batch-rows.js'
 import {batchStateMachineArnOf, type BatchExecutionInput} from './batch-state-machine.js'
 
@@ -36,6 +39,12 @@ export interface LambdaBatchOptions extends AwsClientOptions {
   toleratedFailurePercentage?: number
   /** Called with each line's entry, in line order, once the batch has started (or failed to). */
   onEntry?: (entry: BatchEntry) => void
+  /**
+   * Called (signed) as each row ends, with `row: {index, data}`, and once when a run ends
+   * (`batch.completed`), by the function in the cloud: a public URL (on the local stack, any).
+   * On `--resume`, a new one replaces the batch's.
+   */
+  webhook?: WebhookTarget
   s3?: S3Client
   sfn?: SFNClient
 }
@@ -77,6 +86,7 @@ export interface LambdaBatchHandle {
  * named in the entry.
  */
 export async function renderBatchOnLambda(options: RenderBatchOnLambdaOptions): Promise<LambdaBatchHandle> {
+  if (options.webhook) options = {...options, webhook: checkLambdaWebhook(options.webhook, options.endpoint)}
   const batchId = newBatchId()
   const renderArn = renderStateMachine(options)
   const spool = await BatchSpool.create()
@@ -97,7 +107,7 @@ export async function renderBatchOnLambda(options: RenderBatchOnLambdaOptions): 
       total++
       const made = batchItem(row, settings, taken)
       if ('item' in made) await spool.accept(made.item, renderArn)
-      else await spool.reject({line: row.line ?? row.index + 1, outputKey: made.outputKey, status: 'failed-to-start', error: made.error})
+      else await spool.reject({line: row.line ?? row.index + 1, outputKey: made.outputKey, status: 'failed-to-start', error: made.error}, row)
     }
     if (total === 0) throw new EngineError('INVALID_FLAG', `--batch: ${options.rows.path === '-' ? 'standard input' : options.rows.path} has no rows`, {batch: options.rows.path})
     await spool.seal()
@@ -114,6 +124,7 @@ export async function renderBatchOnLambda(options: RenderBatchOnLambdaOptions): 
       ...(options.plan && {framesPerRow: options.plan.framesPerRow, chunksPerRender: options.plan.chunksPerRender}),
       maxConcurrent: options.maxConcurrent ?? DEFAULT_MAX_CONCURRENT,
       toleratedFailurePercentage: options.toleratedFailurePercentage ?? DEFAULT_TOLERATED_FAILURE_PERCENTAGE,
+      ...(options.webhook && {webhook: true}),
       runs: [],
     }
     return await startRun(record, spool, options)
@@ -132,6 +143,7 @@ export interface ResumeBatchOptions extends LambdaBatchOptions {
  * succeeded keep their output. A batch whose latest run is still going is refused.
  */
 export async function resumeBatchOnLambda(options: ResumeBatchOptions): Promise<LambdaBatchHandle> {
+  if (options.webhook) options = {...options, webhook: checkLambdaWebhook(options.webhook, options.endpoint)}
   const s3 = options.s3 ?? createS3Client(options)
   const sfn = options.sfn ?? createSfnClient(options)
   const bucket = new BucketObjects(s3, options.bucketName)
@@ -165,7 +177,7 @@ export async function resumeBatchOnLambda(options: ResumeBatchOptions): Promise<
     if (spool.accepted === 0) return {batchId: record.batchId, run: last.run, bucketName: record.bucketName, counts: await spool.report(options.onEntry)}
     const maxConcurrent = options.maxConcurrent ?? record.maxConcurrent
     const toleratedFailurePercentage = options.toleratedFailurePercentage ?? record.toleratedFailurePercentage
-    return await startRun({...record, maxConcurrent, toleratedFailurePercentage}, spool, {...options, s3, sfn})
+    return await startRun({...record, maxConcurrent, toleratedFailurePercentage, ...(options.webhook && {webhook: true})}, spool, {...options, s3, sfn})
   } finally {
     await spool.remove()
   }
@@ -183,6 +195,9 @@ async function startRun(record: BatchRecord, spool: BatchSpool, options: LambdaB
     try {
       const itemsKey = batchItemsKey(record.batchId, run)
       await bucket.uploadFile(itemsKey, spool.itemsPath, 'application/x-ndjson')
+      if (run === 1 && spool.rejected > 0) await bucket.uploadFile(batchRejectedKey(record.batchId), spool.rejectedPath, 'application/x-ndjson')
+      // Before the run starts, so that its first row finds it; the secret stays in the bucket.
+      if (options.webhook) await storeBatchWebhook(bucket, record.batchId, options.webhook)
       const input: BatchExecutionInput = {
         batchId: record.batchId,
         run,
@@ -193,6 +208,7 @@ async function startRun(record: BatchRecord, spool: BatchSpool, options: LambdaB
         entry: record.entry,
         maxConcurrent: record.maxConcurrent,
         toleratedFailurePercentage: record.toleratedFailurePercentage,
+        webhook: record.webhook ?? false,
       }
       const name = `${record.batchId}-run-${run}`
       executionArn = executionArnFor(batchArn, name)
@@ -245,11 +261,17 @@ class BatchSpool {
     private readonly directory: string,
     private readonly items: WriteStream,
     private readonly entries: WriteStream,
+    private readonly rejectedLines: WriteStream,
   ) {}
 
   static async create(): Promise<BatchSpool> {
     const directory = await mkdtemp(join(tmpdir(), 'engine-lambda-batch-'))
-    return new BatchSpool(directory, createWriteStream(join(directory, 'items.jsonl')), createWriteStream(join(directory, 'entries.jsonl')))
+    return new BatchSpool(directory, createWriteStream(join(directory, 'items.jsonl')), createWriteStream(join(directory, 'entries.jsonl')), createWriteStream(join(directory, 'rejected.jsonl')))
+  }
+
+  /** The lines that never became a row, for the result sheet (see RejectedLine). */
+  get rejectedPath(): string {
+    return join(this.directory, 'rejected.jsonl')
   }
 
   get itemsPath(): string {
@@ -262,13 +284,17 @@ class BatchSpool {
     await write(this.entries, JSON.stringify({line: item.line, outputKey: item.outputKey, status: 'started', renderId: item.renderId, executionArn: executionArnFor(renderArn, item.renderId)}))
   }
 
-  async reject(entry: BatchEntry): Promise<void> {
+  async reject(entry: BatchEntry, row?: {index: number; columns: Record<string, unknown>}): Promise<void> {
     this.rejected++
     await write(this.entries, JSON.stringify(entry))
+    if (row && entry.error) {
+      const line: RejectedLine = {index: row.index, line: entry.line, ...(entry.outputKey !== undefined && {outputKey: entry.outputKey}), columns: row.columns, error: entry.error}
+      await write(this.rejectedLines, JSON.stringify(line))
+    }
   }
 
   async seal(): Promise<void> {
-    for (const stream of [this.items, this.entries]) {
+    for (const stream of [this.items, this.entries, this.rejectedLines]) {
       stream.end()
       await once(stream, 'finish')
     }
@@ -293,7 +319,7 @@ class BatchSpool {
   }
 
   async remove(): Promise<void> {
-    for (const stream of [this.items, this.entries]) {
+    for (const stream of [this.items, this.entries, this.rejectedLines]) {
       stream.on('error', () => {})
       stream.destroy()
     }
