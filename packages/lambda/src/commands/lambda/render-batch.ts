@@ -111,8 +111,8 @@ export default class LambdaRenderBatch extends BaseCommand {
     const config = {
       ...configFromFlags(flags),
       ...outputSettingsFromFlags({'output-bucket': flags['output-bucket'], 'delete-after': flags['delete-after'], overwrite: flags.overwrite}),
-      // The check pass runs in each row's plan step, before any chunk (as a local batch row's, before its render).
-      ...(flags['on-overflow'] !== undefined && {onOverflow: flags['on-overflow'] as OnOverflow}),
+      // Every row is checked, as a local batch's is: in its plan step, before any chunk (default warn).
+      onOverflow: (flags['on-overflow'] ?? 'warn') as OnOverflow,
       ...(flags['check-only'] && {checkOnly: true}),
     }
     // The template's own text follows the name rules (a placeholder's value is made safe when filled).
