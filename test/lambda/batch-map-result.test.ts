@@ -19,7 +19,16 @@ const RENDER_ARN = 'arn:aws:states:us-east-1:000000000000:stateMachine:engine-re
 const BATCH_ARN = batchStateMachineArnOf(RENDER_ARN)
 // A cheap render in place of the real one: each row's nested execution succeeds at once with
 // what a render returns. The batch workflow around it is the one deploy creates.
-const INSTANT_RENDER: StateMachineDefinition = {StartAt: 'Rendered', States: {Rendered: {Type: 'Pass', Result: {outputKey: 'out.mp4', bytes: 1234, totalFrames: 30}, End: true}}}
+const INSTANT_RENDER: StateMachineDefinition = {
+  StartAt: 'Rendered',
+  States: {
+    Rendered: {
+      Type: 'Pass',
+      Result: {status: 'succeeded', outputKey: 'out.mp4', outputBucket: null, bytes: 1234, totalFrames: 30, durationSeconds: 1, sha256: null, posterKey: null, warnings: [], skippedReason: null, renderMs: 5},
+      End: true,
+    },
+  },
+}
 
 /** Every Task state of a definition, nested ones included, by name. */
 function tasks(definition: StateMachineDefinition): [string, Record<string, unknown>][] {
@@ -46,7 +55,7 @@ describe('a batch of any size: the Distributed Map keeps its children\'s results
 
   /** Runs `rows` rows through a batch workflow on the local Step Functions and S3; the Map's result as it left the Map. */
   async function runBatch(batchId: string, rows: number, definition: StateMachineDefinition) {
-    const items = Array.from({length: rows}, (_, index) => JSON.stringify({index, renderId: `${batchId}-r${index}`, outputKey: `out/${index}.mp4`, config: {}})).join('\n')
+    const items = Array.from({length: rows}, (_, index) => JSON.stringify({index, renderId: `${batchId}-r${index}`, outputKey: `out/${index}.mp4`, config: {}, data: {}})).join('\n')
     await bucket.putJson(batchRecordKey(batchId), {batchId, total: rows, rejected: 0, runs: []})
     await bucket.s3.send(new (await import('@aws-sdk/client-s3')).PutObjectCommand({Bucket: stack.bucketName, Key: batchItemsKey(batchId, 1), Body: items}))
     const s3 = createS3Client({endpoint: stack.endpoint, localToken: stack.token})
@@ -69,6 +78,7 @@ describe('a batch of any size: the Distributed Map keeps its children\'s results
       entry: 'index.html',
       maxConcurrent: 200,
       toleratedFailurePercentage: 0,
+      webhook: false,
     }
     const {executionArn} = sfn.startExecution({stateMachineArn: BATCH_ARN, name: `${batchId}-run-1`, input: JSON.stringify(input)})
     for (let i = 0; i < 3000 && sfn.describeExecution({executionArn}).status === 'RUNNING'; i++) await new Promise((resolve) => setTimeout(resolve, 100))
@@ -101,8 +111,9 @@ describe('a batch of any size: the Distributed Map keeps its children\'s results
     const definition = batchStateMachineDefinition(RENDER_ARN, FUNCTION_ARN)
     const rows = definition.States.Rows as Record<string, any>
     const {ResultWriter: _writer, ...withoutWriter} = rows
-    const {OutputPath: _output, ...fullState} = withoutWriter.ItemProcessor.States.RecordSuccess
-    const old = {...definition, States: {...definition.States, Rows: {...withoutWriter, ItemProcessor: {...withoutWriter.ItemProcessor, States: {...withoutWriter.ItemProcessor.States, RecordSuccess: fullState}}}}}
+    // The row's child ends with its whole state, as it did before RowDone emptied it.
+    const fullState = {Type: 'Pass', End: true}
+    const old = {...definition, States: {...definition.States, Rows: {...withoutWriter, ItemProcessor: {...withoutWriter.ItemProcessor, States: {...withoutWriter.ItemProcessor.States, RowDone: fullState}}}}}
     const {execution, resultBytes} = await runBatch('old', 800, old)
     expect(resultBytes).toBeGreaterThan(MAX_STATE_DATA_BYTES)
     expect(execution).toMatchObject({status: 'FAILED', error: 'States.DataLimitExceeded'})
@@ -131,7 +142,7 @@ describe('timeouts as AWS has them', () => {
     const render = renderStateMachineDefinition(FUNCTION_ARN)
     const batch = batchStateMachineDefinition(RENDER_ARN, FUNCTION_ARN)
     const all = [...tasks(render), ...tasks(batch)]
-    expect(all.map(([name]) => name).sort()).toEqual(['Assemble', 'Finish', 'NotifyFailure', 'Plan', 'RecordFailure', 'RecordSuccess', 'RenderChunk', 'RenderChunkChild', 'RenderRow'].sort())
+    expect(all.map(([name]) => name).sort()).toEqual(['Assemble', 'Finish', 'NotifyFailedRow', 'NotifyFailure', 'NotifyRow', 'Plan', 'RecordFailure', 'RecordSuccess', 'RenderChunk', 'RenderChunkChild', 'RenderRow'].sort())
     for (const [name, state] of all) expect(state.TimeoutSeconds, name).toBeTypeOf('number')
     const byName = Object.fromEntries(all)
     // A row waits for its render, which its own execution timeout ends.
@@ -139,6 +150,7 @@ describe('timeouts as AWS has them', () => {
     expect(byName.RenderRow!.TimeoutSeconds).toBe(BATCH_TASK_TIMEOUTS.renderRow)
     expect(byName.Finish!.TimeoutSeconds).toBe(900)
     expect(byName.RecordSuccess!.TimeoutSeconds).toBe(60)
+    expect(byName.NotifyRow!.TimeoutSeconds).toBe(BATCH_TASK_TIMEOUTS.notify)
     // A row is never started again under its used name after its render ran out of time.
     for (const retrier of byName.RenderRow!.Retry as {ErrorEquals: string[]}[]) expect(retrier.ErrorEquals).not.toContain('States.Timeout')
   })

@@ -34,7 +34,17 @@ describe('a serverless batch: rows, limits and the workflow', () => {
       ].join('\n'),
       'jsonl',
     )
-    expect(made[0]).toEqual({item: {index: 0, line: 1, renderId: 'mwx0abcd-a1b2c3-r1-0', outputKey: 'a.mp4', config: {width: 320, height: 180, variables: {fill: '#ff0000'}}}})
+    expect(made[0]).toEqual({
+      item: {
+        index: 0,
+        line: 1,
+        renderId: 'mwx0abcd-a1b2c3-r1-0',
+        outputKey: 'a.mp4',
+        config: {width: 320, height: 180, variables: {fill: '#ff0000'}},
+        data: {},
+        columns: {outputKey: 'a.mp4', fill: '#ff0000'},
+      },
+    })
     expect(made[1]).toMatchObject({item: {index: 1, line: 3, outputKey: 'out/1.mp4', config: {variables: {fill: '#00ff00'}}}})
     expect(made.slice(2).map((entry) => ('error' in entry ? entry.error.message : 'started'))).toEqual([
       expect.stringMatching(/^line 4: not valid JSON/),
@@ -89,7 +99,10 @@ describe('a serverless batch: rows, limits and the workflow', () => {
     const render = rows.ItemProcessor.States.RenderRow
     expect(render.Resource).toBe('arn:aws:states:::states:startExecution.sync:2')
     expect(render.Parameters.StateMachineArn).toBe(RENDER_ARN)
-    expect(rows.ItemProcessor.States.RecordFailure.Next).toBe('RowFailed')
+    // A failed row is recorded, its webhook called when the batch has one, then it fails its child.
+    expect(rows.ItemProcessor.States.RecordFailure.Next).toBe('FailedRowWebhook')
+    expect(rows.ItemProcessor.States.FailedRowWebhook.Default).toBe('RowFailed')
+    expect(rows.ItemProcessor.States.NotifyFailedRow).toMatchObject({Next: 'RowFailed', ResultPath: null, Catch: [{ErrorEquals: ['States.ALL'], ResultPath: null, Next: 'RowFailed'}]})
     expect(rows.Catch[0].Next).toBe('Finish')
     // Over 256 KiB no state's input ever grows with the rows: they stay in S3.
     expect(JSON.stringify(definition)).not.toContain('ItemsPath')

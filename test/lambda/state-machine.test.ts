@@ -48,9 +48,14 @@ describe('render state machine (ASL)', () => {
     // More chunks at once than an inline Map runs (40) go to the Distributed Map.
     expect(definition.States.FanOut).toEqual({
       Type: 'Choice',
-      Choices: [{Variable: '$.plan.distributed', BooleanEquals: true, Next: 'RenderChunksDistributed'}],
+      Choices: [
+        {Variable: '$.plan.ended', IsPresent: true, Next: 'Ended'},
+        {Variable: '$.plan.distributed', BooleanEquals: true, Next: 'RenderChunksDistributed'},
+      ],
       Default: 'RenderChunks',
     })
+    // A render its check pass skipped ends at the plan, with the plan's outcome.
+    expect(definition.States.Ended).toEqual({Type: 'Pass', OutputPath: '$.plan.ended', End: true})
     const distributed = definition.States.RenderChunksDistributed
     expect(distributed).toMatchObject({
       Type: 'Map',
