@@ -89,7 +89,7 @@ describe('lambda batch cancel: the running rows are stopped, counted, and the ma
     await bucket.putJson(batchRecordKey(BATCH_ID), record)
     const input: BatchExecutionInput = {
       batchId: BATCH_ID, run: 1, bucketName: stack.bucketName, itemsKey: batchItemsKey(BATCH_ID, 1), resultsPrefix: batchMapResultsPrefix(BATCH_ID, 1),
-      siteId: 's', entry: 'index.html', maxConcurrent: AT_ONCE, toleratedFailurePercentage: 100,
+      siteId: 's', entry: 'index.html', maxConcurrent: AT_ONCE, toleratedFailurePercentage: 100, webhook: false,
     }
     sfnApi.startExecution({stateMachineArn: BATCH_ARN, name: `${BATCH_ID}-run-1`, input: JSON.stringify(input)})
     const running = () => sfnApi.listExecutions({stateMachineArn: RENDER_ARN, statusFilter: 'RUNNING'}).executions
@@ -107,7 +107,7 @@ describe('lambda batch cancel: the running rows are stopped, counted, and the ma
       expect((await readStop(bucket, render.name))?.reason).toBe('cancelled')
     }
     const manifest = await bucket.getJson<BatchManifestFile>(batchManifestKey(BATCH_ID))
-    expect(manifest!.counts).toEqual({total: ROWS, succeeded: 0, failed: AT_ONCE, rejected: 0, missing: ROWS - AT_ONCE})
+    expect(manifest!.counts).toEqual({total: ROWS, succeeded: 0, cached: 0, failed: AT_ONCE, skipped: 0, rejected: 0, missing: ROWS - AT_ONCE})
     expect(cancelled.counts).toEqual(manifest!.counts)
     expect(manifest!.rows.map((row) => [row.index, row.status, row.error?.code])).toEqual(
       renders.map((render) => Number(render.name.split('-').at(-1))).sort((a, b) => a - b).map((index) => [index, 'failed', 'CANCELLED']),

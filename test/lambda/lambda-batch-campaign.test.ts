@@ -2,6 +2,7 @@ import {createHash} from 'node:crypto'
 import {mkdtemp, readFile, rm, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
+import {PutObjectCommand} from '@aws-sdk/client-s3'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {getBatchProgress} from '../../packages/lambda/src/lib/lambda/index.js'
 import {batchManifestKey, batchResultsKey, type BatchManifestFile} from '../../packages/lambda/src/lib/lambda/batch/batch-records.js'
@@ -62,7 +63,7 @@ describe('a serverless campaign: webhooks with row data, the result sheet and th
     const last = calls.find((call) => call.type === 'batch.completed')!
     expect(last.body).toMatchObject({id: batchId, output: `s3://${stack.env.ENGINE_BUCKET}/${batchManifestKey(batchId)}`, data: {campaign: 'spring'}, counts: {succeeded: 2, failed: 0, rejected: 1}})
 
-    expect(manifest.counts).toEqual({total: 3, succeeded: 2, failed: 0, skipped: 0, rejected: 1, missing: 0})
+    expect(manifest.counts).toEqual({total: 3, succeeded: 2, cached: 0, failed: 0, skipped: 0, rejected: 1, missing: 0})
     expect(manifest.rows.map((row) => [row.index, row.status, row.data, row.webhook?.delivered])).toEqual([
       [0, 'succeeded', {customer_id: 'c-1', note: '=1+2'}, true],
       [1, 'succeeded', {customer_id: 'c-2', note: 'plain'}, true],
@@ -101,6 +102,48 @@ describe('a serverless campaign: webhooks with row data, the result sheet and th
     expect(checkOnly.manifest.rows[0]).toMatchObject({status: 'skipped', skippedReason: 'checked only (--check-only): not rendered'})
     expect(checkOnly.manifest.rows[1]).toMatchObject({status: 'failed', error: {code: 'TEXT_OVERFLOW', message: expect.stringMatching(/^row 1: text does not fit \(--on-overflow fail\): the text of #name/)}})
     expect(await stack.bucket.listKeys('checked/')).toEqual([])
+  })
+
+  it('--cache: an identical row copies the first one\'s output from the bucket\'s cache/ (status cached, sha256 checked); a damaged entry is dropped and the row rendered again; --no-cache renders', async () => {
+    // Two customers with the same name are one render: row data never reaches the page or the key.
+    const twins = join(scratch, 'twins.csv')
+    await writeFile(twins, 'name,customer_id\nAda,t-1\nAda,t-2\n')
+    const run = async (name: string, flags: string[]) => {
+      const started = await lambda(['render-batch', CAMPAIGN, '--batch', twins, '--output-key', `${name}/{customer_id}.mp4`, '--fps', '10', '--max-concurrent', '1', ...flags])
+      const batchId = /^batch (\S+) \(run 1\)/m.exec(started.stderr)?.[1]
+      expect(batchId, started.stderr).toBeDefined()
+      const progress = () => getBatchProgress({batchId: batchId!, bucketName: stack.env.ENGINE_BUCKET, endpoint: stack.env.ENGINE_AWS_ENDPOINT})
+      expect(await until(async () => (await progress()).status !== 'RUNNING', 170_000, 500)).toBe(true)
+      return (await stack.bucket.getJson<BatchManifestFile>(batchManifestKey(batchId!)))!
+    }
+    const first = await run('twins', ['--cache'])
+    expect(first.rows.map((row) => row.status)).toEqual(['succeeded', 'cached'])
+    expect(first.counts).toMatchObject({succeeded: 1, cached: 1})
+    expect(first.rows[1].sha256).toBe(first.rows[0].sha256)
+    const [a, b] = await Promise.all(['t-1', 't-2'].map(async (id) => {
+      const path = join(scratch, `twin-${id}.mp4`)
+      await stack.bucket.downloadFile(`twins/${id}.mp4`, path)
+      return readFile(path)
+    }))
+    expect(b.equals(a)).toBe(true)
+    expect(createHash('sha256').update(b).digest('hex')).toBe(first.rows[1].sha256)
+    // The cached row ran its plan step only: no chunk, no assembly.
+    const actions = async (renderId: string) => (await stack.bucket.listKeys(`renders/${renderId}/invocations/`)).map((key) => key.split('/').at(-1)!.split(/[.-]/)[0])
+    expect(await actions(first.rows[0].renderId)).toContain('renderChunk')
+    expect(new Set(await actions(first.rows[1].renderId))).toEqual(new Set(['plan']))
+
+    // Damage the stored output: the next identical row finds it, drops it and renders.
+    const [entryKey] = (await stack.bucket.listKeys('cache/')).filter((key) => key.endsWith('/entry.json'))
+    const objectKey = entryKey!.replace(/entry\.json$/, 'output')
+    await stack.bucket.s3.send(new PutObjectCommand({Bucket: stack.env.ENGINE_BUCKET, Key: objectKey, Body: 'not the video'}))
+    const again = await run('again', ['--cache'])
+    expect(again.rows.map((row) => row.status)).toEqual(['succeeded', 'cached'])
+    expect(again.rows[0].sha256).toBe(first.rows[0].sha256)
+    const warnings = (await stack.bucket.getJson<{warnings: {code: string}[]}>(`renders/${again.rows[0].renderId}/render.json`))!.warnings
+    expect(warnings.map((warning) => warning.code)).toContain('render-cache-corrupt')
+
+    const uncached = await run('uncached', ['--no-cache'])
+    expect(uncached.rows.map((row) => row.status)).toEqual(['succeeded', 'succeeded'])
   })
 
   it('--resume refuses --check-only and --on-overflow: a resumed batch keeps the settings it started with', async () => {

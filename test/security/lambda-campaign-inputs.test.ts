@@ -72,11 +72,11 @@ describe('hostile inputs of a serverless campaign: webhook addresses, webhook da
   it('row data and columns that a spreadsheet would run are text in the Lambda result sheet; an error message cannot break out of its cell', async () => {
     const path = join(scratch(), 'results.csv')
     const columns = {name: '=cmd|"/c calc"!A1', id: '+1', note: '@SUM(1)', tab: '\tx', plain: 'Ada'}
-    const row = {index: 0, run: 1, renderId: 'b-r1-0', outputKey: 'out/=x.mp4', status: 'failed' as const, error: {code: 'RENDER_FAILED', message: '-bad\n"quoted", here'}}
+    const row = {index: 0, run: 1, renderId: 'b-r1-0', outputKey: 'out/=x.mp4', status: 'failed' as const, error: {code: 'ENCODE_FAILED' as const, message: '-bad\n"quoted", here'}}
     await writeResultSheet(path, Object.keys(columns), [lambdaResultRow({index: 0, columns, data: {}}, row, 'bucket')])
     const [header, line] = (await readFile(path, 'utf8')).trimEnd().split('\n')
     expect(header).toBe('name,id,note,tab,plain,status,output,sha256,bytes,duration_seconds,frames,poster,render_ms,warnings,error_code,error_message')
-    expect((await readFile(path, 'utf8')).split('\n').slice(1).join('\n')).toBe(`"'=cmd|""/c calc""!A1",'+1,'@SUM(1),'\tx,Ada,failed,s3://bucket/out/=x.mp4,,,,,,,,RENDER_FAILED,"'-bad\n""quoted"", here"\n`)
+    expect((await readFile(path, 'utf8')).split('\n').slice(1).join('\n')).toBe(`"'=cmd|""/c calc""!A1",'+1,'@SUM(1),'\tx,Ada,failed,s3://bucket/out/=x.mp4,,,,,,,,ENCODE_FAILED,"'-bad\n""quoted"", here"\n`)
     expect(line).toMatch(/^"'=cmd/)
   })
 })

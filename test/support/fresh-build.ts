@@ -3,10 +3,11 @@ import {existsSync, readdirSync, statSync} from 'node:fs'
 import {join, relative} from 'node:path'
 
 /**
- * What `npm run build` turns into dist/ (and the page runtime bundle): a change to any of them
+ * What `npm run build` turns into dist/ (and the page runtime bundle, and the serverless companion's
+ * dist/, whose commands and function the Lambda tests run): a change to any of them
  * makes dist/ stale. Folders count too, so that a deleted or renamed source makes it stale.
  */
-const SOURCES = ['src', 'plugins', 'tsconfig.json', 'package.json', 'scripts/build.mjs', 'scripts/generate-manifest.mjs']
+const SOURCES = ['src', 'plugins', 'packages/lambda/src', 'tsconfig.json', 'package.json', 'scripts/build.mjs', 'scripts/generate-manifest.mjs']
 
 /** The newest modification time under `path` (files and folders), with the path that has it. */
 function newest(path: string): {mtimeMs: number; path: string} {

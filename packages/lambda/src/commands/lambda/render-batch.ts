@@ -65,6 +65,10 @@ export default class LambdaRenderBatch extends BaseCommand {
     }),
     'on-overflow': renderFlags['on-overflow'],
     'check-only': renderFlags['check-only'],
+    cache: Flags.boolean({
+      allowNo: true,
+      description: "reuse an identical earlier render from the bucket's cache/ (a copy, its sha256 checked: status cached) and store each new one there (default on unless the function's ENGINE_RENDER_CACHE is off); --no-cache renders every row",
+    }),
     webhook: Flags.string({description: 'http(s) URL the function calls (POST, signed JSON) as each row ends (row: {index, data}) and when the batch ends (batch.completed); a public address (on the local stack, any)'}),
     'webhook-secret': webhookFlags['webhook-secret'],
     'webhook-data': webhookFlags['webhook-data'],
@@ -114,6 +118,7 @@ export default class LambdaRenderBatch extends BaseCommand {
       // Every row is checked, as a local batch's is: in its plan step, before any chunk (default warn).
       onOverflow: (flags['on-overflow'] ?? 'warn') as OnOverflow,
       ...(flags['check-only'] && {checkOnly: true}),
+      ...(flags.cache !== undefined && {cache: flags.cache}),
     }
     // The template's own text follows the name rules (a placeholder's value is made safe when filled).
     const downloadNameTemplate = flags['download-name'] === undefined ? undefined : assertDownloadName(flags['download-name'], '--download-name')

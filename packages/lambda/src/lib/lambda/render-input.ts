@@ -66,6 +66,8 @@ export const renderConfigSchema = z
     onOverflow: z.enum(ON_OVERFLOW).optional(),
     /** The check pass only, as `--check-only`: the render ends after it, skipped, with its findings. */
     checkOnly: z.boolean().optional(),
+    /** Reuse an identical earlier render from the bucket's `cache/` and store this one there: true or false; default on unless the function's ENGINE_RENDER_CACHE is off. */
+    cache: z.boolean().optional(),
     /** Seconds from the execution's start after which the render fails with TIMED_OUT (default: from its chunk plan). */
     timeoutSeconds: z.number().int().min(MIN_RENDER_TIMEOUT_SECONDS).max(MAX_RENDER_TIMEOUT_SECONDS).optional(),
   })

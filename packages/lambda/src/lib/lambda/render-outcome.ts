@@ -2,12 +2,13 @@ import type {RowWarning} from 'html-video-engine/internal/lib/batch/batch-manife
 
 /**
  * What a render workflow's execution ends with, whichever way it ended well: assembled
- * (`succeeded`) or stopped by its check pass before any chunk (`skipped`). Every field is present
+ * (`succeeded`), copied from the bucket's render cache by the plan step (`cached`), or stopped by
+ * its check pass before any chunk (`skipped`). Every field is present
  * (null when it does not apply), so that the batch workflow can copy it into the row's record
  * without a path that may be missing.
  */
 export interface RenderOutcome {
-  status: 'succeeded' | 'skipped'
+  status: 'succeeded' | 'cached' | 'skipped'
   outputKey: string
   /** The output's bucket when it is not the render's (`config.outputBucket`). */
   outputBucket: string | null

@@ -33,6 +33,8 @@ export interface StoredPlan {
   output?: OutputSettings
   /** The check pass's findings (`onOverflow: warn`), which the render's outcome carries. */
   textWarnings?: RowWarning[]
+  /** The render cache key (see bucket-render-cache.ts): assemble stores the output under it. */
+  cacheKey?: string
 }
 
 /** One handler invocation, for the cost estimate. */
@@ -99,6 +101,8 @@ export interface ChunkManifest {
   /** planHash of the plan this chunk rendered. */
   planHash: string
   warnings: {code: string; message: string}[]
+  /** The chunk's pages loaded remote URLs: what they serve may change, so the output is not cached. */
+  fetchedRemote?: boolean
 }
 
 /** `renders/<renderId>/result.json`: what `assemble` produced. */

@@ -13,6 +13,7 @@ import {assembleRender} from 'html-video-engine/internal/lib/render/assemble-ren
 import type {AssembleEvent} from '../render-input.js'
 import type {RenderOutcome} from '../render-outcome.js'
 import {fileSha256} from 'html-video-engine/internal/lib/files/file-sha256.js'
+import {storeInBucketCache} from '../bucket-render-cache.js'
 import {renderPayload} from 'html-video-engine/internal/lib/notify/index.js'
 import type {ChunkManifest, RenderRecord, RenderResultRecord} from '../render-records.js'
 import {notifyRenderWebhook} from '../render-webhook.js'
@@ -118,6 +119,13 @@ export async function assembleAction(event: AssembleEvent, context: ActionContex
     // The lifecycle rule would expire the scratch anyway; deleting now keeps the bucket small.
     await bucket.deleteKeys(await bucket.listKeys(scratchPrefix(renderId))).catch(() => {})
     const pageErrors = manifests.flatMap((manifest) => manifest.warnings).filter((warning) => warning.code === 'page-error')
+    const sha256 = (await fileSha256(outputPath)) ?? null
+    // What remote URLs serve may change while the plan stays the same: such an output is not stored.
+    if (stored.cacheKey && sha256 !== null && outputKind === 'file' && !manifests.some((manifest) => manifest.fetchedRemote)) {
+      await storeInBucketCache(bucket, stored.cacheKey, outputPath, {bytes, sha256, totalFrames, durationSeconds}).catch((error: Error) => {
+        console.error(`render ${renderId}: the output could not be stored in the render cache: ${error.message}`)
+      })
+    }
     return {
       status: 'succeeded',
       outputKey: stored.outputKey,
@@ -125,7 +133,7 @@ export async function assembleAction(event: AssembleEvent, context: ActionContex
       bytes,
       totalFrames,
       durationSeconds,
-      sha256: (await fileSha256(outputPath)) ?? null,
+      sha256,
       posterKey: stored.poster?.key ?? null,
       warnings: [...(stored.textWarnings ?? []), ...pageErrors],
       skippedReason: null,

@@ -27,6 +27,7 @@ export async function finishBatchAction(event: FinishBatchEvent, context: Action
   const counts = {
     total: batch.total,
     succeeded: count('succeeded'),
+    cached: count('cached'),
     failed: count('failed'),
     skipped: count('skipped'),
     rejected: batch.rejected,

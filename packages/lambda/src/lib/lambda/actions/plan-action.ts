@@ -38,6 +38,8 @@ import {chunkTuningFor, idleCpuWarning, invocationVcpus} from '../runtime/chunk-
 import {defaultTimeoutSeconds, renderDeadline} from '../runtime/render-timeout.js'
 import {skippedOutcome} from '../render-outcome.js'
 import {planTextCheck} from './plan-text-check.js'
+import {bucketCacheApplies, bucketCacheKey} from '../bucket-render-cache.js'
+import {outputFromCache} from './plan-cache-hit.js'
 
 /**
  * Compiles the composition once, plans the render and its chunks, and stores the plan for the
@@ -94,6 +96,7 @@ export async function planAction({render, executionStartedAt}: PlanEvent, contex
 
   const [finishing, stack] = await Promise.all([finishOnce(planned, bucket, render.renderId), readStackRecord(bucket)])
   const {plan} = finishing.finished
+  const cacheKey = bucketCacheApplies(config, format, plan) ? await bucketCacheKey(plan, await functionProfileBrowser(), await functionFfmpeg(), format) : undefined
   const throttled = throttledChunksWarning(chunksAtOnce({...chunkPlan, maxParallelChunks: parallel.maxParallelChunks}), stack ?? {})
 
   const stored: StoredPlan = {
@@ -111,6 +114,7 @@ export async function planAction({render, executionStartedAt}: PlanEvent, contex
     workersPerChunk,
     ...(outputSettingsOf(config) && {output: outputSettingsOf(config)}),
     ...(checked && checked.warnings.length > 0 && {textWarnings: checked.warnings}),
+    ...(cacheKey && {cacheKey}),
   }
   await bucket.putJson(planKey(render.renderId), stored)
   const record: RenderRecord = {
@@ -144,7 +148,8 @@ export async function planAction({render, executionStartedAt}: PlanEvent, contex
     plan: {durationMs: elapsedMs(context), memoryMb: context.memoryMb},
   }
   await bucket.putJson(renderRecordKey(render.renderId), record)
-  return output
+  const cached = cacheKey === undefined ? undefined : await outputFromCache({bucket, outputs, stored, record, cacheKey, context})
+  return cached ? {...output, ended: cached} : output
 }
 
 /**

@@ -142,6 +142,7 @@ async function renderAndStore(event: RenderChunkEvent, stored: StoredPlan, conte
     browser: browserInfo.browser,
     planHash: stored.planHash,
     warnings: browserInfo.warnings,
+    ...(requests.fetchedUrls.length > 0 && {fetchedRemote: true}),
   }
   await watch.check()
   written.push(chunkManifestKey(renderId, chunk.index))

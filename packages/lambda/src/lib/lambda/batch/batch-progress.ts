@@ -85,7 +85,8 @@ export async function getBatchProgress(options: BatchProgressOptions): Promise<B
 /** Once a run has ended none of its rows runs; rows it never reached are pending a --resume. */
 function manifestCounts(manifest: BatchManifestFile): BatchProgress['rows'] {
   const {total, succeeded, failed, rejected, missing} = manifest.counts
-  return {total, pending: missing, running: 0, succeeded, failed, rejected, skipped: manifest.counts.skipped ?? 0}
+  // A row copied from the render cache has its output as one rendered has.
+  return {total, pending: missing, running: 0, succeeded: succeeded + (manifest.counts.cached ?? 0), failed, rejected, skipped: manifest.counts.skipped ?? 0}
 }
 
 /** The latest run's rows from its Distributed Map; rows earlier runs finished are the rest of the batch. */

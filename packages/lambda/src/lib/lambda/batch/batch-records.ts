@@ -95,7 +95,7 @@ export interface BatchRowRecord {
   renderId: string
   outputKey: string
   /** `skipped`: the check pass stopped the render before any chunk (`--on-overflow skip`, `--check-only`). */
-  status: 'succeeded' | 'failed' | 'skipped'
+  status: 'succeeded' | 'failed' | 'skipped' | 'cached'
   bytes?: number
   totalFrames?: number
   /** How the render ended well (see RenderOutcome). */
@@ -123,7 +123,7 @@ export interface BatchManifestFile {
   /** The run whose end wrote this manifest. */
   run: number
   writtenAt: string
-  counts: {total: number; succeeded: number; failed: number; skipped: number; rejected: number; missing: number}
+  counts: {total: number; succeeded: number; cached: number; failed: number; skipped: number; rejected: number; missing: number}
   /** Every row that has ended, in row order: the latest run's record of it. */
   rows: BatchManifestRow[]
   /** The result sheet beside it (`results.csv`): every line of the batch file with its outcome. */

@@ -229,7 +229,7 @@ async function startRun(record: BatchRecord, spool: BatchSpool, options: LambdaB
 /** Indices of the rows that have succeeded in any run. */
 async function succeededRows(bucket: BucketObjects, record: BatchRecord): Promise<Set<number>> {
   const done = new Set<number>()
-  for await (const row of readBatchRows(bucket, record.batchId)) if (row.status === 'succeeded') done.add(row.index)
+  for await (const row of readBatchRows(bucket, record.batchId)) if (row.status === 'succeeded' || row.status === 'cached') done.add(row.index)
   return done
 }
 
