@@ -86,6 +86,13 @@ describe('a serverless campaign: webhooks with row data, the result sheet and th
     expect(lines[2]).toMatch(new RegExp(`^${LONG},c-2,plain,,needs-review,s3://\\S+/hooked/c-2\\.mp4,[0-9a-f]{64},\\d+,0\\.5,5,,\\d+,text-overflow,,$`))
     expect(lines[3]).toMatch(/^Bo,c-3,x,\.\.\/up\.mp4,failed,,,,,,,,,INVALID_REQUEST,"line 4: column ""outputKey"": ""\.\.\/up\.mp4"" has a ""\.\."" segment/)
     expect(lines).toHaveLength(4)
+
+    // `engine lambda batch results` writes the same sheet again from the bucket's records.
+    const rebuilt = join(scratch, 'rebuilt.csv')
+    const again = await lambda(['batch', 'results', batchId, '--results', rebuilt])
+    expect(again.code, again.stderr).toBe(0)
+    expect(again.stdout).toContain('(2 rows ended)')
+    expect(await readFile(rebuilt, 'utf8')).toBe(sheet)
   })
 
   it('--on-overflow skip renders only the rows that fit; --check-only with --on-overflow fail renders nothing and fails the row that does not fit', async () => {
