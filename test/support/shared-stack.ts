@@ -89,7 +89,9 @@ async function start(directory: string): Promise<void> {
   const child = spawn(
     process.execPath,
     [WATCHDOG, String(inject('testRunPid')), process.execPath, join(REPO_ROOT, 'bin', 'run.js'), 'lambda', 'local', '--port', '0', '--directory', join(directory, 'data')],
-    {cwd: REPO_ROOT, detached: true, stdio: ['ignore', out, err], env: {...env, ENGINE_LOCAL_TOKEN: token, ENGINE_CACHE_DIR: join(directory, 'cache')}},
+    // The render cache off, as for the suite's local renders: a file's second identical render
+    // renders (the serverless cache keeps outputs in the file's bucket); its tests ask for it.
+    {cwd: REPO_ROOT, detached: true, stdio: ['ignore', out, err], env: {...env, ENGINE_LOCAL_TOKEN: token, ENGINE_CACHE_DIR: join(directory, 'cache'), ENGINE_RENDER_CACHE: 'off'}},
   )
   closeSync(out)
   closeSync(err)
