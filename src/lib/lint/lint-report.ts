@@ -1,3 +1,4 @@
+import {DECLARATION_PROBLEM_CODES, declarationsSchemaFile} from '../variables/index.js'
 import type {LintFinding} from './lint-codes.js'
 
 export interface LintReport {
@@ -5,11 +6,16 @@ export interface LintReport {
   findings: LintFinding[]
   errors: number
   warnings: number
+  /** The JSON Schema of variable declarations, named when a finding is about them. */
+  variablesSchema?: string
 }
+
+const DECLARATION_CODES: ReadonlySet<string> = new Set(DECLARATION_PROBLEM_CODES)
 
 export function lintReport(file: string, findings: LintFinding[]): LintReport {
   const errors = findings.filter((finding) => finding.severity === 'error').length
-  return {file, findings, errors, warnings: findings.length - errors}
+  const aboutDeclarations = findings.some((finding) => DECLARATION_CODES.has(finding.code))
+  return {file, findings, errors, warnings: findings.length - errors, ...(aboutDeclarations && {variablesSchema: declarationsSchemaFile()})}
 }
 
 /** One line per finding, `file:line  severity  code  message`, then a summary line. */
@@ -24,5 +30,6 @@ export function formatLintReport(report: LintReport): string {
       ? `${report.file}: no problems found`
       : `${report.file}: ${plural(report.errors, 'error')}, ${plural(report.warnings, 'warning')}`,
   )
+  if (report.variablesSchema) lines.push(`Variable declarations: every field and rule is in the JSON Schema ${report.variablesSchema}`)
   return lines.join('\n') + '\n'
 }

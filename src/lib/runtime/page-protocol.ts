@@ -49,6 +49,10 @@ export type SeekResult = PageErrorRecord | null
 
 /** The page API the Node side calls through `Runtime.evaluate`. */
 export interface EnginePageApi {
+  /**
+   * The composition's variables: the declared defaults merged with the values given for this render
+   * (in a sub-composition, that instance's values). Destructure with the same defaults you declared.
+   */
   getVariables(): Partial<Record<string, unknown>>
   /**
    * Holds readiness until the returned function is called: `const done = __engine.hold('loading
@@ -57,8 +61,11 @@ export interface EnginePageApi {
    * holds nothing.
    */
   hold(label?: string): () => void
+  /** Resolves once the page is loaded, its fonts and images decoded, start-up timers run and holds released. */
   ready(): Promise<ReadyReport>
+  /** The stage readiness is at and what it still waits for (a readiness timeout names them). */
   readiness(): ReadinessState
+  /** Shows frame `frame`: advances the virtual clock, seeks timelines and animations, sets clip visibility. */
   seek(frame: number): Promise<SeekResult>
   /**
    * Whether the last seek waited for newly added images or fonts. Their pixels can reach the
@@ -71,12 +78,14 @@ export interface EnginePageApi {
    * again (renders only seek forward; the preview's scrubber goes back).
    */
   canSeekTo(frame: number): boolean
+  /** The uncaught errors and unhandled rejections the page raised so far. */
   errors(): PageErrorRecord[]
   /**
    * Hides the whole document until `showLayers()`: a frame drawn in between drops every layer the
    * browser kept, so the next frame is drawn as a fresh page would draw it (see LayerReset).
    */
   hideLayers(): void
+  /** Ends `hideLayers()`. */
   showLayers(): void
   /**
    * Font fallbacks and drawn families seen since the last call, and now: the page looks at its text

@@ -16,7 +16,7 @@ import type {NetworkSettings} from './network-settings.js'
 
 /** An unreachable or stalled URL fails after this long (connect and transfer together). */
 export const DOWNLOAD_TIMEOUT_MS = 30_000
-const MAX_REDIRECTS = 5
+export const MAX_REDIRECTS = 5
 /** The largest file a render downloads (a source video); what the page itself loads is capped lower. */
 export const MAX_DOWNLOAD_BYTES = 2 * 1024 ** 3
 

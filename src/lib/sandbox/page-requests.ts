@@ -41,7 +41,7 @@ export interface PageRequestsOptions {
 const HIDDEN_REASON = 'dot-files and dot-folders (.env, .git, .npmrc …) are never served to a page'
 
 /** Larger files are refused: the answer travels through the DevTools pipe in one message. */
-const MAX_SERVED_BYTES = 128 * 1024 ** 2
+export const MAX_SERVED_BYTES = 128 * 1024 ** 2
 /** What one render may download in all (files already in the cache cost nothing). */
 export const RENDER_DOWNLOAD_BYTES = 4 * 1024 ** 3
 /** Requests whose missing file leaves the frame without something the author drew (DevTools resource types). */

@@ -5,16 +5,18 @@ import {
   type VariableDeclaration,
 } from './variable-declaration.js'
 
-export type DeclarationProblemCode =
-  | 'variables-malformed'
-  | 'declarations-invalid'
-  | 'variable-missing-field'
-  | 'variable-invalid-field'
-  | 'variable-default-mismatch'
-  | 'variable-unknown-type'
-  | 'variable-duplicate-id'
-  | 'enum-missing-options'
-  | 'enum-default-not-option'
+export const DECLARATION_PROBLEM_CODES = [
+  'variables-malformed',
+  'declarations-invalid',
+  'variable-missing-field',
+  'variable-invalid-field',
+  'variable-default-mismatch',
+  'variable-unknown-type',
+  'variable-duplicate-id',
+  'enum-missing-options',
+  'enum-default-not-option',
+] as const
+export type DeclarationProblemCode = (typeof DECLARATION_PROBLEM_CODES)[number]
 
 export interface DeclarationProblem {
   code: DeclarationProblemCode
