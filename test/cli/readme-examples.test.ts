@@ -14,7 +14,7 @@ import {PROCESSES} from '../support/timeouts.js'
 const README = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8')
 const GUIDES = join(REPO_ROOT, 'docs/guides')
 const COMPOSITIONS_GUIDE = readFileSync(join(GUIDES, 'compositions.md'), 'utf8')
-const EVERY_DOC = [README, ...readdirSync(GUIDES).filter((name) => name.endsWith('.md')).map((name) => readFileSync(join(GUIDES, name), 'utf8'))]
+const EVERY_DOC = [README, ...readdirSync(GUIDES, {recursive: true, encoding: 'utf8'}).filter((name) => name.endsWith('.md')).map((name) => readFileSync(join(GUIDES, name), 'utf8'))]
 
 /** The fenced code blocks of `markdown` (the README unless named) in `language`; blocks may be indented in lists. */
 function codeBlocks(language: string, markdown = README): string[] {

@@ -18,7 +18,7 @@ interface Example {
 }
 
 function markedExamples(): Example[] {
-  const files = ['README.md', ...globSync('docs/{guides,explanation}/*.md', {cwd: REPO_ROOT}).sort()]
+  const files = ['README.md', ...globSync('docs/**/*.md', {cwd: REPO_ROOT}).sort()]
   return files.flatMap((file) => {
     const text = readFileSync(join(REPO_ROOT, file), 'utf8')
     return [...text.matchAll(MARKED_BLOCK)].map((match) => ({file, line: text.slice(0, match.index).split('\n').length, script: match[1]}))

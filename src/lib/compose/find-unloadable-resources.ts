@@ -48,7 +48,7 @@ export async function findUnloadableResources($: CheerioAPI, options: {pageDir: 
 }
 
 /** How to vendor a remote library: the docs section that shows it. */
-export const VENDOR_DOCS = 'docs/guides/compositions.md#scripts-and-stylesheets'
+export const VENDOR_DOCS = 'docs/guides/compositions/assets.md#scripts-and-stylesheets'
 
 /** The message for one resource, as lint and render give it, with the fix. */
 export function unloadableMessage(resource: UnloadableResource, projectDir: string): string {

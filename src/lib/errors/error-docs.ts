@@ -55,7 +55,7 @@ export const ERROR_DOCS: Readonly<Record<ErrorCode, ErrorDoc>> = {
   },
   TEXT_OVERFLOW: {
     cause: 'With `--on-overflow fail`, the check pass found text that does not fit before the render: text cut off by a box that clips it (`overflow: hidden`, an ellipsis, `line-clamp`), text partly outside the frame, or more lines than `data-max-lines`.',
-    fix: 'The message names the element, the variable it shows, the time and the pixels: shorten the value, give the element more room, or let it shrink with `data-fit="shrink"` (see docs/guides/compositions.md). `--on-overflow warn` renders it anyway and records the finding.',
+    fix: 'The message names the element, the variable it shows, the time and the pixels: shorten the value, give the element more room, or let it shrink with `data-fit="shrink"` (see docs/guides/compositions/text-fit.md). `--on-overflow warn` renders it anyway and records the finding.',
   },
   FFMPEG_NOT_FOUND: {
     cause: 'ffmpeg or ffprobe cannot be started, or none is on this machine and the download was not allowed (a script or CI without `--yes`).',

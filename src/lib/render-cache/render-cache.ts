@@ -44,7 +44,7 @@ const SCAN_SHARE = 10
 const SCAN_EVERY_MS = 60_000
 
 /**
- * The content-addressed store of finished outputs (see docs/guides/rendering.md, "Render cache").
+ * The content-addressed store of finished outputs (see docs/guides/rendering/render-cache.md).
  * Each entry is a directory named by its key holding the stored files and `entry.json` (their
  * sizes and sha256, the project files the render read). A store writes a staging directory and
  * renames it into place, so a kill at any moment leaves either no entry or a whole one; a hit

@@ -187,7 +187,7 @@ async function render(request: RenderRequest, emit: (event: RenderEvent) => void
     const posterFormat = options.posterFormat ?? DEFAULT_POSTER_FORMAT
     const targets = [{role: 'output' as const, path: output}, ...(poster ? [{role: 'poster' as const, path: poster.path}] : [])]
     claim = await claimCachedOutput({
-      // Only a single file (and its poster) is cached: see docs/guides/rendering.md.
+      // Only a single file (and its poster) is cached: see docs/guides/rendering/render-cache.md.
       cache: singleFileOutput(format, plan) ? chooseRenderCache(request.cache, options.cache) : undefined,
       kind: 'render',
       plan,

@@ -33,7 +33,7 @@ export interface ClipWindow {
   end: number | null
 }
 
-/** Attributes authors write on text elements (see docs/guides/compositions.md). */
+/** Attributes authors write on text elements (see docs/guides/compositions/text-fit.md). */
 export const FIT_ATTRIBUTE = 'data-fit'
 export const FIT_MIN_ATTRIBUTE = 'data-fit-min'
 export const MAX_LINES_ATTRIBUTE = 'data-max-lines'

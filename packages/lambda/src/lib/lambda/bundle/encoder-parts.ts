@@ -126,7 +126,7 @@ async function namedBinary(program: 'ffmpeg' | 'ffprobe', path: string, arch: Fu
   const fail = (reason: string): never => {
     throw new EngineError('INVALID_FLAG', `--${program}: ${path} ${reason}`, {field: program, value: path})
   }
-  const file = await stat(path).catch(() => fail(`does not exist; pass the ${program} of a static Linux build (docs/guides/serverless-local.md names the pinned one)`))
+  const file = await stat(path).catch(() => fail(`does not exist; pass the ${program} of a static Linux build (docs/guides/serverless-local/bundle.md names the pinned one)`))
   if (!file.isFile()) fail('is not a file')
   const elf = await fileElfInfo(path)
   if (!elf) fail(`is not a Linux program (no 64-bit ELF header); pass the ${program} of a static Linux ${arch} build`)
@@ -141,7 +141,7 @@ async function packageBinary(program: 'ffmpeg' | 'ffprobe', packageRoot: string,
     const fix =
       arch === 'x86_64'
         ? 'install it with `npm install --include=optional` on Linux x86-64 (an optional dependency of engine)'
-        : `pass an arm64 static build with --ffmpeg <file> --ffprobe <file> (docs/guides/serverless-local.md names the pinned one), or install the package beside engine: \`npm install --no-save --force ${name}\``
+        : `pass an arm64 static build with --ffmpeg <file> --ffprobe <file> (docs/guides/serverless-local/bundle.md names the pinned one), or install the package beside engine: \`npm install --no-save --force ${name}\``
     throw new EngineError('BUNDLE_FAILED', `--arch ${arch}: the bundle's ${program} comes from the npm package ${name}, which is not installed: ${fix}`, {part: program, arch, package: name})
   }
   const source = join(pkg.directory, program)
