@@ -8,7 +8,7 @@ import {code, generatedHeader, table} from './markdown.mjs'
 export async function variablesReference(root) {
   const {declarationsJsonSchema, DECLARATIONS_SCHEMA_PATH} = await import(pathToFileURL(join(root, 'dist/src/lib/variables/declarations-schema.js')).href)
   const schema = declarationsJsonSchema()
-  const variants = schema.items.oneOf
+  const variants = schema.items.allOf.map((branch) => branch.then)
   const rows = variants.flatMap((variant) => {
     const type = variant.properties.type.const
     return Object.entries(variant.properties)

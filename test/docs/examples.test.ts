@@ -33,9 +33,9 @@ afterAll(() => rmSync(bin, {recursive: true, force: true}))
 const examples = markedExamples()
 
 describe('marked shell examples of the docs', () => {
-  it('README and the guides have marked examples', () => {
+  it('the tutorial and the guides have marked examples', () => {
     expect(examples.length).toBeGreaterThan(5)
-    expect(examples.some((example) => example.file === 'README.md')).toBe(true)
+    expect(examples.some((example) => example.file === 'docs/guides/getting-started.md')).toBe(true)
   })
 
   it.each(examples.map((example) => [`${example.file}:${example.line}`, example] as const))('%s runs as written', {timeout: 300_000}, (_where, example) => {
