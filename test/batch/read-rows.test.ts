@@ -59,6 +59,33 @@ describe('batch rows from CSV, TSV, JSON Lines and JSON', () => {
     ])
   })
 
+  it('reads a number cell only as a decimal number: hexadecimal, binary and octal forms and a blank (spaces only) cell are problems, not 16, 1, 7 and 0', async () => {
+    const rows = await rowsOf(scratch(), 'rows.csv', 'title,count\nA,0x10\nB,0b1\nC,0o7\nD,   \nE,Infinity\nF, 1e3 \nG,-.5\n')
+    expect(rows.map((row) => row.problems.map((problem) => problem.reason))).toEqual([
+      ['"0x10" is not a number (variable "count" is a number)'],
+      ['"0b1" is not a number (variable "count" is a number)'],
+      ['"0o7" is not a number (variable "count" is a number)'],
+      ['"   " is not a number (variable "count" is a number)'],
+      ['"Infinity" is not a number (variable "count" is a number)'],
+      [],
+      [],
+    ])
+    expect(rows.slice(5).map((row) => row.values.count)).toEqual([1000, -0.5])
+  })
+
+  it('strips a UTF-8 BOM before the first line of a JSON Lines file, from a file and from standard input', async () => {
+    const jsonl = '\uFEFF{"title":"Ada","count":2}\n{"title":"Bo"}\n'
+    const fromFile = await rowsOf(scratch(), 'rows.jsonl', jsonl)
+    const fromStdin: SourceRow[] = []
+    for await (const row of readRows(await openRowSource('-', 'jsonl', Readable.from([jsonl])), DECLARATIONS)) fromStdin.push(row)
+    for (const rows of [fromFile, fromStdin]) {
+      expect(rows.map((row) => [row.line, row.values, row.problems])).toEqual([
+        [1, {title: 'Ada', count: 2}, []],
+        [2, {title: 'Bo'}, []],
+      ])
+    }
+  })
+
   it('types JSON Lines values as CSV cells are, from a file and from standard input: the same problems at the same rows and lines', async () => {
     const csv = 'title,count,dark\nAda,many,1\n\nBo,2,maybe\nCy,"3",yes\n'
     const jsonl = '{"title":"Ada","count":"many","dark":1}\n\n{"title":"Bo","count":2,"dark":"maybe"}\n{"title":"Cy","count":"3","dark":"yes"}\n'

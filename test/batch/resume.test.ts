@@ -1,4 +1,4 @@
-import {copyFile, mkdir, readFile, rm, writeFile} from 'node:fs/promises'
+import {appendFile, copyFile, mkdir, readFile, rm, utimes, writeFile} from 'node:fs/promises'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {readManifest, renderBatch, type BatchEvent, type BatchRequest} from '../../src/lib/batch/index.js'
@@ -97,6 +97,42 @@ describe('renderBatch --resume', () => {
     const second = await run({resume: true})
     expect(second.fake.calls.map((call) => call.variables?.title)).toEqual(['Cy'])
     expect(second.events).toContainEqual({type: 'warning', code: 'output-missing', message: expect.stringContaining('row 2 was completed but')})
+  })
+
+  it('replays the journal a crash left mid-compaction before the current one: a row completed after the rotation stays completed', async () => {
+    const first = await run()
+    const manifestPath = join(scratch(), 'out/manifest.json')
+    const {output: _output, variables: _variables, ...completed} = first.manifest.rows[1]
+    // The crash came after the journal was moved aside (holding the row's start) and the new one took
+    // its completion, before manifest.json was rewritten: the manifest still has the row pending.
+    await writeFile(manifestPath, (await readFile(manifestPath, 'utf8')).replace(/"index":1,"status":"completed"[^}]*"output"/, '"index":1,"status":"pending","output"'))
+    expect((await readManifest(manifestPath))!.rows[1].status).toBe('pending')
+    await writeFile(join(scratch(), 'out/manifest.journal.jsonl.old'), JSON.stringify({index: 1, status: 'running', startedAt: completed.startedAt}) + '\n')
+    await writeFile(join(scratch(), 'out/manifest.journal.jsonl'), JSON.stringify(completed) + '\n')
+
+    expect((await readManifest(manifestPath))!.rows[1]).toEqual(first.manifest.rows[1])
+    const second = await run({resume: true})
+    expect(second.fake.calls).toEqual([])
+    expect(second.events.filter((event) => event.type === 'warning')).toEqual([])
+    expect(second.manifest.rows[1]).toEqual(first.manifest.rows[1])
+  })
+
+  it('adopts the output of a row killed while running only when the file was written after the row started: a stale file from an earlier run is rendered again', async () => {
+    await run()
+    const startedAt = new Date()
+    const hourBefore = new Date(startedAt.getTime() - 3600_000)
+    // Rows 1 and 2 were running when the batch was killed; row 1's file is an earlier run's, row 2's was put in place after it started.
+    const running = (index: number) => JSON.stringify({index, status: 'running', startedAt: startedAt.toISOString()}) + '\n'
+    await appendFile(join(scratch(), 'out/manifest.journal.jsonl'), running(1) + running(2))
+    await utimes(join(scratch(), 'out/1-Bo.mp4'), hourBefore, hourBefore)
+    const afterStart = new Date(startedAt.getTime() + 1000)
+    await utimes(join(scratch(), 'out/2-Cy.mp4'), afterStart, afterStart)
+
+    const second = await run({resume: true})
+    expect(second.fake.calls.map((call) => call.variables?.title)).toEqual(['Bo'])
+    const adopted = second.events.filter((event) => event.type === 'warning' && event.code === 'output-adopted')
+    expect(adopted).toEqual([expect.objectContaining({message: expect.stringContaining('row 2 was running when the batch stopped')})])
+    expect(second.manifest.rows.map((row) => row.status)).toEqual(['completed', 'completed', 'completed'])
   })
 
   it('renders every row when there is no manifest yet', async () => {
