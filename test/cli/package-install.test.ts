@@ -9,6 +9,7 @@ import {PINNED_BROWSER} from '../../src/lib/browser/pinned-browser.js'
 import {staticFfmpegBuild} from '../../src/lib/encode/static-ffmpeg.js'
 import {PINNED_FFMPEG} from '../../src/lib/encode/pinned-ffmpeg.js'
 import {canHideSystemTools, nodeOnlyPath, runBare} from '../support/bare-machine.js'
+import {skipWithout} from '../support/capabilities.js'
 import {startDownloadMirror} from '../support/download-mirror.js'
 import {near, pixelAt, probeVideoStream} from '../support/media.js'
 import {REPO_ROOT} from '../support/run-cli.js'
@@ -135,9 +136,10 @@ describe('npm pack + npm install -g of the tarball', {timeout: 600_000}, () => {
     expect(stdout.trim()).toBe('1 function 6')
   })
 
-  it.skipIf(!canHideSystemTools)(
+  it(
     'on a machine with no browser and no ffmpeg, `engine init` then one `engine render --yes` renders the project, fetching both from the (loopback) mirrors',
-    async () => {
+    async (context) => {
+      skipWithout(context, 'hide-system-tools', canHideSystemTools, 'user namespaces: unshare -m, as root in CI')
       // The lean core carries no static ffmpeg/ffprobe (the companion does, for the Lambda bundle),
       // so the first render has to fetch them.
       const mirror = await startDownloadMirror()

@@ -8,6 +8,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {concatList, copySegmentsArgs} from '../../src/lib/encode/concat-input.js'
 import {listBitstreamFilters, parseBitstreamFilterList} from '../../src/lib/encode/list-bitstream-filters.js'
 import {REPO_ROOT} from '../support/run-cli.js'
+import {skipWithout} from '../support/capabilities.js'
 import {probePackets} from '../support/media.js'
 import {PROCESSES} from '../support/timeouts.js'
 
@@ -42,7 +43,8 @@ describe('joining segments by stream copy', PROCESSES, () => {
     expect((await listBitstreamFilters('ffmpeg')).has('setts')).toBe(true)
   })
 
-  it.skipIf(!existsSync(OLD_FFMPEG))('an ffmpeg without setts joins 3 segments into 30 frames on the exact frame grid', async () => {
+  it('an ffmpeg without setts joins 3 segments into 30 frames on the exact frame grid', async (context) => {
+    skipWithout(context, 'old-ffmpeg', existsSync(OLD_FFMPEG), '@ffmpeg-installer/linux-x64, an optional dependency scripts/setup.sh installs')
     expect((await listBitstreamFilters(OLD_FFMPEG)).has('setts')).toBe(false)
     const segments = []
     for (let index = 0; index < 3; index++) {
