@@ -1,4 +1,5 @@
 import {open, rename, rm, type FileHandle} from 'node:fs/promises'
+import {faultPoint} from '../trace/fault-point.js'
 
 interface Waiting {
   line: string
@@ -62,6 +63,7 @@ export class ManifestJournal {
       this.held = false
       this.kick()
     }
+    await faultPoint('compaction-rotated', () => this.bytesSinceCompaction > 0)
     await rewrite()
     await rm(previousJournal(this.path), {force: true})
   }

@@ -14,6 +14,7 @@ import {checkInRender, checkRowText, type RowCheckOutcome, type RowRenderRequest
 import type {ShardSpec} from '../shard/shard-spec.js'
 import {batchPayload, deliverWebhook, renderPayload, type WebhookDelivery, type WebhookTarget} from '../notify/index.js'
 import {endSpan, spanStart, traceSpan} from '../trace/timeline.js'
+import {faultPoint} from '../trace/fault-point.js'
 
 /**
  * Renders one row. The batch runner never launches browsers itself: the caller passes
@@ -176,6 +177,7 @@ export async function runBatch(options: RunBatchOptions): Promise<BatchSummary> 
         if (checked.skippedReason !== undefined) return await skipRow(checked.skippedReason)
       }
       const result = await options.render(request)
+      await faultPoint('row-output-renamed')
       const renderMs = Math.round(performance.now() - began)
       const booking = spanStart()
       const sha256 = await fileSha256(result.output)

@@ -9,6 +9,7 @@ import {CACHE_ENTRY_VERSION, ENTRY_FILE, type CacheEntry, type CacheInput, type 
 import {evictEntries, readEntry, removeEntry, STAGING_PREFIX} from './cache-entries.js'
 import {changedInput} from './input-files.js'
 import {renderCacheSettings, type RenderCacheSettings} from './render-cache-settings.js'
+import {faultPoint} from '../trace/fault-point.js'
 
 /** A file of a render: its output or its poster, where the render put it (or a hit is to put it). */
 export interface CacheTarget {
@@ -133,6 +134,7 @@ export class RenderCache {
       }
       // The record is written last: a staging directory without it is never an entry, even if renamed.
       await writeFile(join(staging, ENTRY_FILE), JSON.stringify(entry))
+      await faultPoint('cache-store')
       await removeEntry(this.directory, key)
       await rename(staging, join(this.directory, key))
       await this.afterStore(files.reduce((sum, file) => sum + file.bytes, 0))
