@@ -146,10 +146,14 @@ describe('renderBatch with a stand-in render function', () => {
   it('pipelines rows: the next row captures while the one before assembles, at most two rows in flight per worker', async () => {
     const order: string[] = []
     let releaseAda!: () => void
-    // Ada's assembly ends once Bo has started (2 s at most, so that a batch without pipelining fails the order below instead of hanging).
+    // Ada's assembly ends the moment Bo starts. A batch without pipelining never starts Bo before
+    // that: after 30 s (a machine many times slower than any) Ada goes on, and the order below fails instead of hanging.
     const adaMayFinish = new Promise<void>((resolve) => {
-      releaseAda = resolve
-      setTimeout(resolve, 2000)
+      const fallback = setTimeout(resolve, 30_000)
+      releaseAda = () => {
+        clearTimeout(fallback)
+        resolve()
+      }
     })
     const fake = fakeRender({
       onStart: (request) => {

@@ -68,13 +68,11 @@ describe('a page that never gets ready', PROCESSES, () => {
   })
 
   it('times out naming what it waited for', async () => {
-    const started = performance.now()
     const error = await failure(captureAll(page(`<img src="${hangingUrl}">`), {readyTimeoutMs: 1500}))
     expect(error.code).toBe('PAGE_TIMEOUT')
     expect(error.message).toContain('not ready after 1.5 s')
     expect(error.message).toContain('the page to load')
     expect(error.message).toContain(hangingUrl)
-    expect(performance.now() - started).toBeLessThan(8000)
   })
 
   it('says when the main thread is stuck in a script', async () => {

@@ -30,10 +30,8 @@ describe('plugin packages: install from a path or tarball, engine plugins new, t
   it('plugins install /abs/x.tgz installs the tarball (not a GitHub URL); its format is known; uninstall removes it', async () => {
     await exec('npm', ['pack', EXAMPLE, '--pack-destination', dir], {cwd: dir})
     const tarball = join(dir, 'engine-plugin-mkv-1.0.0.tgz')
-    const started = Date.now()
     const installed = await cli(['plugins', 'install', tarball])
     expect(installed.code, installed.stderr).toBe(0)
-    expect(Date.now() - started).toBeLessThan(60_000)
     expect((await cli(['plugins'])).stdout).toMatch(/engine-plugin-mkv 1\.0\.0\n/)
     // Installed as a user plugin (a copy in the data dir), not linked: the peer engine is not pulled in.
     expect(existsSync(join(dir, 'data', 'node_modules', 'engine-plugin-mkv', 'formats.js'))).toBe(true)

@@ -88,13 +88,11 @@ describe('families of a Google Fonts stylesheet are downloaded once into the cac
       ['Engine Offline', {ENGINE_GOOGLE_FONTS_API: 'http://127.0.0.1:9'}, /cannot reach 127\.0\.0\.1:9/],
     ]
     for (const [family, extraEnv, reason] of cases) {
-      const started = performance.now()
       const result = await still(family.replaceAll(' ', '-'), page(family, googleLink(family, '700')), extraEnv)
       expect(result.code, result.stderr).toBe(0)
       expect(result.stderr).toMatch(new RegExp(`font-family "${family}".*Downloading it from Google Fonts failed: `))
       expect(result.stderr, family).toMatch(reason)
       expect(result.stderr).toContain(`engine fonts add "${family}"`)
-      expect(performance.now() - started, family).toBeLessThan(20_000)
     }
     const kept = await readdir(join(env.ENGINE_CACHE_DIR!, 'fonts', 'google'))
     expect(kept).toEqual(['engine-test-display'])

@@ -9,6 +9,7 @@ import type {RenderFailureRecord} from '../../packages/lambda/src/lib/lambda/ren
 import {readInvocations} from '../../packages/lambda/src/lib/lambda/runtime/invocation-records.js'
 import {startReceiver} from '../notify/receiver.js'
 import {runCli} from '../support/run-cli.js'
+import {until} from '../support/until.js'
 import {LAMBDA_FIXTURES, startStackCli, type RunningStack} from './support.js'
 
 const SECRET = 'stop-hook-secret'
@@ -72,9 +73,11 @@ describe('stopping a serverless render stops its chunks (local stack)', {timeout
       if (ended >= started) break
       await sleep(250)
     }
-    // The execution-end rule's sweep, and any chunk's own clean-up, have had their moment.
-    await sleep(1000)
-    return stack.bucket.listKeys(`scratch/${renderId}/`)
+    // The execution-end rule's sweep and the chunks' own clean-up run after the chunks' records: wait
+    // for the scratch to empty, within the quiet time (at least 10 s more on a loaded machine).
+    const scratch = () => stack.bucket.listKeys(`scratch/${renderId}/`)
+    await until(async () => (await scratch()).length === 0, Math.max(quietAt - Date.now(), 10_000), 250)
+    return scratch()
   }
 
   it('a chunk that fails stops its running siblings: no scratch 30 s after FAILED, one webhook, every invocation costed', async () => {

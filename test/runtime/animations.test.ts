@@ -44,7 +44,11 @@ describe('CSS animations and Web Animations', PROCESSES, () => {
     const before = await at(9)
     const video = `[document.getElementById('video').paused, document.getElementById('video').currentTime]`
     const videoBefore = await worker.evaluate(video)
-    await new Promise((resolve) => setTimeout(resolve, 300))
+    // Nothing is left to run on wall-clock time: every animation is paused at its seeked time.
+    expect(await worker.evaluate(`document.getAnimations().map((animation) => animation.playState)`)).toEqual(expect.arrayContaining(['paused']))
+    expect(await worker.evaluate(`document.getAnimations().every((animation) => animation.playState === 'paused' || animation.playState === 'finished')`)).toBe(true)
+    // And the page has run real tasks since (message events are not virtual time), with nothing changed.
+    for (let task = 0; task < 5; task++) await worker.evaluate(`new Promise((resolve) => { const channel = new MessageChannel(); channel.port1.onmessage = resolve; channel.port2.postMessage(0) })`)
     expect(await worker.evaluate(styles)).toEqual(before)
     expect(await worker.evaluate(video)).toEqual(videoBefore)
     expect(videoBefore).toEqual([true, expect.any(Number)])

