@@ -82,7 +82,7 @@ describe('render-batch on the local stack: a queue run by the cloud', () => {
     const text = await lambda(['batch', 'progress', batchId])
     expect(text.stdout).toMatch(new RegExp(`^batch ${batchId} run 2 SUCCEEDED: ${COUNT - FAILING.length}/${COUNT} rows succeeded · 2 failed · 0 running · 0 pending`))
     const final = JSON.parse((await lambda(['batch', 'progress', batchId, '--json'])).stdout) as BatchProgress
-    expect(final.rows).toEqual({total: COUNT, pending: 0, running: 0, succeeded: COUNT - FAILING.length, failed: 2, rejected: 0})
+    expect(final.rows).toEqual({total: COUNT, pending: 0, running: 0, succeeded: COUNT - FAILING.length, failed: 2, rejected: 0, skipped: 0})
     expect(final.frames).toEqual({done: 6 * (COUNT - FAILING.length), total: 6 * COUNT})
     expect(final.cost!.usd).toBeGreaterThan(0)
 
