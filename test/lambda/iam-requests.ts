@@ -5,6 +5,8 @@ import type {Pluggable} from '@smithy/types'
 export interface RecordedCall {
   command: string
   input: Record<string, any>
+  /** The error's name when the call failed (recorded by test/support/record-aws-calls.mjs). */
+  error?: string
 }
 
 /** What IAM authorises for a call: the action, the resource ARN it is evaluated on, and the context it sets. */
@@ -48,12 +50,23 @@ export function iamRequests(call: RecordedCall, account: {region: string; accoun
       return [] // sts:GetCallerIdentity needs no permission.
     case 'GetObject':
     case 'HeadObject':
-      return one('s3:GetObject', object())
+      // S3 answers a missing key with 404 only to a caller who may list the bucket; to others 403,
+      // which code that expects "not found" (an output key checked free, a marker looked for) takes for a failure.
+      return [...one('s3:GetObject', object()), ...(/NotFound|NoSuchKey/.test(call.error ?? '') ? one('s3:ListBucket', bucket()) : [])]
     case 'PutObject':
     case 'CreateMultipartUpload':
+      // Tags set with the object (x-amz-tagging) need s3:PutObjectTagging too.
+      return [...one('s3:PutObject', object()), ...(input.Tagging ? one('s3:PutObjectTagging', object()) : [])]
     case 'UploadPart':
     case 'CompleteMultipartUpload':
       return one('s3:PutObject', object())
+    case 'CopyObject':
+      // The source (Bucket/Key, URL-encoded) is read, the target written.
+      return [...one('s3:GetObject', `arn:aws:s3:::${decodeURIComponent(String(input.CopySource).replace(/^\//, ''))}`), ...one('s3:PutObject', object())]
+    case 'PutObjectTagging':
+      return one('s3:PutObjectTagging', object())
+    case 'GetObjectTagging':
+      return one('s3:GetObjectTagging', object())
     case 'AbortMultipartUpload':
       return one('s3:AbortMultipartUpload', object())
     case 'DeleteObject':
@@ -61,7 +74,8 @@ export function iamRequests(call: RecordedCall, account: {region: string; accoun
     case 'DeleteObjects':
       return (input.Delete?.Objects ?? []).map((entry: {Key: string}) => ({action: 's3:DeleteObject', resource: `arn:aws:s3:::${input.Bucket}/${entry.Key}`, call: command}))
     case 'ListObjectsV2':
-      return one('s3:ListBucket', bucket())
+      // The listing's condition keys, for policies that limit what may be listed.
+      return one('s3:ListBucket', bucket(), {...(input.Prefix !== undefined && {'s3:prefix': input.Prefix}), ...(input.Delimiter !== undefined && {'s3:delimiter': input.Delimiter})})
     case 'CreateBucket':
       return one('s3:CreateBucket', bucket())
     case 'PutPublicAccessBlock':
@@ -144,10 +158,11 @@ export function iamRequests(call: RecordedCall, account: {region: string; accoun
   }
 }
 
-/** Evaluates each request against one identity policy with @cloud-copilot/iam-simulate; the denied ones, with why. */
+/** Evaluates each request against one identity policy with @cloud-copilot/iam-simulate; the denied ones, with why (each distinct request once). */
 export async function deniedRequests(requests: readonly IamRequest[], policy: unknown, accountId: string): Promise<string[]> {
   const denied: string[] = []
-  for (const request of requests) {
+  const distinct = new Map(requests.map((request) => [JSON.stringify([request.action, request.resource, request.context ?? {}]), request]))
+  for (const request of distinct.values()) {
     const response = await runSimulation(
       {
         identityPolicies: [{name: 'under-test', policy: policy as never}],

@@ -82,10 +82,12 @@ describe('output settings, checked alike for the CLI, the SDK and the handler', 
     const statements = Object.fromEntries(resources.functionRole.PolicyDocument.Statement.map((statement) => [statement.Sid, statement]))
     // A PutObject with tags needs s3:PutObjectTagging too.
     expect(statements.RenderObjects.Action).toContain('s3:PutObjectTagging')
+    // It checks that the output key is free before it renders: HeadObject (s3:GetObject), 404 only with s3:ListBucket.
+    expect(statements.ListOutputBuckets).toEqual({Sid: 'ListOutputBuckets', Effect: 'Allow', Action: ['s3:ListBucket'], Resource: ['arn:aws:s3:::client-videos']})
     expect(statements.OutputBuckets).toEqual({
       Sid: 'OutputBuckets',
       Effect: 'Allow',
-      Action: ['s3:PutObject', 's3:PutObjectTagging', 's3:DeleteObject', 's3:AbortMultipartUpload'],
+      Action: ['s3:GetObject', 's3:PutObject', 's3:PutObjectTagging', 's3:DeleteObject', 's3:AbortMultipartUpload'],
       Resource: ['arn:aws:s3:::client-videos/*'],
     })
     expect(stackResources({region: 'eu-west-1', accountId: '123456789012'}).functionRole.PolicyDocument.Statement.map((statement) => statement.Sid)).not.toContain('OutputBuckets')

@@ -21,13 +21,14 @@ export interface RunningStack {
  * `engine lambda local --port 0` in the background, as a user runs it; resolves once it printed its
  * lines. Like a user exporting them, this test process then signs its own SDK calls with the token.
  */
-export async function startStackCli(extraArgs: readonly string[] = [], startTimeoutMs = 180_000, directory?: string): Promise<RunningStack> {
+export async function startStackCli(extraArgs: readonly string[] = [], startTimeoutMs = 180_000, directory?: string, childEnv?: NodeJS.ProcessEnv): Promise<RunningStack> {
   directory ??= await mkdtemp(join(tmpdir(), 'engine-lambda-test-'))
   // Behind a watchdog: a test process or run killed before its afterAll ends the stack too.
   const watched = `${process.pid},${inject('testRunPid')}`
   const command = [process.execPath, join(REPO_ROOT, 'bin', 'run.js'), 'lambda', 'local', '--port', '0', '--directory', directory, ...extraArgs]
   const child: ChildProcess = spawn(process.execPath, [WATCHDOG, watched, ...command], {
     cwd: REPO_ROOT,
+    env: {...process.env, ...childEnv},
     stdio: ['ignore', 'pipe', 'inherit'],
   })
   const env = await new Promise<Record<string, string>>((resolve, reject) => {

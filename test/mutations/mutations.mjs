@@ -465,6 +465,27 @@ export const MUTATIONS = [
     tests: ['test/lambda/batch-map-result.test.ts'],
     failing: 'a render stopped twice keeps the first reason',
   },
+  // Issue 38: every recorded AWS call evaluated against the policy it runs under.
+  {
+    id: 'lambda-function-role-output-read-dropped',
+    dist: false,
+    what: "the function's role loses s3:GetObject on --output-bucket objects (the check that the output key is free is then denied on AWS)",
+    file: 'packages/lambda/src/lib/lambda/deploy/stack-roles.ts',
+    from: "{Sid: 'OutputBuckets', Effect: 'Allow', Action: ['s3:GetObject', ",
+    to: "{Sid: 'OutputBuckets', Effect: 'Allow', Action: [",
+    tests: ['test/lambda/iam-every-call.test.ts'],
+    failing: 'the function: allowed by its role',
+  },
+  {
+    id: 'lambda-caller-invoke-dropped',
+    dist: false,
+    what: "the caller's policy loses lambda:InvokeFunction (lambda still is then denied on AWS)",
+    file: 'packages/lambda/src/lib/lambda/deploy/iam-policies.ts',
+    from: "{Sid: 'RenderStills', Effect: 'Allow', Action: ['lambda:InvokeFunction'],",
+    to: "{Sid: 'RenderStills', Effect: 'Allow', Action: ['lambda:GetFunction'],",
+    tests: ['test/lambda/iam-every-call.test.ts'],
+    failing: 'the commands: allowed by',
+  },
   // Issue 40: captions and files beside the output.
   {
     id: 'caption-end-inclusive',

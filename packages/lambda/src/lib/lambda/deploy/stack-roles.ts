@@ -118,18 +118,16 @@ export function denyDeployedObjects(bucketName: string): PolicyDocument['Stateme
 }
 
 /**
- * Outputs to other buckets (`--output-bucket`): the function writes the output and its poster
- * (tagged for --delete-after) and deletes them again when the render was stopped meanwhile; it
- * reads nothing there.
+ * Outputs to other buckets (`--output-bucket`): the function first checks that the output key is
+ * free (HeadObject, which needs s3:GetObject, and for a frame sequence a listing under the key;
+ * without s3:ListBucket S3 answers a missing key with 403 rather than 404, and the check would
+ * fail every render), then writes the output and its poster (tagged for --delete-after) and
+ * deletes them again when the render was stopped meanwhile.
  */
 export function outputBucketStatements(buckets: readonly string[]): PolicyDocument['Statement'] {
   if (buckets.length === 0) return []
   return [
-    {
-      Sid: 'OutputBuckets',
-      Effect: 'Allow',
-      Action: ['s3:PutObject', 's3:PutObjectTagging', 's3:DeleteObject', 's3:AbortMultipartUpload'],
-      Resource: buckets.map((bucket) => `arn:aws:s3:::${bucket}/*`),
-    },
+    {Sid: 'ListOutputBuckets', Effect: 'Allow', Action: ['s3:ListBucket'], Resource: buckets.map((bucket) => `arn:aws:s3:::${bucket}`)},
+    {Sid: 'OutputBuckets', Effect: 'Allow', Action: ['s3:GetObject', 's3:PutObject', 's3:PutObjectTagging', 's3:DeleteObject', 's3:AbortMultipartUpload'], Resource: buckets.map((bucket) => `arn:aws:s3:::${bucket}/*`)},
   ]
 }
