@@ -34,6 +34,8 @@ export interface AccountShape {
   swapped?: Set<string>
   /** Clients (SFNClient) or commands (GetBucketLifecycleConfigurationCommand) whose requests go on to a real server (the local stack) instead of being answered here. */
   passThrough?: readonly string[]
+  /** Commands answered here although their client passes through: what the local stack does not implement (PutPublicAccessBlockCommand). */
+  answered?: readonly string[]
   /** Requests IAM would refuse the deployer (AccessDenied), standing in for a policy: checked before passing through. */
   denied?: (command: string, input: Record<string, any>) => boolean
 }
@@ -55,6 +57,11 @@ export class StandInCloud {
   readonly roles = new Set<string>()
   readonly objects = new Set<string>()
   readonly machines = new Map<string, string>()
+  /** `<role>/<policy>` of each inline policy. */
+  readonly rolePolicies = new Set<string>()
+  readonly alarms = new Set<string>()
+  readonly rules = new Set<string>()
+  readonly logGroups = new Set<string>()
   fn?: {memoryMb: number; codeSha256: string; reserved?: number; versions: {version: string; codeSha256: string; memoryMb: number}[]; published: number; alias?: string}
 
   constructor(readonly account: AccountShape) {}
@@ -70,7 +77,8 @@ export class StandInCloud {
           (next, context) => async (args) => {
             const command = context.commandName as string
             if (this.account.denied?.(command.replace(/Command$/, ''), args.input as Record<string, any>)) throw awsError('AccessDenied', 'Access Denied (stand-in policy)')
-            if (this.account.passThrough?.some((name) => name === context.clientName || name === command)) return next(args)
+            const passes = this.account.passThrough?.some((name) => name === context.clientName || name === command) && !this.account.answered?.includes(command)
+            if (passes) return next(args)
             const request = args.request as {method: string; path: string}
             this.calls.push({command, input: args.input as Record<string, unknown>, request: {method: request.method, path: request.path}})
             return {output: {$metadata: {httpStatusCode: 200}, ...this.answer(command.replace(/Command$/, ''), args.input as Record<string, any>)}, response: {}}
@@ -182,9 +190,34 @@ export class StandInCloud {
       case 'UpdateStateMachine':
         this.machines.set(input.stateMachineArn, input.definition)
         return {}
+      case 'PutRolePolicy':
+        this.rolePolicies.add(`${input.RoleName}/${input.PolicyName}`)
+        return {}
+      case 'DeleteRolePolicy':
+        if (!this.rolePolicies.delete(`${input.RoleName}/${input.PolicyName}`)) throw awsError('NoSuchEntityException', `The role policy with name ${input.PolicyName} cannot be found.`)
+        return {}
       case 'CreateLogGroup':
+        if (this.logGroups.has(input.logGroupName)) throw awsError('ResourceAlreadyExistsException', 'The specified log group already exists')
+        this.logGroups.add(input.logGroupName)
+        return {}
+      case 'DeleteLogGroup':
+        if (!this.logGroups.delete(input.logGroupName)) throw awsError('ResourceNotFoundException', 'The specified log group does not exist.')
+        return {}
+      case 'PutMetricAlarm':
+        this.alarms.add(input.AlarmName)
+        return {}
+      case 'DeleteAlarms':
+        if (!(input.AlarmNames as string[]).some((name) => this.alarms.has(name))) throw awsError('ResourceNotFound', 'None of the alarms exist')
+        for (const name of input.AlarmNames) this.alarms.delete(name)
+        return {}
+      case 'PutRule':
+        this.rules.add(input.Name)
+        return {RuleArn: `arn:aws:events:${region}:${accountId}:rule/${input.Name}`}
+      case 'DeleteRule':
+        this.rules.delete(input.Name)
         return {}
       case 'DeleteRole':
+        if ([...this.rolePolicies].some((policy) => policy.startsWith(`${input.RoleName}/`))) throw awsError('DeleteConflictException', 'Cannot delete entity, must delete policies first.')
         if (!this.roles.delete(input.RoleName)) throw awsError('NoSuchEntityException', `The role with name ${input.RoleName} cannot be found.`)
         return {}
       case 'DeleteStateMachine':
@@ -196,6 +229,7 @@ export class StandInCloud {
         for (const {Key} of input.Delete.Objects) this.objects.delete(Key)
         return {Deleted: input.Delete.Objects}
       case 'ListTargetsByRule':
+        if (!this.rules.has(input.Rule)) throw awsError('ResourceNotFoundException', `Rule ${input.Rule} does not exist.`)
         // The execution-end rule's one target, the live alias (deploy put it there).
         return {Targets: [{Id: 'live-alias', Arn: `${fnArn('engine-render')}:live`}]}
       default:

@@ -28,6 +28,7 @@ import {LocalStepFunctions} from './local-step-functions.js'
 import {ExecutionEndEvents} from './execution-end-events.js'
 import {refusalOf, sendRefusal} from './request-guard.js'
 import {sendInvalidKey, unsafeKeyProblem} from './refuse-unsafe-keys.js'
+import {ownedBucketRefusal} from './owned-buckets.js'
 import {handleSfnRequest, isSfnRequest} from './sfn-json-api.js'
 
 export const LOCAL_REGION = 'us-east-1'
@@ -141,6 +142,11 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const problem = unsafeKeyProblem(request)
     if (problem) {
       sendInvalidKey(request, response, problem)
+      return
+    }
+    const owned = await ownedBucketRefusal(request, s3rver.store)
+    if (owned) {
+      sendRefusal(request, response, owned)
       return
     }
     if (LocalBucketLifecycle.matches(request)) {

@@ -1,31 +1,23 @@
 import type {ChildProcess} from 'node:child_process'
 import {PutObjectCommand, type S3Client} from '@aws-sdk/client-s3'
-import {StateMachine, type RunOptions, type StateMachineDefinition as AslDefinition} from 'aws-local-stepfunctions'
+import type {RunOptions} from 'aws-local-stepfunctions'
 import {MAX_EXECUTION_INPUT_BYTES} from '../validate-config.js'
 import {MAP_TASK_STATE, type StateMachineDefinition} from '../state-machine-definition.js'
 import {MAP_MAX_CONCURRENCY, MAX_HISTORY_EVENTS, MAX_STATE_DATA_BYTES} from '../workflow-limits.js'
 import {BucketObjects} from '../s3-objects.js'
-import {applyTemplate, emulatedDefinition, resolvePath, taskResources, type DistributedMapState} from './emulated-definition.js'
+import {applyTemplate, resolvePath, taskResources, type DistributedMapState} from './emulated-definition.js'
 import {LocalMapRun} from './local-map-run.js'
+import {LOCAL_MAP, LocalMachines, type LocalMachine} from './local-machines.js'
+import {SfnApiError} from './sfn-api-error.js'
 import {recordLogEvent, type LogEvent, type Recorder, type RecordedEvent} from './execution-history.js'
 import {Slots} from './slots.js'
 import type {LocalFunction} from './local-function.js'
 import type {ExecutionStatusDetail} from '../runtime/execution-end-rule.js'
 
-/** An error answered in the Step Functions JSON protocol (`__type`). */
-export class SfnApiError extends Error {
-  constructor(
-    readonly type: string,
-    message: string,
-  ) {
-    super(message)
-  }
-}
+export {SfnApiError} from './sfn-api-error.js'
 
 const START_SYNC = 'arn:aws:states:::states:startExecution.sync:2'
 const S3_PUT_OBJECT = 'arn:aws:states:::aws-sdk:s3:putObject'
-/** What a Distributed Map becomes in the definition the emulator runs (see emulated-definition.ts). */
-const LOCAL_MAP = 'arn:aws:states:::engine-local:distributedMap'
 
 /** How one item's child workflow ended, for the Map's result. */
 type MapItemOutcome = {status: 'SUCCEEDED'; output: unknown} | {status: 'FAILED'; error: string; cause: string}
@@ -59,17 +51,6 @@ interface LocalExecution {
   announced?: boolean
 }
 
-interface LocalMachine {
-  arn: string
-  /** The definition as given (what DescribeStateMachine and DescribeStateMachineForExecution answer). */
-  definition: string
-  /** What the emulator runs: Distributed Maps replaced by tasks the stack handles. */
-  emulated: StateMachine
-  maps: Map<string, {state: DistributedMapState; processor: StateMachine}>
-  /** Task states by name, with the resource each calls (nested Map states included). */
-  tasks: Map<string, string>
-}
-
 export interface LocalStepFunctionsOptions {
   /** The render workflow and, beside it, the batch workflow. */
   machines: {arn: string; definition: StateMachineDefinition}[]
@@ -92,30 +73,14 @@ export interface LocalStepFunctionsOptions {
 export class LocalStepFunctions {
   private readonly executions = new Map<string, LocalExecution>()
   private readonly mapRuns = new Map<string, LocalMapRun>()
-  private readonly machines = new Map<string, LocalMachine>()
   private closing = false
 
   constructor(private readonly options: LocalStepFunctionsOptions) {
-    for (const {arn, definition} of options.machines) this.machines.set(arn, localMachine(arn, definition))
+    this.machines = new LocalMachines(options.machines)
   }
 
-  describeStateMachine(request: {stateMachineArn?: string}) {
-    const machine = this.machine(request.stateMachineArn)
-    return {stateMachineArn: machine.arn, name: machine.arn.split(':').at(-1), status: 'ACTIVE', type: 'STANDARD', definition: machine.definition}
-  }
-
-  /** What `engine lambda deploy` sends: executions started from now on run the new definition, running ones keep theirs (as on AWS). */
-  updateStateMachine(request: {stateMachineArn?: string; definition?: string}) {
-    const machine = this.machine(request.stateMachineArn)
-    let definition: StateMachineDefinition
-    try {
-      definition = JSON.parse(request.definition ?? '') as StateMachineDefinition
-    } catch {
-      throw new SfnApiError('InvalidDefinition', 'Invalid State Machine Definition: not JSON')
-    }
-    this.machines.set(machine.arn, localMachine(machine.arn, definition))
-    return {updateDate: Date.now() / 1000}
-  }
+  /** DescribeStateMachine, CreateStateMachine, UpdateStateMachine, DeleteStateMachine. */
+  readonly machines: LocalMachines
 
   describeStateMachineForExecution(request: {executionArn?: string}) {
     const execution = this.find(request.executionArn)
@@ -465,27 +430,13 @@ export class LocalStepFunctions {
   }
 
   private machine(arn: string | undefined): LocalMachine {
-    const machine = arn ? this.machines.get(arn) : undefined
-    if (!machine) throw new SfnApiError('StateMachineDoesNotExist', `State Machine Does Not Exist: '${arn}'`)
-    return machine
+    return this.machines.get(arn)
   }
 
   private find(executionArn: string | undefined): LocalExecution {
     const execution = executionArn ? this.executions.get(executionArn) : undefined
     if (!execution) throw new SfnApiError('ExecutionDoesNotExist', `Execution Does Not Exist: '${executionArn}'`)
     return execution
-  }
-}
-
-function localMachine(arn: string, definition: StateMachineDefinition): LocalMachine {
-  const validationOptions = {checkArn: true, checkPaths: true}
-  const {definition: emulated, maps} = emulatedDefinition(definition, LOCAL_MAP)
-  return {
-    arn,
-    definition: JSON.stringify(definition),
-    emulated: new StateMachine(emulated as unknown as AslDefinition, {validationOptions}),
-    maps: new Map(maps.map((state) => [state.name, {state, processor: new StateMachine(state.processor as unknown as AslDefinition, {validationOptions})}])),
-    tasks: taskResources(emulated),
   }
 }
 

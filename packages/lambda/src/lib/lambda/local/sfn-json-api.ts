@@ -1,6 +1,7 @@
 import type {IncomingMessage, ServerResponse} from 'node:http'
 import {readBody, sendJson} from './http-body.js'
-import {LocalStepFunctions, SfnApiError} from './local-step-functions.js'
+import type {LocalStepFunctions} from './local-step-functions.js'
+import {SfnApiError} from './sfn-api-error.js'
 
 const TARGET_PREFIX = 'AWSStepFunctions.'
 const CONTENT_TYPE = 'application/x-amz-json-1.0'
@@ -23,9 +24,11 @@ const OPERATIONS: Record<string, (api: LocalStepFunctions, body: Body) => unknow
   ListExecutions: (api, body) => api.listExecutions(body),
   ListMapRuns: (api, body) => api.listMapRuns(body),
   DescribeMapRun: (api, body) => api.describeMapRun(body),
-  // What deploy and `lambda functions ls` send.
-  DescribeStateMachine: (api, body) => api.describeStateMachine(body),
-  UpdateStateMachine: (api, body) => api.updateStateMachine(body),
+  // What deploy, `lambda destroy` and `lambda functions ls` send.
+  DescribeStateMachine: (api, body) => api.machines.describe(body),
+  CreateStateMachine: (api, body) => api.machines.create(body),
+  UpdateStateMachine: (api, body) => api.machines.update(body),
+  DeleteStateMachine: (api, body) => api.machines.delete(body),
   DescribeStateMachineForExecution: (api, body) => api.describeStateMachineForExecution(body),
 }
 
