@@ -2,7 +2,9 @@ import {readdir, readFile, mkdtemp, rm, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {CreateBucketCommand} from '@aws-sdk/client-s3'
+import {GetExecutionHistoryCommand, ListExecutionsCommand, type HistoryEvent} from '@aws-sdk/client-sfn'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {createSfnClient} from '../../packages/lambda/src/lib/lambda/aws-clients.js'
 import {getBatchProgress} from '../../packages/lambda/src/lib/lambda/batch/batch-progress.js'
 import {deployerPolicy, renderCallerPolicy} from '../../packages/lambda/src/lib/lambda/deploy/iam-policies.js'
 import {stackResources} from '../../packages/lambda/src/lib/lambda/deploy/stack-resources.js'
@@ -36,6 +38,7 @@ describe('every call of the render commands, the function and the workflows is a
   let stack: RunningStack
   let scratch: string
   let calls: Recorded[] = []
+  let batchId = ''
   const recording = () => ({ENGINE_TEST_AWS_CALLS: join(scratch, 'calls'), NODE_OPTIONS: `--import ${RECORDER}`})
   const lambda = (args: string[]): Promise<CliResult> => runCli(['lambda', ...args], {env: {...stack.env, ...recording()}, timeoutMs: 90_000})
   const ok = async (args: string[]) => {
@@ -58,12 +61,13 @@ describe('every call of the render commands, the function and the workflows is a
     const siteId = /^Site ID: ([0-9a-f]{24})$/m.exec((await ok(['sites', 'create', TINY])).stdout)![1]
     const site = ['--site-id', siteId]
     // Independent commands at once: the stack runs 8 invocations at a time.
-    const [tagged, elsewhere, batchId] = await Promise.all([
+    const [tagged, elsewhere, batch] = await Promise.all([
       ok(['render', TINY, ...site, '--wait', '--json', '--output-key', 'out/a.mp4', '--delete-after', '1d', '--download-name', 'A.mp4', '--poster', '0']).then(lastJson),
       ok(['render', TINY, ...site, '--wait', '--json', '--output-bucket', 'client-videos', '--output-key', 'b.mp4']).then(lastJson),
       ok(['render-batch', ROWS, '--batch', join(scratch, 'rows.csv'), '--json']).then((started) => /^batch (\S+) \(run 1\) runs in the cloud/m.exec(started.stderr)![1]),
       ok(['still', TINY, ...site, '--json', '--output-key', 'stills/a.png', '-o', join(scratch, 'a.png')]),
     ])
+    batchId = batch
     const progress = () => getBatchProgress({batchId, bucketName: stack.env.ENGINE_BUCKET, endpoint: stack.env.ENGINE_AWS_ENDPOINT})
     const cancelRunning = async () => {
       // A render cancelled while it runs, or (on a fast machine) refused as already ended: either way its calls count.
@@ -133,6 +137,38 @@ describe('every call of the render commands, the function and the workflows is a
     const requests = requestsOf('workflows')
     expect(actionsOf(requests)).toEqual(['s3:GetObject', 's3:PutObject'])
     expect(requests.every((request) => request.resource.startsWith(`arn:aws:s3:::${SCOPE.bucketName}/batches/`))).toBe(true)
+    const role = stackResources(SCOPE).stateMachineRole.PolicyDocument
+    expect(await deniedRequests(requests, role, SCOPE.accountId)).toEqual([])
+  })
+
+  it('the workflows\' service integrations, as their histories show them: the function invoked, each batch row\'s render started and followed (startExecution.sync:2), allowed by the state machine\'s role', async () => {
+    const sfn = createSfnClient({endpoint: stack.env.ENGINE_AWS_ENDPOINT})
+    const renderMachine = stack.env.ENGINE_SFN_ARN
+    const executions = (await Promise.all([renderMachine, `${renderMachine}-batch`].map((stateMachineArn) => sfn.send(new ListExecutionsCommand({stateMachineArn, maxResults: 1000}))))).flatMap((page) => page.executions ?? [])
+    const requests: IamRequest[] = []
+    for (const execution of executions) {
+      const events: HistoryEvent[] = []
+      for (let nextToken: string | undefined, first = true; first || nextToken; first = false) {
+        const page = await sfn.send(new GetExecutionHistoryCommand({executionArn: execution.executionArn, nextToken}))
+        events.push(...(page.events ?? []))
+        nextToken = page.nextToken
+      }
+      for (const event of events.filter((event) => event.type === 'LambdaFunctionScheduled')) {
+        requests.push({action: 'lambda:InvokeFunction', resource: event.lambdaFunctionScheduledEventDetails!.resource!, call: 'LambdaTask'})
+      }
+      // A batch row's render, which the batch workflow starts and waits for through EventBridge's managed rule (AWS's policy for .sync).
+      if (execution.stateMachineArn === renderMachine && execution.name!.startsWith(batchId)) {
+        const rule = `arn:aws:events:${SCOPE.region}:${SCOPE.accountId}:rule/StepFunctionsGetEventsForStepFunctionsExecutionRule`
+        requests.push(
+          {action: 'states:StartExecution', resource: renderMachine, call: 'startExecution.sync:2'},
+          ...['states:DescribeExecution', 'states:StopExecution'].map((action) => ({action, resource: execution.executionArn!, call: 'startExecution.sync:2'})),
+          ...['events:PutTargets', 'events:PutRule', 'events:DescribeRule'].map((action) => ({action, resource: rule, call: 'startExecution.sync:2'})),
+        )
+      }
+    }
+    // Every render's chunks and both rows' renders.
+    expect(requests.filter((request) => request.action === 'lambda:InvokeFunction').length).toBeGreaterThan(6)
+    expect(requests.filter((request) => request.action === 'states:StartExecution')).toHaveLength(2)
     const role = stackResources(SCOPE).stateMachineRole.PolicyDocument
     expect(await deniedRequests(requests, role, SCOPE.accountId)).toEqual([])
   })
