@@ -1,4 +1,4 @@
-import {mkdtemp, rm} from 'node:fs/promises'
+import {mkdtemp, readdir, readFile, rm} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {setTimeout as sleep} from 'node:timers/promises'
@@ -8,7 +8,9 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {clientConfig, createSfnClient} from '../../packages/lambda/src/lib/lambda/aws-clients.js'
 import {deployStack} from '../../packages/lambda/src/lib/lambda/deploy/deploy-stack.js'
 import {listFunctionVersions, removeFunctionVersions} from '../../packages/lambda/src/lib/lambda/deploy/function-versions.js'
-import {runCli} from '../support/run-cli.js'
+import {deployerPolicy} from '../../packages/lambda/src/lib/lambda/deploy/iam-policies.js'
+import {REPO_ROOT, runCli} from '../support/run-cli.js'
+import {deniedRequests, iamRequests, recordCalls, type RecordedCall} from './iam-requests.js'
 import {StandInCloud, writeBundle} from './stand-in-cloud.js'
 import {LAMBDA_FIXTURES, startStackCli, type RunningStack} from './support.js'
 
@@ -24,6 +26,8 @@ describe('the local stack as deploy and the operations commands see it', {timeou
   let cloud: StandInCloud
   const codeHashes = new Map<string, string>()
   const zips: string[] = []
+  /** What deploy, `functions ls|rm` and `quotas` send, for the IAM evaluation at the end. */
+  const calls: RecordedCall[] = []
 
   beforeAll(async () => {
     stack = await startStackCli()
@@ -36,9 +40,10 @@ describe('the local stack as deploy and the operations commands see it', {timeou
     if (dir) await rm(dir, {recursive: true, force: true})
   })
 
-  const deploy = (codeZip: string) => deployStack({endpoint: stack.env.ENGINE_AWS_ENDPOINT, region: 'us-east-1', bucketName: stack.env.ENGINE_BUCKET, codeZip, plugins: [cloud.plugin()]})
+  const deploy = (codeZip: string) => deployStack({endpoint: stack.env.ENGINE_AWS_ENDPOINT, region: 'us-east-1', bucketName: stack.env.ENGINE_BUCKET, codeZip, plugins: [recordCalls(calls), cloud.plugin()]})
   const sfn = () => createSfnClient({endpoint: stack.env.ENGINE_AWS_ENDPOINT})
-  const versionOptions = () => ({lambda: withStandIn(new LambdaClient(clientConfig({endpoint: stack.env.ENGINE_AWS_ENDPOINT}))), sfn: sfn()})
+  const recorded = <C extends {middlewareStack: {use(plugin: unknown): void}}>(client: C) => (client.middlewareStack.use(recordCalls(calls)), client)
+  const versionOptions = () => ({lambda: withStandIn(recorded(new LambdaClient(clientConfig({endpoint: stack.env.ENGINE_AWS_ENDPOINT})))), sfn: recorded(sfn())})
   const withStandIn = (client: LambdaClient) => {
     client.middlewareStack.use(cloud.plugin())
     return client
@@ -103,7 +108,8 @@ describe('the local stack as deploy and the operations commands see it', {timeou
     await expect(removeFunctionVersions({...versionOptions(), versions: ['9']})).rejects.toThrow(/version "9" of function engine-render does not exist; `engine lambda functions ls` lists them \(2\)/)
   })
   it('`lambda quotas` answers there: the machine is the account, and the function reserves all of its concurrency', async () => {
-    const result = await runCli(['lambda', 'quotas', '--json'], {env: stack.env})
+    const recording = {ENGINE_TEST_AWS_CALLS: join(dir, 'calls'), NODE_OPTIONS: `--import ${join(REPO_ROOT, 'test', 'support', 'record-aws-calls.mjs')}`}
+    const result = await runCli(['lambda', 'quotas', '--json'], {env: {...stack.env, ...recording}})
     expect(result.code, result.stderr).toBe(0)
     const quotas = JSON.parse(result.stdout)
     expect(quotas).toMatchObject({region: 'us-east-1', unreservedConcurrency: 0, function: {name: 'engine-render', deployed: true, memoryMb: expect.any(Number), timeoutSeconds: 900}})
@@ -112,5 +118,17 @@ describe('the local stack as deploy and the operations commands see it', {timeou
     expect(quotas.parallelChunks).toBe(quotas.accountConcurrency)
     const text = await runCli(['lambda', 'quotas', '--name', 'other'], {env: stack.env})
     expect(text.stdout).toContain('Function other: not deployed here')
+  })
+
+  it('every call deploy, functions ls|rm and quotas made is allowed by the deployer policy (IAM policy evaluator)', async () => {
+    const directory = join(dir, 'calls')
+    const quotas = (await Promise.all((await readdir(directory)).map((file) => readFile(join(directory, file), 'utf8')))).join('').trim().split('\n').map((line) => JSON.parse(line) as RecordedCall)
+    const account = {region: 'us-east-1', accountId: '000000000000'}
+    const requests = [...calls, ...quotas].flatMap((call) => iamRequests(call, account))
+    const actions = new Set(requests.map((request) => request.action))
+    for (const action of ['lambda:ListVersionsByFunction', 'lambda:GetAlias', 'lambda:DeleteFunction', 'states:DescribeStateMachineForExecution', 'lambda:GetFunctionConfiguration', 'lambda:GetFunctionConcurrency', 'lambda:GetAccountSettings']) {
+      expect(actions.has(action), action).toBe(true)
+    }
+    expect(await deniedRequests(requests, deployerPolicy({...account, bucketName: stack.env.ENGINE_BUCKET}), account.accountId)).toEqual([])
   })
 })

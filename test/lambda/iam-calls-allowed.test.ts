@@ -58,9 +58,9 @@ describe('every call deploy and destroy make is allowed by the deployer policy',
     const granted = new Set(policy.Statement.filter((statement) => statement.Effect === 'Allow').flatMap((statement) => statement.Action))
     expect([...granted].filter((action) => !used.has(action)).sort()).toEqual(
       [
-        // lambda functions ls|rm, lambda quotas
+        // lambda functions ls|rm, lambda quotas: evaluated in deploy-versions.test.ts
         'lambda:ListVersionsByFunction', 'lambda:GetFunctionConfiguration', 'lambda:GetFunctionConcurrency', 'states:DescribeStateMachineForExecution',
-        // the caller's part (sites, render, progress, batch, cancel, renders rm, still): see batch-cancel.test.ts for those recorded so far
+        // the caller's part (sites, render, progress, batch, cancel, renders rm, still): evaluated in iam-every-call.test.ts
         's3:AbortMultipartUpload', 'states:StartExecution', 'states:ListExecutions', 'states:DescribeExecution', 'states:GetExecutionHistory',
         'states:StopExecution', 'states:ListMapRuns', 'states:DescribeMapRun', 'lambda:InvokeFunction',
         // deploy reads the lifecycle rules of the stack's bucket only when it has some
