@@ -42,7 +42,7 @@ export class LocalMachines {
   /** What `engine lambda deploy` sends: executions started from now on run the new definition, running ones keep theirs (as on AWS). */
   update(request: {stateMachineArn?: string; definition?: string}) {
     const machine = this.get(request.stateMachineArn)
-    this.machines.set(machine.arn, localMachine(machine.arn, parseDefinition(request.definition)))
+    this.machines.set(machine.arn, checkedMachine(machine.arn, request.definition))
     return {updateDate: Date.now() / 1000}
   }
 
@@ -54,10 +54,10 @@ export class LocalMachines {
     const name = request.name ?? ''
     if (!/^[A-Za-z0-9_-]{1,80}$/.test(name)) throw new SfnApiError('InvalidName', `Invalid Name: '${name}'`)
     const arn = `${this.arnPrefix}:stateMachine:${name}`
-    const definition = parseDefinition(request.definition)
+    const machine = checkedMachine(arn, request.definition)
     const existing = this.machines.get(arn)
-    if (existing && existing.definition !== JSON.stringify(definition)) throw new SfnApiError('StateMachineAlreadyExists', `State Machine Already Exists: '${arn}'`)
-    if (!existing) this.machines.set(arn, localMachine(arn, definition))
+    if (existing && existing.definition !== machine.definition) throw new SfnApiError('StateMachineAlreadyExists', `State Machine Already Exists: '${arn}'`)
+    if (!existing) this.machines.set(arn, machine)
     return {stateMachineArn: arn, creationDate: Date.now() / 1000}
   }
 
@@ -68,11 +68,18 @@ export class LocalMachines {
   }
 }
 
-function parseDefinition(text: string | undefined): StateMachineDefinition {
+/** A definition from a request: not JSON, or one the emulator cannot run, is InvalidDefinition (as AWS refuses it), never an internal error. */
+function checkedMachine(arn: string, text: string | undefined): LocalMachine {
+  let definition: StateMachineDefinition
   try {
-    return JSON.parse(text ?? '') as StateMachineDefinition
+    definition = JSON.parse(text ?? '') as StateMachineDefinition
   } catch {
     throw new SfnApiError('InvalidDefinition', 'Invalid State Machine Definition: not JSON')
+  }
+  try {
+    return localMachine(arn, definition)
+  } catch (error) {
+    throw new SfnApiError('InvalidDefinition', `Invalid State Machine Definition: ${(error as Error).message.slice(0, 500)}`)
   }
 }
 
