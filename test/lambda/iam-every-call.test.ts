@@ -1,4 +1,6 @@
 import {readdir, readFile, mkdtemp, rm, writeFile} from 'node:fs/promises'
+import {createServer, type Server} from 'node:http'
+import type {AddressInfo} from 'node:net'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {CreateBucketCommand} from '@aws-sdk/client-s3'
@@ -27,7 +29,7 @@ interface Recorded extends RecordedCall {
 
 /**
  * Every AWS call the render commands make (`sites create|ls|rm`, `render`, `still`, `progress`,
- * `renders ls|rm`, `render-batch`, `batch progress|cancel`, `cancel`), and every call the function
+ * `renders ls|rm`, `render-batch --webhook`, `batch progress|results|cancel`, `cancel`), and every call the function
  * and the workflows make for them, as the SDK sends it on the offline stack (recorded in each
  * process by test/support/record-aws-calls.mjs), evaluated by an IAM policy evaluator
  * (@cloud-copilot/iam-simulate) against the policy each runs under on AWS: the caller's
@@ -37,19 +39,28 @@ interface Recorded extends RecordedCall {
 describe('every call of the render commands, the function and the workflows is allowed by the policy it runs under', () => {
   let stack: RunningStack
   let scratch: string
+  /** Where the batch's webhook goes (the local stack calls any address): it answers every call 200. */
+  let receiver: Server
+  let webhooks = 0
   let calls: Recorded[] = []
   let batchId = ''
   const recording = () => ({ENGINE_TEST_AWS_CALLS: join(scratch, 'calls'), NODE_OPTIONS: `--import ${RECORDER}`})
   const lambda = (args: string[]): Promise<CliResult> => runCli(['lambda', ...args], {env: {...stack.env, ...recording()}, timeoutMs: 90_000})
   const ok = async (args: string[]) => {
     const result = await lambda(args)
-    expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(0)
+    expect(result.code, `${args.join(' ')}: ${result.stderr}${result.stdout}`).toBe(0)
     return result
   }
   const lastJson = (result: CliResult) => JSON.parse(result.stdout.trim().split('\n').at(-1)!)
 
   beforeAll(async () => {
     scratch = await mkdtemp(join(tmpdir(), 'engine-iam-every-call-'))
+    receiver = createServer((request, response) => {
+      webhooks++
+      request.resume()
+      response.end('ok')
+    })
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve))
     stack = await startStackCli([], undefined, undefined, recording())
     const startedAt = Date.now()
     // As deploy --output-bucket client-videos records it, so that renders may write there.
@@ -64,7 +75,7 @@ describe('every call of the render commands, the function and the workflows is a
     const [tagged, elsewhere, batch] = await Promise.all([
       ok(['render', TINY, ...site, '--wait', '--json', '--output-key', 'out/a.mp4', '--delete-after', '1d', '--download-name', 'A.mp4', '--poster', '0']).then(lastJson),
       ok(['render', TINY, ...site, '--wait', '--json', '--output-bucket', 'client-videos', '--output-key', 'b.mp4']).then(lastJson),
-      ok(['render-batch', ROWS, '--batch', join(scratch, 'rows.csv'), '--json']).then((started) => /^batch (\S+) \(run 1\) runs in the cloud/m.exec(started.stderr)![1]),
+      ok(['render-batch', ROWS, '--batch', join(scratch, 'rows.csv'), '--json', '--webhook', `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`, '--webhook-secret', 'iam-every-call-secret']).then((started) => /^batch (\S+) \(run 1\) runs in the cloud/m.exec(started.stderr)![1]),
       ok(['still', TINY, ...site, '--json', '--output-key', 'stills/a.png', '-o', join(scratch, 'a.png')]),
     ])
     batchId = batch
@@ -84,6 +95,7 @@ describe('every call of the render commands, the function and the workflows is a
         await ok(['batch', 'progress', batchId, '--json'])
         expect(await until(async () => (await progress()).status !== 'RUNNING', 120_000, 300)).toBe(true)
         await ok(['batch', 'progress', batchId, '--json'])
+        await ok(['batch', 'results', batchId])
         await ok(['batch', 'cancel', batchId, '--json'])
       })(),
     ])
@@ -97,6 +109,7 @@ describe('every call of the render commands, the function and the workflows is a
   }, 420_000)
   afterAll(async () => {
     await stack?.stop()
+    await new Promise((resolve) => receiver?.close(resolve))
     if (scratch) await rm(scratch, {recursive: true, force: true})
   })
 
@@ -125,8 +138,10 @@ describe('every call of the render commands, the function and the workflows is a
     )
   })
 
-  it('the function: allowed by its role (the tagged output, the other bucket, the poster, the still)', async () => {
+  it('the function: allowed by its role (the tagged output, the other bucket, the poster, the still, the batch\'s webhooks and result sheet)', async () => {
     const requests = requestsOf('function')
+    // Each row's and the batch's end (the function calls them).
+    expect(webhooks).toBeGreaterThanOrEqual(3)
     expect(actionsOf(requests)).toEqual(expect.arrayContaining(['s3:GetObject', 's3:PutObject', 's3:PutObjectTagging', 's3:DeleteObject', 's3:ListBucket']))
     expect(requests.some((request) => request.action === 's3:PutObject' && request.resource.startsWith('arn:aws:s3:::client-videos/'))).toBe(true)
     const role = stackResources(SCOPE).functionRole.PolicyDocument
