@@ -100,7 +100,7 @@ export function cliReference(root) {
     const sources = [...new Set(commands.map((command) => command.source))]
     const from = sources.map((source) => (source === 'engine' ? 'oclif.manifest.json' : `${source}'s manifest`)).join(', ')
     const companion = COMPANIONS.find(({name}) => sources.includes(name))
-    const install = companion ? [`These commands come with the serverless companion package: \`${BIN} plugins install ${companion.name}\`.`, ''] : []
+    const install = companion ? [`These commands come with the serverless companion package ${companion.name} (not on the npm registry yet): in a checkout of engine, \`npm pack -w ${companion.dir}\`, then \`${BIN} plugins install ./${companion.name}-<version>.tgz\`.`, ''] : []
     files.set(`cli/${page}.md`, [generatedHeader(title, from), ...(intro ? [intro, ''] : []), ...install, ...commands.map(commandSection)].join('\n').trimEnd() + '\n')
     for (const command of commands) rows.push([`[${code(`${BIN} ${command.id.split(':').join(' ')}`)}](${page}.md)`, fill(command.summary ?? command.description?.split('\n')[0])])
   }

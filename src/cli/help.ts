@@ -1,6 +1,6 @@
 import {Help, type Command} from '@oclif/core'
 import {listFormats} from '../lib/encode/format-registry.js'
-import {COMPANIONS} from '../lib/config/companions.js'
+import {companionInstallHint, COMPANIONS} from '../lib/config/companions.js'
 import {missingCompanion, missingCompanionMessage} from './companions.js'
 
 /**
@@ -23,7 +23,7 @@ export default class EngineHelp extends Help {
     await super.showRootHelp()
     const missing = COMPANIONS.filter((companion) => missingCompanion(companion.topic, this.config))
     if (missing.length === 0) return
-    const rows = missing.map((companion): [string, string] => [companion.topic, `${companion.what}; install with \`${this.config.bin} plugins install ${companion.name}\``])
+    const rows = missing.map((companion): [string, string] => [companion.topic, `${companion.what}; install with ${companionInstallHint(companion, this.config.bin)}`])
     this.log('')
     this.log(this.section('NOT INSTALLED', rows))
   }

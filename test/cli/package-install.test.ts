@@ -1,15 +1,15 @@
 import {execFile} from 'node:child_process'
 import {existsSync} from 'node:fs'
-import {mkdtemp, readFile, rm, writeFile} from 'node:fs/promises'
+import {mkdir, mkdtemp, readFile, rm, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {dirname, join, relative, resolve} from 'node:path'
 import {promisify} from 'node:util'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {FUNCTION_CHROMIUM} from '../../src/lib/browser/function-chromium.js'
 import {PINNED_BROWSER} from '../../src/lib/browser/pinned-browser.js'
 import {staticFfmpegBuild} from '../../src/lib/encode/static-ffmpeg.js'
 import {PINNED_FFMPEG} from '../../src/lib/encode/pinned-ffmpeg.js'
-import {canHideSystemTools, nodeOnlyPath, runBare} from '../support/bare-machine.js'
-import {startDownloadMirror} from '../support/download-mirror.js'
+import {nodeOnlyPath} from '../support/bare-machine.js'
 import {near, pixelAt, probeVideoStream} from '../support/media.js'
 import {REPO_ROOT} from '../support/run-cli.js'
 
@@ -135,50 +135,64 @@ describe('npm pack + npm install -g of the tarball', {timeout: 600_000}, () => {
     expect(stdout.trim()).toBe('1 function 6')
   })
 
-  it.skipIf(!canHideSystemTools)(
-    'on a machine with no browser and no ffmpeg, `engine init` then one `engine render --yes` renders the project, fetching both from the (loopback) mirrors',
-    async () => {
-      // The lean core carries no static ffmpeg/ffprobe (the companion does, for the Lambda bundle),
-      // so the first render has to fetch them.
-      const mirror = await startDownloadMirror()
-      try {
-        const bare = {
-          HOME: join(dir, 'home'),
-          PATH: `${join(dir, 'prefix', 'bin')}:${nodeOnlyPath()}`,
-          ENGINE_CACHE_DIR: join(dir, 'bare-cache'),
-          ENGINE_BROWSER_MIRROR: mirror.browserBaseUrl,
-          ENGINE_NPM_REGISTRY: mirror.registry,
-          // No pinned ffmpeg archive there (404), as offline: the render falls back to the npm build.
-          ENGINE_FFMPEG_MIRROR: mirror.ffmpegMirror,
-        }
-        const init = await runBare(['engine', 'init', 'my-video'], {cwd: dir, env: bare})
-        expect(init.code, init.stderr).toBe(0)
-        expect(init.stdout).toContain('engine render index.html')
-        const project = join(dir, 'my-video')
-        // What is under test is the first render fetching its browser and ffmpeg, not a 1280x720
-        // render: the project renders at half its size (640x360, the smallest begin-frame capture
-        // draws), through its own config.
-        const config = join(project, 'engine.config.json')
-        await writeFile(config, JSON.stringify({...JSON.parse(await readFile(config, 'utf8')), scale: 0.5}, null, 2))
+  it('on a machine with no browser and no ffmpeg that reaches only the npm registry, `engine render … --yes` renders the shipped example: both come from the registry, through npm\'s own settings', async (context) => {
+    // What npm is told on this machine (registry, CA file, cache), as a user's ~/.npmrc would say it.
+    const npmSetting = async (key: string) => (await run('npm', ['config', 'get', key], {cwd: dir})).stdout.trim()
+    const [registry, cafile, cache] = await Promise.all([npmSetting('registry'), npmSetting('cafile'), npmSetting('cache')])
+    const unreachable = await registryUnreachable(registry)
+    if (unreachable) {
+      console.log(`skipped: the npm registry ${registry} cannot be reached from here (${unreachable})`)
+      return context.skip()
+    }
+    const home = join(dir, 'registry-only-home')
+    await mkdir(home, {recursive: true})
+    await writeFile(join(home, '.npmrc'), [`registry=${registry}`, ...(cafile && cafile !== 'null' ? [`cafile=${cafile}`] : []), `cache=${cache}`].join('\n') + '\n')
+    // Nothing of this machine's: PATH has the installed engine and node only, no NODE_EXTRA_CA_CERTS
+    // (the CA comes from npm's cafile), no system browser (ENGINE_BROWSER=downloaded skips the one at
+    // its fixed path), and the hosts of the pinned builds stand for the unreachable internet.
+    const bare = {
+      HOME: home,
+      PATH: `${join(dir, 'prefix', 'bin')}:${nodeOnlyPath()}`,
+      ENGINE_CACHE_DIR: join(dir, 'registry-only-cache'),
+      ENGINE_BROWSER: 'downloaded',
+      ENGINE_BROWSER_MIRROR: 'http://127.0.0.2:9/chrome-for-testing',
+      ENGINE_FFMPEG_MIRROR: 'http://127.0.0.2:9/ffmpeg',
+    }
+    const example = join(installed, 'examples', 'hello', 'index.html')
+    const output = join(dir, 'registry-only', 'hello.mp4')
+    const render = await cleanEngine(['render', example, '--scale', '0.5', '--frames', '0-29', '-o', output, '--yes'], bare)
+    expect(render.code, render.stderr).toBe(0)
+    expect(render.stderr).toContain(`could not download chrome-headless-shell ${PINNED_BROWSER.buildId}`)
+    expect(render.stderr).toContain(`downloading the function Chromium (npm ${FUNCTION_CHROMIUM.package}@${FUNCTION_CHROMIUM.version}, ${FUNCTION_CHROMIUM.product}) from ${registry.replace(/\/+$/, '')} instead`)
+    expect(render.stderr).toContain(`could not download ffmpeg ${PINNED_FFMPEG.x86_64.version} (x86_64)`)
+    const build = staticFfmpegBuild()!
+    expect(render.stderr).toMatch(new RegExp(`downloaded: browser: the function Chromium .*; ffmpeg: npm ${build.ffmpeg.name.replace('/', '\\/')}@${build.ffmpeg.version}`))
+    expect(await probeVideoStream(output)).toMatchObject({codec_name: 'h264', width: 640, height: 360, nb_read_frames: '30'})
 
-        const render = await runBare(['engine', 'render', 'index.html', '--yes'], {cwd: project, env: bare, timeoutMs: 300_000})
-        expect(render.code, render.stderr).toBe(0)
-        const build = staticFfmpegBuild()!
-        expect(render.stderr).toContain(`chrome-headless-shell ${PINNED_BROWSER.buildId} (the pinned capture browser)`)
-        expect(render.stderr).toContain(`npm ${build.ffmpeg.name}@${build.ffmpeg.version}, ${build.ffprobe.name}@${build.ffprobe.version}`)
-        expect(render.stderr).toContain(`from ${mirror.ffmpegMirror}/${PINNED_FFMPEG.x86_64.archive} (else ${mirror.registry})`)
-        expect(render.stderr).toContain(`could not download ffmpeg ${PINNED_FFMPEG.x86_64.version} (x86_64)`)
-        expect(mirror.requests).toEqual(expect.arrayContaining([`/ffmpeg/${PINNED_FFMPEG.x86_64.archive}`, `/npm/${build.ffmpeg.name}`, `/npm/${build.ffprobe.name}`, `/chrome/${PINNED_BROWSER.buildId}/linux64/chrome-headless-shell-linux64.zip`]))
-        // The project's composition: 4 s at 30 fps, 1280x720 at the scale of its config.
-        expect(await probeVideoStream(join(project, 'renders', 'my-video.mp4'))).toMatchObject({codec_name: 'h264', width: 640, height: 360, nb_read_frames: '120'})
+    // Which browser and ffmpeg it used: engine's cache, nothing of the system's.
+    const doctor = await cleanEngine(['doctor', '--json'], bare)
+    const checks = (JSON.parse(doctor.stdout) as {checks: Array<{name: string; status: string; info: {path?: string; source?: string}}>}).checks
+    expect(checks.find((check) => check.name === 'browser')).toMatchObject({status: 'ok', info: {source: 'function-chromium', path: expect.stringContaining('registry-only-cache')}})
+    expect(checks.find((check) => check.name === 'ffmpeg')).toMatchObject({status: 'ok', info: {source: 'cache', path: expect.stringContaining('registry-only-cache')}})
+  })
 
-        const doctor = await runBare(['engine', 'doctor'], {cwd: project, env: bare})
-        expect(doctor.stdout).toMatch(/ok {7}ffmpeg: .*bare-cache.* \(cache\)/)
-        expect(doctor.stdout).toMatch(/ok {7}browser: .*bare-cache.* \(pinned\)/)
-        expect(doctor.stdout).toContain('ready to render')
-      } finally {
-        await mirror.close()
-      }
-    },
-  )
 })
+
+/** Why the registry cannot be reached, or undefined when it answers. */
+async function registryUnreachable(registry: string): Promise<string | undefined> {
+  try {
+    const response = await fetch(`${registry.replace(/\/+$/, '')}/@sparticuz%2fchromium`, {method: 'HEAD', signal: AbortSignal.timeout(15_000)})
+    return response.status < 500 ? undefined : `it answered ${response.status}`
+  } catch (error) {
+    return (error as {cause?: Error}).cause?.message ?? (error as Error).message
+  }
+}
+
+/** The installed `engine` with exactly `env` (nothing of this process's environment). */
+function cleanEngine(args: string[], env: NodeJS.ProcessEnv): Promise<{code: number | null; stdout: string; stderr: string}> {
+  return new Promise((resolve) => {
+    execFile('engine', args, {env, timeout: 300_000, maxBuffer: 16 * 1024 * 1024}, (error, stdout, stderr) => {
+      resolve({code: error ? Number((error as {code?: unknown}).code ?? 1) : 0, stdout, stderr})
+    })
+  })
+}

@@ -1,6 +1,7 @@
 import type {Hook, Interfaces} from '@oclif/core'
 import {missingCompanion, missingCompanionMessage} from '../../cli/companions.js'
 import {suggestCommand} from '../../cli/suggest.js'
+import {companionInstallCommand} from '../../lib/config/companions.js'
 import {EngineError} from '../../lib/errors/engine-error.js'
 
 /**
@@ -23,7 +24,7 @@ const hook: Hook.CommandNotFound = async function (options) {
 function companionError(typed: string[], config: Interfaces.Config, bin: string): EngineError | undefined {
   const companion = missingCompanion(typed[0], config)
   if (!companion) return undefined
-  return new EngineError('UNKNOWN_COMMAND', missingCompanionMessage(companion, bin), {command: typed.join(' '), package: companion.name, install: `${bin} plugins install ${companion.name}`})
+  return new EngineError('UNKNOWN_COMMAND', missingCompanionMessage(companion, bin), {command: typed.join(' '), package: companion.name, install: companionInstallCommand(companion, bin)})
 }
 
 function unknownCommandError(typed: string[], options: Parameters<Hook.CommandNotFound>[0], bin: string): EngineError {
