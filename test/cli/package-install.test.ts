@@ -10,6 +10,8 @@ import {PINNED_BROWSER} from '../../src/lib/browser/pinned-browser.js'
 import {staticFfmpegBuild} from '../../src/lib/encode/static-ffmpeg.js'
 import {PINNED_FFMPEG} from '../../src/lib/encode/pinned-ffmpeg.js'
 import {nodeOnlyPath} from '../support/bare-machine.js'
+import {sharedStack} from '../support/shared-stack.js'
+import {LAMBDA_FIXTURES} from '../lambda/support.js'
 import {near, pixelAt, probeVideoStream} from '../support/media.js'
 import {REPO_ROOT} from '../support/run-cli.js'
 
@@ -20,7 +22,9 @@ const NODE_BIN = dirname(process.execPath)
  * package's dependencies) and the whole Fontsource packages (fonts/ has the files renders use).
  */
 const LEFT_OUT = ['@aws-sdk', '@sparticuz', '@ffmpeg-installer', '@ffprobe-installer', 's3rver', 'aws-local-stepfunctions', 'esbuild', 'yazl', '@fontsource', 'html-video-engine-lambda']
-const INSTALL_COMPANION = 'engine plugins install html-video-engine-lambda'
+/** What `engine lambda` tells a user of the installed core to run: the companion's tarball, which `npm pack -w packages/lambda` makes in a checkout. */
+const COMPANION_TARBALL = 'html-video-engine-lambda-0.1.0.tgz'
+const INSTALL_COMPANION = `engine plugins install ./${COMPANION_TARBALL}`
 
 /**
  * The package as users get it: `npm pack` of this checkout (built by `npm test`), installed
@@ -30,6 +34,7 @@ describe('npm pack + npm install -g of the tarball', {timeout: 600_000}, () => {
   let dir: string
   let installed: string
   let files: string[]
+  let coreTarball: string
   // The installed bin first on PATH, and a Node 22 for its `#!/usr/bin/env node`.
   const env = () => ({...process.env, PATH: [join(dir, 'prefix', 'bin'), NODE_BIN, process.env.PATH].join(':'), NODE_ENV: undefined})
 
@@ -39,6 +44,8 @@ describe('npm pack + npm install -g of the tarball', {timeout: 600_000}, () => {
     const {stdout} = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', dir], {cwd: REPO_ROOT, maxBuffer: 64 * 1024 * 1024})
     const [packed] = JSON.parse(stdout) as Array<{filename: string; files: Array<{path: string}>}>
     files = packed.files.map((file) => file.path)
+    coreTarball = packed.filename
+    await run('npm', ['pack', '-w', 'packages/lambda', '--ignore-scripts', '--pack-destination', dir], {cwd: REPO_ROOT})
     await run('npm', ['install', '--global', '--prefix', join(dir, 'prefix'), join(dir, packed.filename), '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'], {
       cwd: dir,
       env: env(),
@@ -85,13 +92,17 @@ describe('npm pack + npm install -g of the tarball', {timeout: 600_000}, () => {
     for (const args of [['lambda', 'render', 'index.html'], ['lambda', '--help'], ['help', 'lambda'], ['lambda']]) {
       const result = await engine(args)
       expect(result.code, args.join(' ')).toBe(127)
-      expect(result.stderr).toMatch(new RegExp(`^error \\[UNKNOWN_COMMAND\\]: \`engine lambda\` \\(.+\\) comes with the package html-video-engine-lambda, which is not installed: install it with \`${INSTALL_COMPANION}\`\n$`))
+      expect(result.stderr).toBe(
+        `error [UNKNOWN_COMMAND]: \`engine lambda\` (the serverless commands: AWS Lambda + Step Functions and their local stack) comes with the package html-video-engine-lambda, which is not installed: ` +
+          `install it with \`${INSTALL_COMPANION}\` (the tarball is made by \`npm pack -w packages/lambda\` in a checkout of engine)\n`,
+      )
       expect(result.stdout).toBe('')
     }
     // The root help still says that `engine lambda` exists and how to get it.
     const help = await engine(['help'])
     expect(help.code, help.stderr).toBe(0)
-    expect(help.stdout).toMatch(new RegExp(`NOT INSTALLED\\n\\s+lambda\\s+the serverless commands[^\\n]*\\n?[^\\n]*install with\\s+\`${INSTALL_COMPANION}\``))
+    const notInstalled = help.stdout.slice(help.stdout.indexOf('NOT INSTALLED')).replace(/\s+/g, ' ')
+    expect(notInstalled).toContain(`NOT INSTALLED lambda the serverless commands: AWS Lambda + Step Functions and their local stack; install with \`${INSTALL_COMPANION}\``)
     const json = await engine(['lambda', 'sites', 'ls', '--json'])
     expect(JSON.parse(json.stdout).error).toMatchObject({code: 'UNKNOWN_COMMAND', details: {package: 'html-video-engine-lambda', install: INSTALL_COMPANION}})
     // Nothing warns about the absent companion, in production or with a development NODE_ENV.
@@ -117,6 +128,52 @@ describe('npm pack + npm install -g of the tarball', {timeout: 600_000}, () => {
     expect(JSON.parse(policy.stdout)).toMatchObject({Version: '2012-10-17'})
     // The user's other data directories still see no companion.
     expect((await engine(['lambda', '--help'])).code).toBe(127)
+  })
+
+  it('the hint works as printed: `engine plugins install ./<tarball>` of the packed companion brings `engine lambda` back', async () => {
+    const data = {HOME: join(dir, 'hint-home'), XDG_DATA_HOME: join(dir, 'hint-home', 'data')}
+    // The command exactly as `engine lambda` printed it, run where the tarball is. The optional
+    // packages (Lambda's Chromium and ffmpeg, 200 MB) are for building a function bundle: left out here.
+    const [command, ...args] = INSTALL_COMPANION.split(' ')
+    expect(command).toBe('engine')
+    const installedCompanion = await engine(args, {...data, npm_config_omit: 'optional', npm_config_prefer_offline: 'true'})
+    expect(installedCompanion.code, installedCompanion.stderr).toBe(0)
+    const policy = await engine(['lambda', 'policies', 'role', '--account-id', '123456789012'], data)
+    expect(policy.code, policy.stderr).toBe(0)
+    expect(JSON.parse(policy.stdout)).toMatchObject({Version: '2012-10-17'})
+    expect((await engine(['plugins'], data)).stdout).toContain('html-video-engine-lambda')
+  })
+
+  it('the SDK as a project installs it (both packed packages side by side in node_modules): renderToLambda checks its input before any call, and a render on the local stack succeeds', async () => {
+    const stack = await sharedStack()
+    const project = join(dir, 'sdk-project')
+    await mkdir(project)
+    await writeFile(join(project, 'package.json'), JSON.stringify({name: 'sdk-user', private: true, type: 'module'}))
+    await run('npm', ['install', join(dir, coreTarball), join(dir, COMPANION_TARBALL), '--omit=optional', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'], {cwd: project, env: env(), maxBuffer: 64 * 1024 * 1024})
+    const script = `
+      import {deploySite, renderToLambda, waitForRender} from 'html-video-engine-lambda'
+      import {EngineError} from 'html-video-engine'
+      const [fixture, bucketName, endpoint, stateMachineArn] = process.argv.slice(2)
+      const refused = await renderToLambda({siteHandle: {siteId: 'c27eaf1e0e0583384fc7b72a'}, bucketName, stateMachineArn, endpoint: 'http://127.0.0.2:9', outputKey: 'sdk/big.mp4',
+        config: {fps: 30, width: 320, height: 180, format: 'mp4', variables: {fill: 'A'.repeat(300000)}}}).then(() => 'started', (error) => error)
+      const site = await deploySite({projectDir: fixture, bucketName, endpoint})
+      const handle = await renderToLambda({siteHandle: site, bucketName, stateMachineArn, endpoint, outputKey: 'sdk/tiny.mp4', config: {fps: 30, width: 320, height: 180, format: 'mp4', variables: {fill: '#00ff00'}}})
+      const done = await waitForRender({render: handle.renderId, endpoint, stateMachineArn, pollMs: 200, signal: AbortSignal.timeout(120000)})
+      console.log(JSON.stringify({refused: {sameClass: refused instanceof EngineError, code: refused.code, message: refused.message}, status: done.status, error: done.error, frames: done.frames}))
+    `
+    await writeFile(join(project, 'use-sdk.mjs'), script)
+    const {stdout} = await run(process.execPath, ['use-sdk.mjs', join(LAMBDA_FIXTURES, 'tiny'), stack.env.ENGINE_BUCKET, stack.env.ENGINE_AWS_ENDPOINT, stack.env.ENGINE_SFN_ARN], {
+      cwd: project,
+      env: {...process.env, ...stack.env},
+    })
+    const result = JSON.parse(stdout) as {refused: {sameClass: boolean; code: string; message: string}; status: string; error?: unknown; frames: {done: number; total: number}}
+    // The companion throws the installed core's error class: one core, the project's.
+    expect(result.refused).toMatchObject({sameClass: true, message: expect.stringMatching(/^\[validateConfig\] config: .*\d+ bytes/)})
+    expect(result).toMatchObject({status: 'SUCCEEDED', frames: {done: 6, total: 6}})
+    const output = join(project, 'tiny.mp4')
+    await stack.bucket.downloadFile('sdk/tiny.mp4', output)
+    expect(await probeVideoStream(output)).toMatchObject({codec_name: 'h264', width: 320, height: 180, nb_read_frames: '6'})
+    expect(near(await pixelAt(output, 3, 160, 90), {r: 0, g: 255, b: 0})).toBe(true)
   })
 
   it('`engine` runs by name: doctor, a render, and the plugin API as a package export', async () => {
