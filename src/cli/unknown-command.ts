@@ -2,7 +2,7 @@ import type {Interfaces} from '@oclif/core'
 import {companionInstallCommand} from '../lib/config/companions.js'
 import {EngineError} from '../lib/errors/engine-error.js'
 import {missingCompanion, missingCompanionMessage} from './companions.js'
-import {suggestCommand} from './suggest.js'
+import {suggestCommand} from '../lib/errors/closest-name.js'
 
 /**
  * The error for a command line that names no command (typed words, flags left out): a companion

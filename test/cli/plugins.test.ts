@@ -87,7 +87,7 @@ describe('plugins through `engine plugins link` (private ENGINE_DATA_DIR)', {tim
     const output = join(dir, 'gone.mkv')
     const render = await cli(['render', COLOR, '--format', 'mkv', '-o', output, '--quiet'])
     expect(render.code).toBe(1)
-    expect(render.stderr).toMatch(/--format: "mkv" is not a known format; use one of mp4, mov, webm, gif, png-sequence, hls\n$/)
+    expect(render.stderr).toMatch(/--format: "mkv" is not a known format; did you mean mov\? use one of mp4, mov, webm, gif, png-sequence, hls\n$/)
     expect(await readdir(dir)).not.toContain('gone.mkv')
   })
 })
