@@ -6,6 +6,7 @@ import {packageRoot} from '../lib/sandbox/package-root.js'
 import {companionsBeside} from './companions.js'
 import {logLevelFrom, setLogLevel, withoutLogFlags} from './log.js'
 import {pluginInstallArgs} from './plugin-install-args.js'
+import {pluginLinkArgs} from './plugin-link-args.js'
 import {containPluginHooks} from './plugin-hooks/contain-plugin-hooks.js'
 import {pluginHookPolicy} from './plugin-hooks/hook-policy.js'
 import {terminalText} from './terminal-text.js'
@@ -27,6 +28,8 @@ export async function startCli(binUrl: string, commandLine: string[] = process.a
   } catch (error) {
     return failBeforeCommand(error, commandLine, 2)
   }
+  const link = pluginLinkArgs(argv)
+  argv = link.argv
   try {
     setLogLevel(logLevelFrom(argv))
   } catch (error) {
@@ -45,6 +48,7 @@ export async function startCli(binUrl: string, commandLine: string[] = process.a
   const config = await loadConfig({root: fileURLToPath(binUrl), userPlugins: policy.loadUserPlugins, devPlugins: companionsBeside(packageRoot())})
   if (asksVersionJson(argv)) process.stdout.write(versionJson(config) + '\n')
   else await execute({args: argv, loadOptions: config})
+  if (link.notice && !process.exitCode) process.stderr.write(terminalText(`warning: ${link.notice}`) + '\n')
   await Promise.all([drained(process.stdout), drained(process.stderr)])
   process.exit()
 }
