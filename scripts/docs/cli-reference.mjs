@@ -91,6 +91,8 @@ export function cliReference(root) {
     generatedHeader('CLI reference', 'oclif.manifest.json and the bundled oclif plugins\' manifests'),
     'Every command of `engine`, with every flag. `engine <command> --help` prints the same text.',
     '',
+    'With `--json` a command prints JSON Lines on stdout: one JSON value per line (its result as one line, a render\'s events one line each, an error as one `{"type": "error", "error": {…}}` line); `engine --version --json` prints the version the same way.',
+    '',
   ]
   const rows = []
   for (const [page, commands] of [...pages].sort(([a], [b]) => a.localeCompare(b))) {
