@@ -4,7 +4,7 @@
 // serverless companion (packages/lambda), which compiles against the core's declarations and so
 // comes second.
 import {execFileSync} from 'node:child_process'
-import {existsSync, readdirSync, rmSync} from 'node:fs'
+import {existsSync, lstatSync, readdirSync, rmSync, symlinkSync} from 'node:fs'
 import {createRequire} from 'node:module'
 import {dirname, join} from 'node:path'
 import {fileURLToPath} from 'node:url'
@@ -68,3 +68,21 @@ const companion = join(root, 'packages/lambda')
 rmSync(join(companion, 'dist'), {recursive: true, force: true})
 execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(companion, 'tsconfig.json')], {stdio: 'inherit'})
 execFileSync(process.execPath, [join(root, 'scripts/generate-manifest.mjs'), companion], {stdio: 'inherit'})
+
+// The companion imports the core by its package name, as a user's project installs the two side by
+// side in node_modules; npm links the workspace's packages there but never the root package, so
+// the checkout gets the same link, and `import('html-video-engine-lambda')` (packages/lambda/dist)
+// finds this core from a checkout as it does from an install.
+const coreLink = join(root, 'node_modules', 'html-video-engine')
+if (existsSync(join(root, 'node_modules')) && !isLink(coreLink)) {
+  rmSync(coreLink, {recursive: true, force: true})
+  symlinkSync('..', coreLink, 'dir')
+}
+
+function isLink(path) {
+  try {
+    return lstatSync(path).isSymbolicLink()
+  } catch {
+    return false
+  }
+}

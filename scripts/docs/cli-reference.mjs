@@ -91,6 +91,8 @@ export function cliReference(root) {
     generatedHeader('CLI reference', 'oclif.manifest.json and the bundled oclif plugins\' manifests'),
     'Every command of `engine`, with every flag. `engine <command> --help` prints the same text.',
     '',
+    'With `--json` a command prints JSON Lines on stdout: one JSON value per line (its result as one line, a render\'s events one line each, an error as one `{"type": "error", "error": {…}}` line); `engine --version --json` prints the version the same way.',
+    '',
   ]
   const rows = []
   for (const [page, commands] of [...pages].sort(([a], [b]) => a.localeCompare(b))) {
@@ -100,7 +102,7 @@ export function cliReference(root) {
     const sources = [...new Set(commands.map((command) => command.source))]
     const from = sources.map((source) => (source === 'engine' ? 'oclif.manifest.json' : `${source}'s manifest`)).join(', ')
     const companion = COMPANIONS.find(({name}) => sources.includes(name))
-    const install = companion ? [`These commands come with the serverless companion package: \`${BIN} plugins install ${companion.name}\`.`, ''] : []
+    const install = companion ? [`These commands come with the serverless companion package ${companion.name} (not on the npm registry yet): in a checkout of engine, \`npm pack -w ${companion.dir}\`, then \`${BIN} plugins install ./${companion.name}-<version>.tgz\`.`, ''] : []
     files.set(`cli/${page}.md`, [generatedHeader(title, from), ...(intro ? [intro, ''] : []), ...install, ...commands.map(commandSection)].join('\n').trimEnd() + '\n')
     for (const command of commands) rows.push([`[${code(`${BIN} ${command.id.split(':').join(' ')}`)}](${page}.md)`, fill(command.summary ?? command.description?.split('\n')[0])])
   }

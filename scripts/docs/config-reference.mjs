@@ -32,14 +32,15 @@ export const ENVIRONMENT = {
   ENGINE_GOOGLE_FONTS_API: 'another address for the Google Fonts API (a mirror)',
   ENGINE_LOCAL_TOKEN: 'the token `engine lambda local` prints; commands sign their requests to the local stack with it',
   ENGINE_BROWSER_PATH: 'the browser executable to capture with, like `--browser-path`',
+  ENGINE_BROWSER: "which browsers a render may pick when no path is given: `auto` (default: engine's downloads, then the system's), `system` (the system's first) or `downloaded` (engine's downloads only, never a system browser)",
   ENGINE_AUTO_INSTALL: '`1`: a render (or still) downloads a missing browser or ffmpeg without asking, like `--yes`; `0`: never (see the getting-started guide)',
   ENGINE_BROWSER_MIRROR: 'base URL of a mirror of the Chrome for Testing downloads, for the pinned browser (`<base>/<version>/linux64/chrome-headless-shell-linux64.zip`)',
-  ENGINE_NPM_REGISTRY: 'npm registry the static ffmpeg/ffprobe are downloaded from (default: `npm_config_registry`, else registry.npmjs.org)',
+  ENGINE_NPM_REGISTRY: "npm registry the static ffmpeg/ffprobe and the function Chromium are downloaded from (default: npm's `registry` setting, else registry.npmjs.org); the downloads use npm's `cafile`, `proxy`, `https-proxy`, `noproxy` and `strict-ssl` too",
   ENGINE_SERVER_TOKEN: 'the bearer token of `engine serve` (like its `--token`), and the token `engine render --server` sends',
   ENGINE_WEBHOOK_SECRET: 'the key that signs webhook calls, like `--webhook-secret` (`engine render`, `engine serve`, `engine lambda render`)',
   ENGINE_NO_PLUGINS: '`1` loads no user plugin (only the built-in formats and encoders)',
   ENGINE_PLUGIN_TIMEOUT: "seconds a plugin's hook may take before it is abandoned with a warning (default 10)",
-  ENGINE_LOG_LEVEL: 'diagnostics on stderr: `error`, `warn`, `info` (default) or `debug`, like `--log-level` (`--verbose` is `debug`)',
+  ENGINE_LOG_LEVEL: 'diagnostics on stderr: `error`, `warn`, `info` (default) or `debug`, like `--log-level` (`--verbose` is `debug`); another value is an error',
   PRODUCER_MAX_CONCURRENT_RENDERS: "`engine serve`'s concurrency when `--max-concurrent-renders` is not given",
 }
 

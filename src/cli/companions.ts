@@ -1,7 +1,7 @@
 import type {Interfaces} from '@oclif/core'
 import {existsSync} from 'node:fs'
 import {join} from 'node:path'
-import {COMPANIONS, type Companion} from '../lib/config/companions.js'
+import {companionInstallHint, COMPANIONS, type Companion} from '../lib/config/companions.js'
 
 /** The companion whose topic a command line starts with, when that companion is not installed. */
 export function missingCompanion(word: string | undefined, config: Interfaces.Config): Companion | undefined {
@@ -13,7 +13,7 @@ export function missingCompanion(word: string | undefined, config: Interfaces.Co
 
 /** One line: what is missing and the exact command that installs it. */
 export function missingCompanionMessage(companion: Companion, bin: string): string {
-  return `\`${bin} ${companion.topic}\` (${companion.what}) comes with the package ${companion.name}, which is not installed: install it with \`${bin} plugins install ${companion.name}\``
+  return `\`${bin} ${companion.topic}\` (${companion.what}) comes with the package ${companion.name}, which is not installed: install it with ${companionInstallHint(companion, bin)}`
 }
 
 /**

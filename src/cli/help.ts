@@ -1,7 +1,8 @@
 import {Help, type Command} from '@oclif/core'
 import {listFormats} from '../lib/encode/format-registry.js'
-import {COMPANIONS} from '../lib/config/companions.js'
-import {missingCompanion, missingCompanionMessage} from './companions.js'
+import {companionInstallHint, COMPANIONS} from '../lib/config/companions.js'
+import {missingCompanion} from './companions.js'
+import {unknownCommandError} from './unknown-command.js'
 
 /**
  * oclif's help, with `--format` showing the formats registered in this run (built-ins and those of
@@ -14,8 +15,18 @@ export default class EngineHelp extends Help {
   override async showHelp(argv: string[]): Promise<void> {
     const subject = argv.find((word) => !word.startsWith('-'))?.split(':')[0]
     const companion = missingCompanion(subject, this.config)
-    if (!companion) return super.showHelp(argv)
-    process.stderr.write(`error [UNKNOWN_COMMAND]: ${missingCompanionMessage(companion, this.config.bin)}\n`)
+    if (!companion) {
+      try {
+        return await super.showHelp(argv)
+      } catch (error) {
+        // oclif's "Command lambda:rendr not found." names its internal id and suggests nothing:
+        // the same line as running the unknown command says instead.
+        if (!/^Command \S+ not found\.$/.test((error as Error).message)) throw error
+      }
+    }
+    const typed = argv.filter((word) => !word.startsWith('-') && word !== 'help').flatMap((word) => word.split(':'))
+    const error = unknownCommandError(typed, this.config)
+    process.stderr.write(`error [${error.code}]: ${error.message}\n`)
     process.exitCode = 127
   }
 
@@ -23,7 +34,7 @@ export default class EngineHelp extends Help {
     await super.showRootHelp()
     const missing = COMPANIONS.filter((companion) => missingCompanion(companion.topic, this.config))
     if (missing.length === 0) return
-    const rows = missing.map((companion): [string, string] => [companion.topic, `${companion.what}; install with \`${this.config.bin} plugins install ${companion.name}\``])
+    const rows = missing.map((companion): [string, string] => [companion.topic, `${companion.what}; install with ${companionInstallHint(companion, this.config.bin)}`])
     this.log('')
     this.log(this.section('NOT INSTALLED', rows))
   }

@@ -1,9 +1,10 @@
+import {EngineError} from '../lib/errors/engine-error.js'
 import {terminalText} from './terminal-text.js'
 /**
  * The CLI's diagnostics: warnings, notices and debug detail go to stderr, filtered by one log
  * level for the whole process, so that stdout carries only results. The level is known before any
  * command parses its flags (plugin hooks run first): `--log-level <level>` or `--verbose` on the
- * command line, else ENGINE_LOG_LEVEL, else `info`.
+ * command line, else ENGINE_LOG_LEVEL (a value that is no level is an error, as the flag's is), else `info`.
  */
 export const LOG_LEVELS = ['error', 'warn', 'info', 'debug'] as const
 export type LogLevel = (typeof LOG_LEVELS)[number]
@@ -29,8 +30,16 @@ export function logLevelFrom(argv: readonly string[], env: NodeJS.ProcessEnv = p
     const value = arg === '--log-level' ? argv[index + 1] : arg.startsWith('--log-level=') ? arg.slice('--log-level='.length) : undefined
     if (isLogLevel(value)) level = value
   }
+  if (level) return level
   const fromEnv = env[LOG_LEVEL_ENV]
-  return level ?? (isLogLevel(fromEnv) ? fromEnv : 'info')
+  if (fromEnv === undefined || fromEnv === '') return 'info'
+  if (isLogLevel(fromEnv)) return fromEnv
+  // Refused as the flag is: a level nobody recognises must not quietly mean info.
+  throw new EngineError('INVALID_CONFIG', `${LOG_LEVEL_ENV} must be ${LOG_LEVELS.slice(0, -1).join(', ')} or ${LOG_LEVELS.at(-1)}, not "${fromEnv}"; fix it or unset it`, {
+    field: LOG_LEVEL_ENV,
+    value: fromEnv,
+    allowed: [...LOG_LEVELS],
+  })
 }
 
 /**

@@ -35,7 +35,7 @@ function progressListener(task: {title: string; output: string}, title: string):
     if (event.type === 'progress') task.output = describeProgress(event)
     else if (event.type === 'stage' && event.stage !== 'done') task.title = `${title}: ${event.stage}`
     else if (event.type === 'start') {
-      task.title = `${title}: ${event.totalFrames} frames ${event.width}x${event.height} @ ${event.fps} fps${event.fpsSource === 'composition' ? ' (data-fps)' : ''}, ${event.workers} worker(s), ${event.browser.beginFrame ? 'begin-frame' : 'screenshot'} capture`
+      task.title = `${title}: ${event.totalFrames} frames ${event.width}x${event.height} @ ${event.fps} fps${event.fpsSource === 'composition' ? ' (data-fps)' : ''}, ${event.workers} worker(s), ${event.browser.beginFrame ? 'begin-frame' : 'screenshot'} capture${event.browser.source === 'function-chromium' ? ' with the function Chromium (engine cache)' : ''}`
     } else if (event.type === 'warning') writeWarning(event)
     else if (event.type === 'done') task.title = `${title}: done`
   }

@@ -6,9 +6,11 @@ import {packageRoot} from '../lib/sandbox/package-root.js'
 import {companionsBeside} from './companions.js'
 import {logLevelFrom, setLogLevel, withoutLogFlags} from './log.js'
 import {pluginInstallArgs} from './plugin-install-args.js'
+import {pluginLinkArgs} from './plugin-link-args.js'
 import {containPluginHooks} from './plugin-hooks/contain-plugin-hooks.js'
 import {pluginHookPolicy} from './plugin-hooks/hook-policy.js'
 import {terminalText} from './terminal-text.js'
+import {asksVersionJson, versionJson} from './version-json.js'
 
 /** Commands of oclif's own plugins: they do not extend BaseCommand, so they lack the log flags. */
 const OCLIF_TOPICS = new Set(['plugins', 'help', 'autocomplete'])
@@ -24,10 +26,15 @@ export async function startCli(binUrl: string, commandLine: string[] = process.a
   try {
     argv = pluginInstallArgs(commandLine)
   } catch (error) {
-    process.stderr.write(terminalText(`error [${toEngineError(error).code}]: ${toEngineError(error).message}`) + '\n')
-    process.exit(2)
+    return failBeforeCommand(error, commandLine, 2)
   }
-  setLogLevel(logLevelFrom(argv))
+  const link = pluginLinkArgs(argv)
+  argv = link.argv
+  try {
+    setLogLevel(logLevelFrom(argv))
+  } catch (error) {
+    return failBeforeCommand(error, argv, 1)
+  }
   if (OCLIF_TOPICS.has((argv[0] ?? '').split(':')[0])) argv = withoutLogFlags(argv)
   registerHostPackage()
   const policy = pluginHookPolicy(argv)
@@ -39,7 +46,9 @@ export async function startCli(binUrl: string, commandLine: string[] = process.a
     })
   }
   const config = await loadConfig({root: fileURLToPath(binUrl), userPlugins: policy.loadUserPlugins, devPlugins: companionsBeside(packageRoot())})
-  await execute({args: argv, loadOptions: config})
+  if (asksVersionJson(argv)) process.stdout.write(versionJson(config) + '\n')
+  else await execute({args: argv, loadOptions: config})
+  if (link.notice && !process.exitCode) process.stderr.write(terminalText(`warning: ${link.notice}`) + '\n')
   await Promise.all([drained(process.stdout), drained(process.stderr)])
   process.exit()
 }
@@ -60,6 +69,14 @@ async function loadConfig(options: {root: string; userPlugins: boolean; devPlugi
     if (nodeEnv === undefined) delete process.env.NODE_ENV
     else process.env.NODE_ENV = nodeEnv
   }
+}
+
+/** An error found before any command runs, printed as a command prints its errors (one JSON object with --json). */
+function failBeforeCommand(error: unknown, argv: readonly string[], code: number): never {
+  const engineError = toEngineError(error)
+  if (argv.includes('--json')) process.stdout.write(JSON.stringify({type: 'error', error: engineError.toJSON()}) + '\n')
+  else process.stderr.write(terminalText(`error [${engineError.code}]: ${engineError.message}`) + '\n')
+  process.exit(code)
 }
 
 function drained(stream: NodeJS.WriteStream): Promise<void> {

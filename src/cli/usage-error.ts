@@ -1,7 +1,7 @@
 import {Errors} from '@oclif/core'
 import {EngineError} from '../lib/errors/engine-error.js'
 import {oneOf} from '../lib/errors/one-of.js'
-import {closest} from './suggest.js'
+import {closest} from '../lib/errors/closest-name.js'
 
 const HELP_SUFFIX = /\nSee more help with --help$/
 

@@ -34,7 +34,7 @@ export default class Config extends BaseCommand {
         .map((name) => [name, SECRET.test(name) ? '(set)' : process.env[name]]),
     )
     if (flags.json) {
-      this.log(JSON.stringify({file: loaded.filepath ?? null, options, environment}, null, 2))
+      this.log(JSON.stringify({file: loaded.filepath ?? null, options, environment}))
       return
     }
     this.log(loaded.filepath ? `config file: ${relative(process.cwd(), loaded.filepath) || loaded.filepath}` : 'config file: none found (defaults apply)')

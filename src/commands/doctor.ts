@@ -32,7 +32,7 @@ export default class Doctor extends BaseCommand {
       plugins: {installed, problems: pluginProblems(), hooksRan: !flags.safe},
     })
     if (flags.json) {
-      this.log(JSON.stringify(report, null, 2))
+      this.log(JSON.stringify(report))
     } else {
       for (const check of report.checks) {
         this.log(`${MARK[check.status]}  ${check.name}${check.required ? '' : ' (optional)'}: ${check.summary}`)

@@ -183,4 +183,15 @@ describe('batch rows from CSV, TSV, JSON Lines and JSON', () => {
     expect(await read('{"title":"Ada"}\n{"title":"Bo"}\n')).toEqual([{title: 'Ada'}, {title: 'Bo'}])
     expect(await read('title,count\nCy,3\n', 'csv')).toEqual([{title: 'Cy', count: 3}])
   })
+
+  it('CSV piped to standard input without --batch-format: each row says it looks like CSV and names the flag', async () => {
+    const rows: SourceRow[] = []
+    for await (const row of readRows(await openRowSource('-', undefined, Readable.from(['title,count\nCy,3\n'])), DECLARATIONS)) rows.push(row)
+    expect(rows).toHaveLength(2)
+    for (const row of rows) {
+      expect(row.problems.map((problem) => problem.reason).join('; ')).toMatch(
+        /not valid JSON \(.*\); this looks like CSV, and standard input is read as JSON Lines unless --batch-format says otherwise: add --batch-format csv$/,
+      )
+    }
+  })
 })

@@ -1,16 +1,18 @@
 import {execFile} from 'node:child_process'
 import {existsSync} from 'node:fs'
-import {mkdtemp, readFile, rm, writeFile} from 'node:fs/promises'
+import {mkdir, mkdtemp, readFile, rm, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {dirname, join, relative, resolve} from 'node:path'
 import {promisify} from 'node:util'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {FUNCTION_CHROMIUM} from '../../src/lib/browser/function-chromium.js'
 import {PINNED_BROWSER} from '../../src/lib/browser/pinned-browser.js'
 import {staticFfmpegBuild} from '../../src/lib/encode/static-ffmpeg.js'
 import {PINNED_FFMPEG} from '../../src/lib/encode/pinned-ffmpeg.js'
-import {canHideSystemTools, nodeOnlyPath, runBare} from '../support/bare-machine.js'
+import {nodeOnlyPath} from '../support/bare-machine.js'
 import {skipWithout} from '../support/capabilities.js'
-import {startDownloadMirror} from '../support/download-mirror.js'
+import {sharedStack} from '../support/shared-stack.js'
+import {LAMBDA_FIXTURES} from '../lambda/support.js'
 import {near, pixelAt, probeVideoStream} from '../support/media.js'
 import {REPO_ROOT} from '../support/run-cli.js'
 
@@ -21,7 +23,9 @@ const NODE_BIN = dirname(process.execPath)
  * package's dependencies) and the whole Fontsource packages (fonts/ has the files renders use).
  */
 const LEFT_OUT = ['@aws-sdk', '@sparticuz', '@ffmpeg-installer', '@ffprobe-installer', 's3rver', 'aws-local-stepfunctions', 'esbuild', 'yazl', '@fontsource', 'html-video-engine-lambda']
-const INSTALL_COMPANION = 'engine plugins install html-video-engine-lambda'
+/** What `engine lambda` tells a user of the installed core to run: the companion's tarball, which `npm pack -w packages/lambda` makes in a checkout. */
+const COMPANION_TARBALL = 'html-video-engine-lambda-0.1.0.tgz'
+const INSTALL_COMPANION = `engine plugins install ./${COMPANION_TARBALL}`
 
 /**
  * The package as users get it: `npm pack` of this checkout (built by `npm test`), installed
@@ -31,6 +35,7 @@ describe('npm pack + npm install -g of the tarball', {timeout: 600_000}, () => {
   let dir: string
   let installed: string
   let files: string[]
+  let coreTarball: string
   // The installed bin first on PATH, and a Node 22 for its `#!/usr/bin/env node`.
   const env = () => ({...process.env, PATH: [join(dir, 'prefix', 'bin'), NODE_BIN, process.env.PATH].join(':'), NODE_ENV: undefined})
 
@@ -40,6 +45,8 @@ describe('npm pack + npm install -g of the tarball', {timeout: 600_000}, () => {
     const {stdout} = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', dir], {cwd: REPO_ROOT, maxBuffer: 64 * 1024 * 1024})
     const [packed] = JSON.parse(stdout) as Array<{filename: string; files: Array<{path: string}>}>
     files = packed.files.map((file) => file.path)
+    coreTarball = packed.filename
+    await run('npm', ['pack', '-w', 'packages/lambda', '--ignore-scripts', '--pack-destination', dir], {cwd: REPO_ROOT})
     await run('npm', ['install', '--global', '--prefix', join(dir, 'prefix'), join(dir, packed.filename), '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'], {
       cwd: dir,
       env: env(),
@@ -86,13 +93,17 @@ describe('npm pack + npm install -g of the tarball', {timeout: 600_000}, () => {
     for (const args of [['lambda', 'render', 'index.html'], ['lambda', '--help'], ['help', 'lambda'], ['lambda']]) {
       const result = await engine(args)
       expect(result.code, args.join(' ')).toBe(127)
-      expect(result.stderr).toMatch(new RegExp(`^error \\[UNKNOWN_COMMAND\\]: \`engine lambda\` \\(.+\\) comes with the package html-video-engine-lambda, which is not installed: install it with \`${INSTALL_COMPANION}\`\n$`))
+      expect(result.stderr).toBe(
+        `error [UNKNOWN_COMMAND]: \`engine lambda\` (the serverless commands: AWS Lambda + Step Functions and their local stack) comes with the package html-video-engine-lambda, which is not installed: ` +
+          `install it with \`${INSTALL_COMPANION}\` (the tarball is made by \`npm pack -w packages/lambda\` in a checkout of engine)\n`,
+      )
       expect(result.stdout).toBe('')
     }
     // The root help still says that `engine lambda` exists and how to get it.
     const help = await engine(['help'])
     expect(help.code, help.stderr).toBe(0)
-    expect(help.stdout).toMatch(new RegExp(`NOT INSTALLED\\n\\s+lambda\\s+the serverless commands[^\\n]*\\n?[^\\n]*install with\\s+\`${INSTALL_COMPANION}\``))
+    const notInstalled = help.stdout.slice(help.stdout.indexOf('NOT INSTALLED')).replace(/\s+/g, ' ')
+    expect(notInstalled).toContain(`NOT INSTALLED lambda the serverless commands: AWS Lambda + Step Functions and their local stack; install with \`${INSTALL_COMPANION}\``)
     const json = await engine(['lambda', 'sites', 'ls', '--json'])
     expect(JSON.parse(json.stdout).error).toMatchObject({code: 'UNKNOWN_COMMAND', details: {package: 'html-video-engine-lambda', install: INSTALL_COMPANION}})
     // Nothing warns about the absent companion, in production or with a development NODE_ENV.
@@ -120,6 +131,52 @@ describe('npm pack + npm install -g of the tarball', {timeout: 600_000}, () => {
     expect((await engine(['lambda', '--help'])).code).toBe(127)
   })
 
+  it('the hint works as printed: `engine plugins install ./<tarball>` of the packed companion brings `engine lambda` back', async () => {
+    const data = {HOME: join(dir, 'hint-home'), XDG_DATA_HOME: join(dir, 'hint-home', 'data')}
+    // The command exactly as `engine lambda` printed it, run where the tarball is. The optional
+    // packages (Lambda's Chromium and ffmpeg, 200 MB) are for building a function bundle: left out here.
+    const [command, ...args] = INSTALL_COMPANION.split(' ')
+    expect(command).toBe('engine')
+    const installedCompanion = await engine(args, {...data, npm_config_omit: 'optional', npm_config_prefer_offline: 'true'})
+    expect(installedCompanion.code, installedCompanion.stderr).toBe(0)
+    const policy = await engine(['lambda', 'policies', 'role', '--account-id', '123456789012'], data)
+    expect(policy.code, policy.stderr).toBe(0)
+    expect(JSON.parse(policy.stdout)).toMatchObject({Version: '2012-10-17'})
+    expect((await engine(['plugins'], data)).stdout).toContain('html-video-engine-lambda')
+  })
+
+  it('the SDK as a project installs it (both packed packages side by side in node_modules): renderToLambda checks its input before any call, and a render on the local stack succeeds', async () => {
+    const stack = await sharedStack()
+    const project = join(dir, 'sdk-project')
+    await mkdir(project)
+    await writeFile(join(project, 'package.json'), JSON.stringify({name: 'sdk-user', private: true, type: 'module'}))
+    await run('npm', ['install', join(dir, coreTarball), join(dir, COMPANION_TARBALL), '--omit=optional', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'], {cwd: project, env: env(), maxBuffer: 64 * 1024 * 1024})
+    const script = `
+      import {deploySite, renderToLambda, waitForRender} from 'html-video-engine-lambda'
+      import {EngineError} from 'html-video-engine'
+      const [fixture, bucketName, endpoint, stateMachineArn] = process.argv.slice(2)
+      const refused = await renderToLambda({siteHandle: {siteId: 'c27eaf1e0e0583384fc7b72a'}, bucketName, stateMachineArn, endpoint: 'http://127.0.0.2:9', outputKey: 'sdk/big.mp4',
+        config: {fps: 30, width: 320, height: 180, format: 'mp4', variables: {fill: 'A'.repeat(300000)}}}).then(() => 'started', (error) => error)
+      const site = await deploySite({projectDir: fixture, bucketName, endpoint})
+      const handle = await renderToLambda({siteHandle: site, bucketName, stateMachineArn, endpoint, outputKey: 'sdk/tiny.mp4', config: {fps: 30, width: 320, height: 180, format: 'mp4', variables: {fill: '#00ff00'}}})
+      const done = await waitForRender({render: handle.renderId, endpoint, stateMachineArn, pollMs: 200, signal: AbortSignal.timeout(120000)})
+      console.log(JSON.stringify({refused: {sameClass: refused instanceof EngineError, code: refused.code, message: refused.message}, status: done.status, error: done.error, frames: done.frames}))
+    `
+    await writeFile(join(project, 'use-sdk.mjs'), script)
+    const {stdout} = await run(process.execPath, ['use-sdk.mjs', join(LAMBDA_FIXTURES, 'tiny'), stack.env.ENGINE_BUCKET, stack.env.ENGINE_AWS_ENDPOINT, stack.env.ENGINE_SFN_ARN], {
+      cwd: project,
+      env: {...process.env, ...stack.env},
+    })
+    const result = JSON.parse(stdout) as {refused: {sameClass: boolean; code: string; message: string}; status: string; error?: unknown; frames: {done: number; total: number}}
+    // The companion throws the installed core's error class: one core, the project's.
+    expect(result.refused).toMatchObject({sameClass: true, message: expect.stringMatching(/^\[validateConfig\] config: .*\d+ bytes/)})
+    expect(result).toMatchObject({status: 'SUCCEEDED', frames: {done: 6, total: 6}})
+    const output = join(project, 'tiny.mp4')
+    await stack.bucket.downloadFile('sdk/tiny.mp4', output)
+    expect(await probeVideoStream(output)).toMatchObject({codec_name: 'h264', width: 320, height: 180, nb_read_frames: '6'})
+    expect(near(await pixelAt(output, 3, 160, 90), {r: 0, g: 255, b: 0})).toBe(true)
+  })
+
   it('`engine` runs by name: doctor, a render, and the plugin API as a package export', async () => {
     const doctor = await run('engine', ['doctor'], {cwd: dir, env: env()})
     expect(doctor.stdout).toMatch(/encoders for mp4, mov, webm, gif, png-sequence/)
@@ -136,51 +193,61 @@ describe('npm pack + npm install -g of the tarball', {timeout: 600_000}, () => {
     expect(stdout.trim()).toBe('1 function 6')
   })
 
-  it(
-    'on a machine with no browser and no ffmpeg, `engine init` then one `engine render --yes` renders the project, fetching both from the (loopback) mirrors',
-    async (context) => {
-      skipWithout(context, 'hide-system-tools', canHideSystemTools, 'user namespaces: unshare -m, as root in CI')
-      // The lean core carries no static ffmpeg/ffprobe (the companion does, for the Lambda bundle),
-      // so the first render has to fetch them.
-      const mirror = await startDownloadMirror()
-      try {
-        const bare = {
-          HOME: join(dir, 'home'),
-          PATH: `${join(dir, 'prefix', 'bin')}:${nodeOnlyPath()}`,
-          ENGINE_CACHE_DIR: join(dir, 'bare-cache'),
-          ENGINE_BROWSER_MIRROR: mirror.browserBaseUrl,
-          ENGINE_NPM_REGISTRY: mirror.registry,
-          // No pinned ffmpeg archive there (404), as offline: the render falls back to the npm build.
-          ENGINE_FFMPEG_MIRROR: mirror.ffmpegMirror,
-        }
-        const init = await runBare(['engine', 'init', 'my-video'], {cwd: dir, env: bare})
-        expect(init.code, init.stderr).toBe(0)
-        expect(init.stdout).toContain('engine render index.html')
-        const project = join(dir, 'my-video')
-        // What is under test is the first render fetching its browser and ffmpeg, not a 1280x720
-        // render: the project renders at half its size (640x360, the smallest begin-frame capture
-        // draws), through its own config.
-        const config = join(project, 'engine.config.json')
-        await writeFile(config, JSON.stringify({...JSON.parse(await readFile(config, 'utf8')), scale: 0.5}, null, 2))
+  it('on a machine with no browser and no ffmpeg that reaches only the npm registry, `engine render … --yes` renders the shipped example: both come from the registry, through npm\'s own settings', async (context) => {
+    // What npm is told on this machine (registry, CA file, cache), as a user's ~/.npmrc would say it.
+    const npmSetting = async (key: string) => (await run('npm', ['config', 'get', key], {cwd: dir})).stdout.trim()
+    const [registry, cafile, cache] = await Promise.all([npmSetting('registry'), npmSetting('cafile'), npmSetting('cache')])
+    const unreachable = await registryUnreachable(registry)
+    skipWithout(context, 'npm-registry', unreachable === undefined, `the npm registry ${registry}, which scripts/setup.sh also needs: ${unreachable}`)
+    const home = join(dir, 'registry-only-home')
+    await mkdir(home, {recursive: true})
+    await writeFile(join(home, '.npmrc'), [`registry=${registry}`, ...(cafile && cafile !== 'null' ? [`cafile=${cafile}`] : []), `cache=${cache}`].join('\n') + '\n')
+    // Nothing of this machine's: PATH has the installed engine and node only, no NODE_EXTRA_CA_CERTS
+    // (the CA comes from npm's cafile), no system browser (ENGINE_BROWSER=downloaded skips the one at
+    // its fixed path), and the hosts of the pinned builds stand for the unreachable internet.
+    const bare = {
+      HOME: home,
+      PATH: `${join(dir, 'prefix', 'bin')}:${nodeOnlyPath()}`,
+      ENGINE_CACHE_DIR: join(dir, 'registry-only-cache'),
+      ENGINE_BROWSER: 'downloaded',
+      ENGINE_BROWSER_MIRROR: 'http://127.0.0.2:9/chrome-for-testing',
+      ENGINE_FFMPEG_MIRROR: 'http://127.0.0.2:9/ffmpeg',
+    }
+    const example = join(installed, 'examples', 'hello', 'index.html')
+    const output = join(dir, 'registry-only', 'hello.mp4')
+    const render = await cleanEngine(['render', example, '--scale', '0.5', '--frames', '0-29', '-o', output, '--yes'], bare)
+    expect(render.code, render.stderr).toBe(0)
+    expect(render.stderr).toContain(`could not download chrome-headless-shell ${PINNED_BROWSER.buildId}`)
+    expect(render.stderr).toContain(`downloading the function Chromium (npm ${FUNCTION_CHROMIUM.package}@${FUNCTION_CHROMIUM.version}, ${FUNCTION_CHROMIUM.product}) from ${registry.replace(/\/+$/, '')} instead`)
+    expect(render.stderr).toContain(`could not download ffmpeg ${PINNED_FFMPEG.x86_64.version} (x86_64)`)
+    const build = staticFfmpegBuild()!
+    expect(render.stderr).toMatch(new RegExp(`downloaded: browser: the function Chromium .*; ffmpeg: npm ${build.ffmpeg.name.replace('/', '\\/')}@${build.ffmpeg.version}`))
+    expect(await probeVideoStream(output)).toMatchObject({codec_name: 'h264', width: 640, height: 360, nb_read_frames: '30'})
 
-        const render = await runBare(['engine', 'render', 'index.html', '--yes'], {cwd: project, env: bare, timeoutMs: 300_000})
-        expect(render.code, render.stderr).toBe(0)
-        const build = staticFfmpegBuild()!
-        expect(render.stderr).toContain(`chrome-headless-shell ${PINNED_BROWSER.buildId} (the pinned capture browser)`)
-        expect(render.stderr).toContain(`npm ${build.ffmpeg.name}@${build.ffmpeg.version}, ${build.ffprobe.name}@${build.ffprobe.version}`)
-        expect(render.stderr).toContain(`from ${mirror.ffmpegMirror}/${PINNED_FFMPEG.x86_64.archive} (else ${mirror.registry})`)
-        expect(render.stderr).toContain(`could not download ffmpeg ${PINNED_FFMPEG.x86_64.version} (x86_64)`)
-        expect(mirror.requests).toEqual(expect.arrayContaining([`/ffmpeg/${PINNED_FFMPEG.x86_64.archive}`, `/npm/${build.ffmpeg.name}`, `/npm/${build.ffprobe.name}`, `/chrome/${PINNED_BROWSER.buildId}/linux64/chrome-headless-shell-linux64.zip`]))
-        // The project's composition: 4 s at 30 fps, 1280x720 at the scale of its config.
-        expect(await probeVideoStream(join(project, 'renders', 'my-video.mp4'))).toMatchObject({codec_name: 'h264', width: 640, height: 360, nb_read_frames: '120'})
+    // Which browser and ffmpeg it used: engine's cache, nothing of the system's.
+    const doctor = await cleanEngine(['doctor', '--json'], bare)
+    const checks = (JSON.parse(doctor.stdout) as {checks: Array<{name: string; status: string; info: {path?: string; source?: string}}>}).checks
+    expect(checks.find((check) => check.name === 'browser')).toMatchObject({status: 'ok', info: {source: 'function-chromium', path: expect.stringContaining('registry-only-cache')}})
+    expect(checks.find((check) => check.name === 'ffmpeg')).toMatchObject({status: 'ok', info: {source: 'cache', path: expect.stringContaining('registry-only-cache')}})
+  })
 
-        const doctor = await runBare(['engine', 'doctor'], {cwd: project, env: bare})
-        expect(doctor.stdout).toMatch(/ok {7}ffmpeg: .*bare-cache.* \(cache\)/)
-        expect(doctor.stdout).toMatch(/ok {7}browser: .*bare-cache.* \(pinned\)/)
-        expect(doctor.stdout).toContain('ready to render')
-      } finally {
-        await mirror.close()
-      }
-    },
-  )
 })
+
+/** Why the registry cannot be reached, or undefined when it answers. */
+async function registryUnreachable(registry: string): Promise<string | undefined> {
+  try {
+    const response = await fetch(`${registry.replace(/\/+$/, '')}/@sparticuz%2fchromium`, {method: 'HEAD', signal: AbortSignal.timeout(15_000)})
+    return response.status < 500 ? undefined : `it answered ${response.status}`
+  } catch (error) {
+    return (error as {cause?: Error}).cause?.message ?? (error as Error).message
+  }
+}
+
+/** The installed `engine` with exactly `env` (nothing of this process's environment). */
+function cleanEngine(args: string[], env: NodeJS.ProcessEnv): Promise<{code: number | null; stdout: string; stderr: string}> {
+  return new Promise((resolve) => {
+    execFile('engine', args, {env, timeout: 300_000, maxBuffer: 16 * 1024 * 1024}, (error, stdout, stderr) => {
+      resolve({code: error ? Number((error as {code?: unknown}).code ?? 1) : 0, stdout, stderr})
+    })
+  })
+}

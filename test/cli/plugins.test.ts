@@ -29,9 +29,9 @@ describe('plugins through `engine plugins link` (private ENGINE_DATA_DIR)', {tim
 
   it('the example plugin is listed, shown in doctor, and renders --format mkv', async () => {
     expect((await cli(['plugins'])).stdout).toMatch(/engine-plugin-mkv 1\.0\.0 \(link\)/)
-    // Help runs no plugin code (a broken plugin must not break it): it lists the built-in formats.
+    // Help of a command that lists formats runs the plugins' format hooks, contained: the plugin's format is listed.
     const help = await cli(['render', '--help'])
-    expect(help.stdout).toMatch(/<options: mp4\|mov\|webm\|gif\|png-sequence\|hls>/)
+    expect(help.stdout).toMatch(/<options: mp4\|mov\|webm\|gif\|png-sequence\|hls\|mkv>/)
     const doctor = await cli(['doctor'])
     expect(doctor.stdout).toMatch(/encoders for mp4, mov, webm, gif, png-sequence, hls, mkv/)
 
@@ -87,7 +87,7 @@ describe('plugins through `engine plugins link` (private ENGINE_DATA_DIR)', {tim
     const output = join(dir, 'gone.mkv')
     const render = await cli(['render', COLOR, '--format', 'mkv', '-o', output, '--quiet'])
     expect(render.code).toBe(1)
-    expect(render.stderr).toMatch(/--format: "mkv" is not a known format; use one of mp4, mov, webm, gif, png-sequence, hls\n$/)
+    expect(render.stderr).toMatch(/--format: "mkv" is not a known format; did you mean mov\? use one of mp4, mov, webm, gif, png-sequence, hls\n$/)
     expect(await readdir(dir)).not.toContain('gone.mkv')
   })
 })

@@ -3,6 +3,7 @@ import {join} from 'node:path'
 import {beforeAll, describe, expect, it} from 'vitest'
 import {assembleOutput} from '../../src/lib/encode/assemble-output.js'
 import {probeFrameCount} from '../../src/lib/encode/probe-frame-count.js'
+import {probeMedia} from '../../src/lib/media/probe-media.js'
 import {openSegmentEncoder} from '../../src/lib/encode/segment-encoder.js'
 import {encodeSegments, ffmpeg, makeFrames, useScratchDir, testPlan} from './support/encode-fixtures.js'
 
@@ -110,6 +111,19 @@ describe('failures leave nothing behind', () => {
     await expect(probeFrameCount(crashing, join(dir, 'any.m3u8'))).rejects.toMatchObject({
       code: 'ENCODE_FAILED',
       message: expect.stringContaining(`(${crashing} was killed by SIGSEGV)`),
+      details: {signal: 'SIGSEGV'},
+    })
+  })
+
+  it('an ffprobe that crashes while probing a media element is named with its signal and what it printed', async () => {
+    const crashing = join(dir, 'ffprobe-crash-talks')
+    await writeFile(crashing, '#!/bin/sh\necho "mpegts: demuxer went astray" >&2\nkill -SEGV $$\n')
+    await chmod(crashing, 0o755)
+    const media = join(dir, 'clip.ts')
+    await writeFile(media, 'not really a transport stream')
+    await expect(probeMedia(crashing, media, '<video src="clip.ts">')).rejects.toMatchObject({
+      code: 'MEDIA_FAILED',
+      message: expect.stringMatching(new RegExp(`ffprobe crashed reading .*clip\\.ts: mpegts: demuxer went astray \\(${crashing.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} was killed by SIGSEGV\\); point ENGINE_FFPROBE_PATH`)),
       details: {signal: 'SIGSEGV'},
     })
   })

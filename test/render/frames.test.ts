@@ -210,7 +210,7 @@ describe('engine render --frames A-B', PROCESSES, () => {
       expect(await frameCount(join(dir, 'batch/1.mp4'))).toBe(5)
       expect((await batch('5-9', true)).counts.completed).toBe(2)
       await expect(batch('5-', true)).rejects.toThrow(/other settings \(frames "5-9" -> "5-"\)/)
-      await expect(batch(undefined, true)).rejects.toThrow(/other settings \(frames "5-9" -> undefined\)/)
+      await expect(batch(undefined, true)).rejects.toThrow(/other settings \(frames "5-9" -> not set \(the default\)\)/)
     } finally {
       await pool.close()
     }

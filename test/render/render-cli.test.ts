@@ -54,7 +54,7 @@ describe('engine render (CLI)', PROCESSES, () => {
     [['--fps', '500'], /--fps: "500" is out of range/],
     [['--crf', '18', '--video-bitrate', '8M'], /--crf and --video-bitrate cannot be combined/],
     [['--workers', '30'], /--workers: 30 is invalid/],
-    [['--format', 'avi'], /--format: "avi" is not a known format; use one of mp4, mov, webm, gif, png-sequence/],
+    [['--format', 'mp5'], /--format: "mp5" is not a known format; did you mean mp4\? use one of mp4, mov, webm, gif, png-sequence/],
     [['--quality', 'best'], /--quality must be draft, standard or high, not "best"/],
   ])('rejects %j naming the flag and the allowed values', async (flags, message) => {
     const output = join(scratch(), 'bad.mp4')

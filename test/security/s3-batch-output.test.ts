@@ -2,6 +2,7 @@ import {randomBytes} from 'node:crypto'
 import {join} from 'node:path'
 import {CreateBucketCommand} from '@aws-sdk/client-s3'
 import {beforeAll, describe, expect, it} from 'vitest'
+import {REPO_ROOT} from '../support/run-cli.js'
 import {createS3Client} from '../../packages/lambda/src/lib/lambda/aws-clients.js'
 import {BucketObjects} from '../../packages/lambda/src/lib/lambda/s3-objects.js'
 import {s3OutputStore} from '../../packages/lambda/src/lib/lambda/s3-output-store.js'
@@ -92,7 +93,7 @@ describe('s3:// batch outputs against hostile rows and templates', () => {
 
   it('without a store for the scheme, names what to install', async () => {
     const {outcome, fake} = await run(`s3://${plain.bucketName}/{index}.mp4`, [{title: 'a'}], {outputStores: []})
-    expect(outcome).toMatchObject({code: 'INVALID_FLAG', message: expect.stringContaining('no output store for s3:// is installed; install the serverless companion, which brings the S3 upload: `engine plugins install html-video-engine-lambda`')})
+    expect(outcome).toMatchObject({code: 'INVALID_FLAG', message: expect.stringContaining(`no output store for s3:// is installed; install the serverless companion, which brings the S3 upload: \`engine plugins link ${join(REPO_ROOT, 'packages', 'lambda')} --no-install\``)})
     expect(fake.calls).toEqual([])
   })
 })

@@ -153,6 +153,11 @@ describe('engine serve as a sidecar', () => {
     }
     const byQuery = await sse(`${base}/render/${requestId}/events?lastEventId=${received.length - 1}`, {})
     expect(byQuery.received.map(({id}) => Number(id))).toEqual([received.length])
+    // Resumed after the final event: nothing can follow, so 204 (an EventSource stops
+    // reconnecting), never a stream of heartbeats that does not end.
+    const afterFinal = await fetch(`${base}/render/${requestId}/events`, {headers: {'Last-Event-ID': String(received.length)}, signal: AbortSignal.timeout(30_000)})
+    expect(afterFinal.status).toBe(204)
+    expect(await afterFinal.text()).toBe('')
     for (const path of ['/render/00000000-0000-0000-0000-000000000000', '/render/nope/events']) {
       const answer = await fetch(base + path)
       expect(answer.status, path).toBe(404)

@@ -98,6 +98,30 @@ describe('static ffmpeg from an npm registry (loopback mirror)', {timeout: 120_0
     expect(await resolveFfmpeg({env: {...env, PATH: nodeOnlyPath()}})).toMatchObject({source: 'cache'})
   })
 
+  it('doctor --fix reports a part it cannot fetch with the reason, then the report says what is still missing', async () => {
+    const env = {
+      ...process.env,
+      HOME: join(dir, 'fix-home'),
+      PATH: nodeOnlyPath(),
+      ENGINE_CACHE_DIR: join(dir, 'fix-cache'),
+      // No system browser counts, Chrome for Testing is unreachable, and the registry has no function Chromium (404).
+      ENGINE_BROWSER: 'downloaded',
+      ENGINE_BROWSER_MIRROR: 'http://127.0.0.2:9/chrome',
+      ENGINE_NPM_REGISTRY: mirror.registry,
+      ENGINE_FFMPEG_MIRROR: mirror.ffmpegMirror,
+    }
+    const fixed = await promisify(execFile)(process.execPath, [join(REPO_ROOT, 'bin', 'run.js'), 'doctor', '--fix'], {cwd: dir, env}).then(
+      ({stdout, stderr}) => ({code: 0, stdout, stderr}),
+      (error: {stdout: string; stderr: string; code: number}) => error,
+    )
+    const {stdout, stderr} = fixed
+    expect(fixed.code).toBe(1)
+    expect(stderr).toMatch(/not fixed: browser: could not download @sparticuz\/chromium@153\.0\.0 from http:\/\/127\.0\.0\.1:\d+\/npm: .* answered 404/)
+    // (In a checkout ffmpeg is never missing: the static build npm installed beside engine is found.)
+    expect(stdout).toMatch(/ok {7}ffmpeg: /)
+    expect(stdout).toMatch(/missing {2}browser: no browser to capture with \(ENGINE_BROWSER=downloaded/)
+  })
+
   it('installs ffmpeg and ffprobe into the cache, where a render finds them with nothing on PATH', async () => {
     const env = {ENGINE_CACHE_DIR: join(dir, 'good'), PATH: nodeOnlyPath()}
     const seen = new Set<string>()

@@ -32,7 +32,22 @@ export function pluginHookPolicy(argv: readonly string[], env: NodeJS.ProcessEnv
     SAFE_TOPICS.has(command) ||
     flags.some((arg) => HELP_OR_VERSION.has(arg)) ||
     (command === 'doctor' && flags.includes('--safe'))
-  return {loadUserPlugins: true, runUserHooks: !safe, timeoutMs}
+  return {loadUserPlugins: true, runUserHooks: !safe || helpListsFormats(flags), timeoutMs}
+}
+
+/** Commands whose help lists the output formats, plugins' included (see EngineHelp). */
+const FORMAT_COMMANDS = new Set(['render', 'lambda:render', 'lambda:render-batch', 'lambda:still'])
+
+/**
+ * Help of a command that lists the formats (`engine render --help`, `engine help render`) runs
+ * the plugins' format hooks, so that the list has the formats they add: the hooks run contained
+ * (under the timeout, a failure one warning line), and help still shows when one fails.
+ */
+function helpListsFormats(flags: readonly string[]): boolean {
+  const asksHelp = flags[0] === 'help' || flags.some((arg) => arg === '-h' || arg === '--help')
+  if (!asksHelp) return false
+  const words = flags.filter((arg) => !arg.startsWith('-') && arg !== 'help').flatMap((arg) => arg.split(':'))
+  return FORMAT_COMMANDS.has(words.slice(0, 2).join(':')) || FORMAT_COMMANDS.has(words[0] ?? '')
 }
 
 function hookTimeoutMs(env: NodeJS.ProcessEnv): number {

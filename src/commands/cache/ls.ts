@@ -33,7 +33,7 @@ export default class CacheLs extends BaseCommand {
         totalBytes: renderBytes,
         entries: rendered.map(({key, bytes, lastUsed, entry}) => ({key, kind: entry.kind, composition: entry.composition, bytes, lastUsed: lastUsed.toISOString(), createdAt: entry.createdAt, files: entry.files.map((file) => file.role)})),
       }
-      this.log(JSON.stringify({directory: downloadsDirectory(), budgetBytes, totalBytes, entries: listed, renders: renders ?? null}, null, 2))
+      this.log(JSON.stringify({directory: downloadsDirectory(), budgetBytes, totalBytes, entries: listed, renders: renders ?? null}))
       return
     }
     for (const entry of entries) this.log(`${megabytes(entry.bytes).padStart(10)}  ${entry.lastUsed.toISOString()}  ${terminalText(String(entry.url), {singleLine: true})}${entry.private ? '  (private network)' : ''}`)

@@ -18,7 +18,7 @@ export default class PluginsNew extends BaseCommand {
     const {args, flags} = await this.parse(PluginsNew)
     const plugin = await scaffoldPlugin(args.name, {directory: flags.dir, cwd: process.cwd(), engine: {name: this.config.name, version: this.config.version}})
     if (flags.json) {
-      this.log(JSON.stringify(plugin, null, 2))
+      this.log(JSON.stringify(plugin))
       return
     }
     const where = relative(process.cwd(), plugin.directory) || '.'

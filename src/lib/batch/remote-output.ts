@@ -1,5 +1,6 @@
 import {rm} from 'node:fs/promises'
 import {extname, isAbsolute, join, relative, resolve, sep} from 'node:path'
+import {companionInstallHint, LAMBDA_COMPANION} from '../config/companions.js'
 import {EngineError} from '../errors/engine-error.js'
 import {storageKeyProblem} from '../render/storage-key.js'
 import type {RenderRow} from './run-batch.js'
@@ -131,7 +132,7 @@ export function remoteLocation(url: string, stores: readonly OutputStore[], fiel
   const scheme = (match?.[1] ?? url.split(':')[0]).toLowerCase()
   const store = stores.find((candidate) => candidate.scheme.toLowerCase() === scheme)
   if (!store) {
-    const install = scheme === 's3' ? 'install the serverless companion, which brings the S3 upload: `engine plugins install html-video-engine-lambda`' : `install a plugin that provides ${scheme}:// outputs (an ${OUTPUT_STORES_HOOK} hook)`
+    const install = scheme === 's3' ? `install the serverless companion, which brings the S3 upload: ${companionInstallHint(LAMBDA_COMPANION, 'engine')}` : `install a plugin that provides ${scheme}:// outputs (an ${OUTPUT_STORES_HOOK} hook)`
     throw new EngineError('INVALID_FLAG', `${field} ${url}: no output store for ${scheme}:// is installed; ${install}, or give a local path`, {[field]: url, scheme})
   }
   if (!match) throw invalid(field, url, `is not ${scheme}://<bucket>/<key>: name the bucket, then the key, for example ${scheme}://my-bucket/videos/{index}.mp4`)

@@ -176,9 +176,14 @@ function assertSameBatch(previous: ManifestHead, identity: BatchIdentity, manife
   const keys = new Set([...Object.keys(previous.settings), ...Object.keys(identity.settings)]) as Set<keyof RenderSettings>
   const changed = [...keys].filter((key) => previous.settings[key] !== identity.settings[key])
   if (changed.length > 0) {
-    const list = changed.map((key) => `${key} ${JSON.stringify(previous.settings[key])} -> ${JSON.stringify(identity.settings[key])}`).join(', ')
+    const list = changed.map((key) => `${key} ${settingText(previous.settings[key])} -> ${settingText(identity.settings[key])}`).join(', ')
     throw refuse(`was rendered with other settings (${list})`)
   }
+}
+
+/** A setting as the user wrote it; one left out (the flag not given) is the default, not `undefined`. */
+function settingText(value: unknown): string {
+  return value === undefined ? 'not set (the default)' : JSON.stringify(value)
 }
 
 /** `a edited, b added, c removed`: the keys whose values differ between two records. */

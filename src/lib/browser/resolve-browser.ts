@@ -3,7 +3,9 @@ import {access, stat} from 'node:fs/promises'
 import {delimiter, join} from 'node:path'
 import {EngineError} from '../errors/engine-error.js'
 import type {BrowserChoice, BrowserSource} from './browser-choice.js'
+import {browserPreference, BROWSER_PREFERENCE_ENV, type BrowserPreference} from './browser-preference.js'
 import {browserCacheDir} from './engine-cache-dir.js'
+import {FUNCTION_CHROMIUM, FUNCTION_CHROMIUM_ARGS, functionChromiumDir} from './function-chromium.js'
 import {serverlessBrowserArgs} from './launch-browser.js'
 import {findPinnedBrowser, PINNED_BROWSER, SYSTEM_PACKAGE_FIX} from './pinned-browser.js'
 import {probeBrowser} from './probe-browser.js'
@@ -28,7 +30,9 @@ export interface ResolveBrowserOptions {
 /**
  * Picks the browser to capture with, in this order: an explicit path (flag or config), then
  * `ENGINE_BROWSER_PATH`, the pinned chrome-headless-shell in engine's cache, the system
- * chromium-headless-shell, and finally any Chrome/Chromium on PATH (screenshot capture only).
+ * chromium-headless-shell, the function Chromium in engine's cache, and finally any
+ * Chrome/Chromium on PATH (screenshot capture only); `ENGINE_BROWSER` changes the order or leaves
+ * the system's browsers out (see BROWSER_ORDER).
  * Explicit paths are probed for begin-frame support. On Lambda (a task root is set) the bundle's
  * `@sparticuz/chromium` is the only choice: it is installed with engine for building the bundle,
  * but a Linux build unpacked to the temp directory is no browser for a host render.
@@ -66,20 +70,52 @@ export async function resolveBrowser(options: ResolveBrowserOptions = {}): Promi
     return {executablePath: serverless.executablePath, source: 'sparticuz', beginFrame: probe.beginFrame, gpu, version: probe.version, serverlessArgs: serverless.args}
   }
 
-  const pinned = await findPinnedBrowser(env)
-  if (pinned) return choice(pinned, 'pinned', true, gpu)
+  const preference = browserPreference(env)
   const systemShell = options.systemHeadlessShell ?? SYSTEM_HEADLESS_SHELL
-  if (await isExecutableFile(systemShell)) return choice(systemShell, 'system-headless-shell', true, gpu)
-  const chrome = await findOnPath(SYSTEM_CHROME_NAMES, env)
-  if (chrome) return choice(chrome, 'system-chrome', false, gpu)
+  const candidates: Record<'pinned' | 'function' | 'shell' | 'chrome', () => Promise<BrowserChoice | undefined>> = {
+    pinned: async () => ifFound(await findPinnedBrowser(env), (path) => choice(path, 'pinned', true, gpu)),
+    function: async () => ifFound(await cachedFunctionChromium(env), (path) => ({...choice(path, 'function-chromium', true, gpu), version: FUNCTION_CHROMIUM.product, serverlessArgs: FUNCTION_CHROMIUM_ARGS})),
+    shell: async () => ((await isExecutableFile(systemShell)) ? choice(systemShell, 'system-headless-shell', true, gpu) : undefined),
+    chrome: async () => ifFound(await findOnPath(SYSTEM_CHROME_NAMES, env), (path) => choice(path, 'system-chrome', false, gpu)),
+  }
+  for (const name of BROWSER_ORDER[preference]) {
+    const found = await candidates[name]()
+    if (found) return found
+  }
 
+  const looked = preference === 'downloaded' ? [browserCacheDir(env)] : ['--browser-path', 'ENGINE_BROWSER_PATH', browserCacheDir(env), systemShell, ...SYSTEM_CHROME_NAMES]
   throw new EngineError(
     'BROWSER_NOT_FOUND',
-    `no browser to capture with. Fix one of: let engine download chrome-headless-shell ${PINNED_BROWSER.buildId} into ${browserCacheDir(env)} ` +
+    `no browser to capture with${preference === 'downloaded' ? ` (${BROWSER_PREFERENCE_ENV}=downloaded: engine's own downloads only)` : ''}. Fix one of: let engine download chrome-headless-shell ${PINNED_BROWSER.buildId} ` +
+      `(else the function Chromium, ${FUNCTION_CHROMIUM.package}@${FUNCTION_CHROMIUM.version} from the npm registry) into ${browserCacheDir(env)} ` +
       `(render with --yes or ENGINE_AUTO_INSTALL=1, or run \`engine doctor --fix\`); \`${SYSTEM_PACKAGE_FIX}\` (as root); ` +
       `or pass --browser-path <path> / set ENGINE_BROWSER_PATH to a Chromium executable`,
-    {looked: ['--browser-path', 'ENGINE_BROWSER_PATH', browserCacheDir(env), systemShell, ...SYSTEM_CHROME_NAMES]},
+    {looked, preference},
   )
+}
+
+/**
+ * The order each ENGINE_BROWSER setting looks in. Begin-frame builds come before a new-headless
+ * Chrome (screenshots only); under `auto` the function Chromium, which `engine browser install
+ * --function` or a registry-only machine's first render put in the cache, comes after the system
+ * headless shell, so that installing it for `--profile deterministic` does not change what a plain
+ * render captures with.
+ */
+const BROWSER_ORDER: Record<BrowserPreference, ReadonlyArray<'pinned' | 'function' | 'shell' | 'chrome'>> = {
+  auto: ['pinned', 'shell', 'function', 'chrome'],
+  system: ['shell', 'chrome', 'pinned', 'function'],
+  downloaded: ['pinned', 'function'],
+}
+
+function ifFound<T>(path: string | undefined, make: (path: string) => T): T | undefined {
+  return path === undefined ? undefined : make(path)
+}
+
+/** The function Chromium when it is unpacked in engine's cache (never unpacked here: that is a download's job). */
+async function cachedFunctionChromium(env: NodeJS.ProcessEnv): Promise<string | undefined> {
+  if (process.platform !== 'linux') return undefined
+  const path = join(functionChromiumDir(env), 'chromium')
+  return (await isExecutableFile(path)) ? path : undefined
 }
 
 function choice(executablePath: string, source: BrowserSource, beginFrame: boolean, gpu: boolean): BrowserChoice {

@@ -12,7 +12,9 @@ export interface PluginsToCheck {
 /** The user's plugins, and the ones that failed in this run with the command that removes each. */
 export function checkPlugins(plugins: PluginsToCheck): DoctorCheck {
   const listed = plugins.installed.map((plugin) => `${plugin.name} ${plugin.version} (${plugin.type})`)
-  const info = {installed: plugins.installed, problems: plugins.problems, hooksRan: plugins.hooksRan}
+  // The plugins as data: oclif's plugin objects carry their whole configuration (hundreds of KB).
+  const installed = plugins.installed.map(({name, version, type}) => ({name, version, type}))
+  const info = {installed, problems: plugins.problems.map(({plugin, message}) => ({plugin, message})), hooksRan: plugins.hooksRan}
   if (listed.length === 0) return {name: 'plugins', status: 'ok', required: false, summary: 'none installed', info}
   if (!plugins.hooksRan) return {name: 'plugins', status: 'ok', required: false, summary: `not run (--safe): ${listed.join(', ')}`, info}
   const failed = [...new Set(plugins.problems.map((problem) => problem.plugin))]

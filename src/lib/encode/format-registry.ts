@@ -1,4 +1,5 @@
 import {z} from 'zod'
+import {closest} from '../errors/closest-name.js'
 import {EngineError} from '../errors/engine-error.js'
 import type {FormatPlugin} from './format-plugin.js'
 import {deepFreeze} from '../plan/deep-freeze.js'
@@ -82,8 +83,11 @@ export function registerFormat(plugin: FormatPlugin, source = 'the caller'): voi
 export function getFormat(name: string, field = '--format'): FormatPlugin {
   const entry = registry.get(name)
   if (!entry) {
-    throw new EngineError('INVALID_FLAG', `${field}: "${name}" is not a known format; use one of ${[...registry.keys()].join(', ')}`, {
+    const names = [...registry.keys()]
+    const meant = closest(name, names)
+    throw new EngineError('INVALID_FLAG', `${field}: "${name}" is not a known format; ${meant ? `did you mean ${meant}? ` : ''}use one of ${names.join(', ')}`, {
       format: name,
+      ...(meant && {suggestion: meant}),
     })
   }
   return entry.format

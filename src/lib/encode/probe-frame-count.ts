@@ -1,5 +1,6 @@
 import {execFile} from 'node:child_process'
 import {EngineError} from '../errors/engine-error.js'
+import {processFailure} from '../files/process-failure.js'
 
 /** Video frames in a file, counted from its packets (demux only, no decode: cheap even for long files). */
 export function probeFrameCount(ffprobePath: string, file: string): Promise<number> {
@@ -8,9 +9,8 @@ export function probeFrameCount(ffprobePath: string, file: string): Promise<numb
     execFile(ffprobePath, args, {timeout: 120_000}, (error, stdout, stderr) => {
       const count = Number.parseInt(stdout.trim(), 10)
       if (error || !Number.isFinite(count)) {
-        // A crash (the npm ffprobe 4.1 on MPEG-TS) says nothing on stderr: name the signal.
-        const signal = error?.signal ? ` (${ffprobePath} was killed by ${error.signal})` : ''
-        reject(new EngineError('ENCODE_FAILED', `cannot count the frames of ${file}: ${(stderr || error?.message || stdout).trim()}${signal}`, {file, ...(error?.signal && {signal: error.signal})}))
+        const failure = processFailure(ffprobePath, error ? Object.assign(error, {stderr}) : {stderr, message: `ffprobe printed no frame count (${stdout.trim() || 'nothing'})`})
+        reject(new EngineError('ENCODE_FAILED', `cannot count the frames of ${file}: ${failure.text}`, {file, ...(failure.signal && {signal: failure.signal})}))
         return
       }
       resolve(count)

@@ -235,7 +235,7 @@ export const ERROR_DOCS: Readonly<Record<ErrorCode, ErrorDoc>> = {
   },
   UNKNOWN_COMMAND: {
     cause: 'The command line names no engine command (a mistyped word, or a command of a plugin that is not installed: `engine lambda …` needs the companion package html-video-engine-lambda); exit status 127.',
-    fix: 'Use the command the message suggests (for `engine lambda`, `engine plugins install html-video-engine-lambda`), or see `engine help` for the list.',
+    fix: 'Use the command the message suggests (for `engine lambda`: `engine plugins install ./html-video-engine-lambda-<version>.tgz`, the tarball made by `npm pack -w packages/lambda` in a checkout, or `engine plugins link <checkout>/packages/lambda --no-install`), or see `engine help` for the list.',
   },
   INTERNAL: {
     cause: 'An unexpected failure inside engine (a bug, or an error from a library or the operating system that engine has no code for).',

@@ -1,6 +1,7 @@
 import {execFile} from 'node:child_process'
 import {promisify} from 'node:util'
 import {EngineError} from '../errors/engine-error.js'
+import {processFailure} from '../files/process-failure.js'
 import {FileMemo} from './file-memo.js'
 
 const exec = promisify(execFile)
@@ -62,8 +63,11 @@ export async function probeMedia(ffprobePath: string, path: string, element: str
       return JSON.parse(stdout)
     })
   } catch (error) {
-    const stderr = String((error as {stderr?: string}).stderr ?? (error as Error).message).trim()
-    throw new EngineError('MEDIA_FAILED', `${element}: ${path} is not a media file ffprobe can read: ${stderr}`, {element, path})
+    const failure = processFailure(ffprobePath, error)
+    if (failure.signal) {
+      throw new EngineError('MEDIA_FAILED', `${element}: ffprobe crashed reading ${path}: ${failure.text}; point ENGINE_FFPROBE_PATH at another ffprobe (the system's, or \`engine ffmpeg install\`'s)`, {element, path, signal: failure.signal})
+    }
+    throw new EngineError('MEDIA_FAILED', `${element}: ${path} is not a media file ffprobe can read: ${failure.text}`, {element, path})
   }
   const streams = json.streams ?? []
   const videoStream = streams.find((stream) => stream.codec_type === 'video' && !stream.disposition?.attached_pic)

@@ -50,7 +50,7 @@ function routeWith(redact: Redact) {
  *   GET    /render/queue                {maxConcurrentRenders, activeRenders, queuedRenders}
  *   POST   /render/stream               JSON body -> server-sent events with ids (see StreamEvent)
  *   GET    /render/:requestId           where a request is: queued, rendering (progress), complete, failed, cancelled
- *   GET    /render/:requestId/events    its events again after Last-Event-ID, then live (resume a dropped stream)
+ *   GET    /render/:requestId/events    its events again after Last-Event-ID, then live (resume a dropped stream; 204 after the final event)
  *   POST   /still                       JSON body -> one frame as an image (png, jpeg or webp)
  *   GET    /render/:requestId/output    the finished output (png-sequence: a JSON listing); Range, ETag, HEAD
  *   GET    /render/:requestId/output/:file  one file of a png-sequence; Range, ETag, HEAD

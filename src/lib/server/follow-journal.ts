@@ -5,9 +5,16 @@ import {EventStream} from './sse.js'
 
 /**
  * Streams a request's events after `afterId` as server-sent events with their ids, live until its
- * final event (then the stream ends) or until the client goes. Resolves when either happened.
+ * final event (then the stream ends; 204 No Content when `afterId` is the final event's) or until
+ * the client goes. Resolves when either happened.
  */
 export function followJournal(res: ServerResponse, journal: EventJournal, afterId: number, redact: (text: string) => string): Promise<void> {
+  // Resumed after the final event: nothing will ever follow. 204 is how the SSE standard tells an
+  // EventSource to stop reconnecting (an open stream of heartbeats would keep it waiting forever).
+  if (journal.final !== undefined && afterId >= journal.latestId) {
+    res.writeHead(204).end()
+    return Promise.resolve()
+  }
   const stream = new EventStream(res, redact)
   return new Promise((resolve) => {
     let stop = () => {}
@@ -24,7 +31,7 @@ export function followJournal(res: ServerResponse, journal: EventJournal, afterI
       }
     })
     // Nothing to replay (a resume at the newest id, a request still queued): the headers go now, the heartbeat starts.
-    stream.open()
+    if (!stream.closed) stream.open()
     if (stream.closed) end()
   })
 }

@@ -1,5 +1,6 @@
 import {z} from 'zod'
 import {listFormats} from '../encode/format-registry.js'
+import {closest} from '../errors/closest-name.js'
 import {EngineError, isEngineError} from '../errors/engine-error.js'
 import {parseFps} from '../plan/fps.js'
 import {parseRenderOptions, renderOptionsSchema, type RenderOptionsInput} from '../plan/render-options.js'
@@ -109,8 +110,10 @@ function checkOptions(options: RenderOptionsInput): void {
   }
   const formats = listFormats().map((format) => format.name)
   if (options.format !== undefined && !formats.includes(options.format)) {
-    throw new EngineError('INVALID_REQUEST', `${describe('format')}: "${options.format}" is not a known format; use one of ${formats.join(', ')}`, {
+    const meant = closest(options.format, formats)
+    throw new EngineError('INVALID_REQUEST', `${describe('format')}: "${options.format}" is not a known format; ${meant ? `did you mean ${meant}? ` : ''}use one of ${formats.join(', ')}`, {
       format: options.format,
+      ...(meant && {suggestion: meant}),
     })
   }
 }

@@ -2,6 +2,7 @@ import {dirname} from 'node:path/posix'
 import {z} from 'zod'
 import {PINNED_FFMPEG} from '../encode/pinned-ffmpeg.js'
 import {EngineError} from '../errors/engine-error.js'
+import {readNpmConfig} from './npm-config.js'
 
 export const BROWSER_MIRROR_ENV = 'ENGINE_BROWSER_MIRROR'
 export const NPM_REGISTRY_ENV = 'ENGINE_NPM_REGISTRY'
@@ -25,7 +26,7 @@ const httpUrl = z.url({protocol: /^https?$/})
 /**
  * Mirrors come from the environment only, never from a project's config: a project must not
  * choose where the programs engine runs are downloaded from. The npm registry falls back to the
- * one npm itself was told to use (`npm_config_registry`, set by npm, npx and .npmrc).
+ * one npm itself is told to use (npm_config_registry, the user's and the global npmrc: readNpmConfig).
  */
 export function downloadMirrors(env: NodeJS.ProcessEnv = process.env): DownloadMirrors {
   return {
@@ -45,6 +46,6 @@ function mirror(env: NodeJS.ProcessEnv, name: string, fallback: string, what: st
 }
 
 function npmConfigRegistry(env: NodeJS.ProcessEnv): string | undefined {
-  const value = env.npm_config_registry?.trim()
-  return value && httpUrl.safeParse(value).success ? value.replace(/\/+$/, '') : undefined
+  const value = readNpmConfig(env).registry
+  return value && httpUrl.safeParse(value).success ? value : undefined
 }

@@ -24,7 +24,7 @@ export async function installFunctionChromium(options: {registry: string; env?: 
   const directory = functionChromiumDir(options.env)
   const staging = `${directory}.download-${process.pid}`
   try {
-    await downloadPackageFiles({name: FUNCTION_CHROMIUM.package, version: FUNCTION_CHROMIUM.version, files: BUILD_FILES}, {registry: options.registry, directory: staging, onProgress: options.onProgress})
+    await downloadPackageFiles({name: FUNCTION_CHROMIUM.package, version: FUNCTION_CHROMIUM.version, files: BUILD_FILES}, {registry: options.registry, directory: staging, onProgress: options.onProgress, env: options.env})
     await unpackFunctionChromium(join(staging, 'bin'), directory)
   } finally {
     await rm(staging, {recursive: true, force: true})

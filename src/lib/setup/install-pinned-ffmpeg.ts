@@ -73,7 +73,7 @@ export async function installPinnedFfmpeg(
 }
 
 /** Downloads the archive from the first address that answers; returns that address. */
-async function downloadArchive(pinned: PinnedFfmpegBuild, archive: string, options: {mirror?: string; onProgress?: DownloadProgress; stallTimeoutMs?: number; deadlineMs?: number}): Promise<string> {
+async function downloadArchive(pinned: PinnedFfmpegBuild, archive: string, options: {mirror?: string; onProgress?: DownloadProgress; stallTimeoutMs?: number; deadlineMs?: number; env?: NodeJS.ProcessEnv}): Promise<string> {
   const urls = pinnedFfmpegUrls(pinned, options.mirror)
   const unreachable: string[] = []
   for (const url of urls) {
@@ -82,7 +82,7 @@ async function downloadArchive(pinned: PinnedFfmpegBuild, archive: string, optio
     }
     let digest: string
     try {
-      ;({digest} = await downloadToFile(url, archive, {algorithm: 'sha256', encoding: 'hex', maxBytes: MAX_ARCHIVE_BYTES, fail, onProgress: options.onProgress, stallTimeoutMs: options.stallTimeoutMs, deadlineMs: options.deadlineMs ?? ARCHIVE_DEADLINE_MS}))
+      ;({digest} = await downloadToFile(url, archive, {algorithm: 'sha256', encoding: 'hex', maxBytes: MAX_ARCHIVE_BYTES, fail, onProgress: options.onProgress, stallTimeoutMs: options.stallTimeoutMs, deadlineMs: options.deadlineMs ?? ARCHIVE_DEADLINE_MS, env: options.env}))
     } catch (error) {
       unreachable.push((error as Error).message)
       continue

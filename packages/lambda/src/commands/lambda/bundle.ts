@@ -43,7 +43,7 @@ export default class LambdaBundle extends BaseCommand {
       onProgress: progress.update,
     }).finally(() => progress.end())
     if (flags.json) {
-      this.log(JSON.stringify(report, null, 2))
+      this.log(JSON.stringify(report))
       return
     }
     this.log(`${report.path}: ${mib(report.zipBytes)} zipped, ${mib(report.unzippedBytes)} unzipped (limit 248 MiB)`)

@@ -27,6 +27,6 @@ export default class LambdaProgress extends BaseCommand {
       region: flags.region,
       ...outputUrlFromFlags(flags),
     })
-    this.log(flags.json ? JSON.stringify(progress, null, 2) : progressLines(progress).join('\n'))
+    this.log(flags.json ? JSON.stringify(progress) : progressLines(progress).join('\n'))
   }
 }

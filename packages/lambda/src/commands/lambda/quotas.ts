@@ -21,7 +21,7 @@ export default class LambdaQuotas extends BaseCommand {
     const {flags} = await this.parse(LambdaQuotas)
     const quotas = await readQuotas({functionName: flags.name, region: flags.region, endpoint: flags.endpoint})
     if (flags.json) {
-      this.log(JSON.stringify(quotas, null, 2))
+      this.log(JSON.stringify(quotas))
       return
     }
     const fn = quotas.function

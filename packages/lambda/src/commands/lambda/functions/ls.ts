@@ -20,7 +20,7 @@ export default class LambdaFunctionsLs extends BaseCommand {
     const {flags} = await this.parse(LambdaFunctionsLs)
     const versions = await listFunctionVersions({name: flags.name, region: flags.region, endpoint: flags.endpoint})
     if (flags.json) {
-      this.log(JSON.stringify(versions, null, 2))
+      this.log(JSON.stringify(versions))
       return
     }
     if (versions.length === 0) {

@@ -28,6 +28,6 @@ export default class LambdaRendersLs extends BaseCommand {
       endpoint: flags.endpoint,
       region: flags.region,
     })
-    this.log(flags.json ? JSON.stringify(renders, null, 2) : renderLines(renders).join('\n'))
+    this.log(flags.json ? JSON.stringify(renders) : renderLines(renders).join('\n'))
   }
 }

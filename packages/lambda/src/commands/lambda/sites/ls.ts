@@ -17,6 +17,6 @@ export default class LambdaSitesLs extends BaseCommand {
   async run(): Promise<void> {
     const {flags} = await this.parse(LambdaSitesLs)
     const sites = await listSites({bucketName: required(flags.bucket, 'bucket', BUCKET_ENV), endpoint: flags.endpoint, region: flags.region})
-    this.log(flags.json ? JSON.stringify(sites, null, 2) : siteLines(sites).join('\n'))
+    this.log(flags.json ? JSON.stringify(sites) : siteLines(sites).join('\n'))
   }
 }
