@@ -5,7 +5,7 @@ import {parseFps} from '../plan/fps.js'
 import {parseRenderOptions, renderOptionsSchema, type RenderOptionsInput} from '../plan/render-options.js'
 
 /** Render options a client may choose; everything else (output, browser, GPU) is the server's. */
-export const CLIENT_OPTION_KEYS = ['format', 'fps', 'quality', 'crf', 'videoBitrate', 'workers', 'strictVariables', 'strictFonts', 'strict', 'gifLoop', 'hlsSegmentSeconds', 'poster', 'posterFormat', 'scale', 'frames', 'network'] as const
+export const CLIENT_OPTION_KEYS = ['format', 'fps', 'quality', 'crf', 'videoBitrate', 'workers', 'strictVariables', 'strictFonts', 'strict', 'gifLoop', 'hlsSegmentSeconds', 'poster', 'posterFormat', 'scale', 'frames', 'network', 'pageErrors'] as const
 
 /** Variables one request may set: far more than any composition declares, far fewer than a flood. */
 export const MAX_VARIABLE_KEYS = 1000
@@ -31,6 +31,7 @@ export const renderStreamBodySchema = renderOptionsSchema
     scale: true,
     frames: true,
     network: true,
+    pageErrors: true,
     cache: true,
     variables: true,
   })
