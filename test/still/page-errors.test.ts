@@ -1,5 +1,5 @@
 import {existsSync} from 'node:fs'
-import {copyFile, writeFile} from 'node:fs/promises'
+import {copyFile, readFile, writeFile} from 'node:fs/promises'
 import {join} from 'node:path'
 import {beforeAll, describe, expect, it} from 'vitest'
 import {readManifest, renderBatch} from '../../src/lib/batch/index.js'
@@ -69,6 +69,10 @@ describe('engine still --page-errors fail|warn', PROCESSES, () => {
     })
     const manifest = await readManifest(summary.manifest)
     expect(manifest?.rows[0]).toMatchObject({status: 'completed', warnings: [expect.objectContaining({code: 'page-error', detail: expect.objectContaining({line: 6})})]})
+    // The result sheet's warnings column names the code.
+    const [header, row] = (await readFile(summary.results!, 'utf8')).trim().split('\n').map((line) => line.split(','))
+    expect(row[header.indexOf('warnings')]).toBe('page-error')
+    expect(row[header.indexOf('status')]).toBe('succeeded')
   })
 
   it('the CLI takes --page-errors warn (the warning in --json) and refuses other values', async () => {
