@@ -1,4 +1,4 @@
-import {copyFile, mkdir, mkdtemp, rm} from 'node:fs/promises'
+import {copyFile, mkdir, mkdtemp, rm, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
@@ -9,6 +9,9 @@ import {sharedStack} from '../support/shared-stack.js'
 import {PROCESSES} from '../support/timeouts.js'
 import {FIXTURES} from '../render/support.js'
 import type {RunningStack} from './support.js'
+import {getBatchProgress} from '../../packages/lambda/src/lib/lambda/index.js'
+import {batchManifestKey, type BatchManifestFile} from '../../packages/lambda/src/lib/lambda/batch/batch-records.js'
+import {until} from '../support/until.js'
 
 /** throwing.html (0.4 s): throws at load (line 6), and from a frame callback once past 0.2 s. */
 describe('lambda render and still --page-errors', PROCESSES, () => {
@@ -40,6 +43,19 @@ describe('lambda render and still --page-errors', PROCESSES, () => {
     ])
     await stack.bucket.downloadFile('out/warn.mp4', join(scratch, 'warn.mp4'))
     expect(await probeVideoStream(join(scratch, 'warn.mp4'))).toMatchObject({nb_read_frames: '12'})
+  })
+
+  it('render-batch --cache: two identical rows whose page threw both render and report the error (no cached copy without it)', async () => {
+    const rows = join(scratch, 'rows.jsonl')
+    await writeFile(rows, '{"outputKey": "pe/1.mp4"}\n{"outputKey": "pe/2.mp4"}\n')
+    const started = await lambda(['render-batch', site, '--batch', rows, '--page-errors', 'warn', '--cache', '--fps', '10', '--quality', 'draft', '--max-concurrent', '1'])
+    const batchId = /^batch (\S+) \(run 1\)/m.exec(started.stderr)?.[1]
+    expect(batchId, started.stderr).toBeDefined()
+    const progress = () => getBatchProgress({batchId: batchId!, bucketName: stack.env.ENGINE_BUCKET, endpoint: stack.env.ENGINE_AWS_ENDPOINT})
+    expect(await until(async () => (await progress()).status !== 'RUNNING', 170_000, 500)).toBe(true)
+    const manifest = (await stack.bucket.getJson<BatchManifestFile>(batchManifestKey(batchId!)))!
+    expect(manifest.rows.map((row) => row.status), JSON.stringify(manifest.rows.map((row) => row.error))).toEqual(['succeeded', 'succeeded'])
+    for (const row of manifest.rows) expect(row.warnings?.filter((warning) => warning.code === 'page-error')).toHaveLength(2)
   })
 
   it('still: fails by default; with --page-errors warn stores the image and prints the warning', async () => {

@@ -763,4 +763,13 @@ export const MUTATIONS = [
     tests: ['test/render/page-errors.test.ts'],
     failing: 'warn: a render whose page threw is not stored in the render cache',
   },
+  {
+    id: 'text-check-stops-at-page-errors',
+    what: 'the text check pass failing a page whose errors --page-errors warn goes past',
+    file: 'src/lib/runtime/page/install-runtime.ts',
+    from: 'if (error && !pastPageErrors) throw',
+    to: 'if (error) throw',
+    tests: ['test/still/page-errors.test.ts'],
+    failing: 'the CLI takes --page-errors warn',
+  },
 ]

@@ -75,9 +75,10 @@ describe('engine still --page-errors fail|warn', PROCESSES, () => {
     expect(row[header.indexOf('status')]).toBe('succeeded')
   })
 
-  it('the CLI takes --page-errors warn (the warning in --json) and refuses other values', async () => {
+  it('the CLI takes --page-errors warn (the warning in --json, the check pass too) and refuses other values', async () => {
     const output = join(scratch(), 'cli.png')
-    const result = await runCli(['still', composition, '-o', output, '--page-errors', 'warn', '--json'])
+    // With the text check pass, which opens the page too and must go past its errors as well.
+    const result = await runCli(['still', composition, '-o', output, '--page-errors', 'warn', '--on-overflow', 'warn', '--json'])
     expect(result.code, result.stderr).toBe(0)
     const events = result.stdout.trim().split('\n').map((line) => JSON.parse(line) as RenderEvent)
     expect(pageErrorsOf(events)).toHaveLength(1)

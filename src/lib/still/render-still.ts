@@ -141,7 +141,7 @@ export async function renderStill(request: StillRequest): Promise<StillResult> {
     const pageErrors = new PageErrorWarnings(emit)
     const image = await captureOneFrame(finished, frame, {browser, pool: request.pool, requests, signal, onPageErrors: pageErrors.report}, async (worker) => {
       fonts.page(worker.ready.fonts)
-      if (request.onTextFindings) await request.onTextFindings(await checkFramesOn(worker, [frame], finished.fps))
+      if (request.onTextFindings) await request.onTextFindings(await checkFramesOn(worker, [frame], finished.fps, finished.pageErrors))
     })
     await writeImage({image, captured: finished.capture.imageFormat, output, format, quality, ffmpegPath: ffmpeg.ffmpegPath, workDir, signal})
     await storeCachedOutput(pageErrors.count === 0 ? claim : undefined, {kind: 'still', composition: request.composition, files, result: {totalFrames: 1, durationSeconds: 0}, requests, emit})
