@@ -20,6 +20,7 @@ const BODY_FIELDS = {
   webhook: '`{"url": "https://…"}`: called when the render ends, signed with the server\'s `--webhook-secret`; loopback and private addresses are refused unless the server allows the host (`--allow-webhook-host`)',
   network: '`false` renders without public URLs; `true` cannot override the server\'s `--no-network`',
   cancelOnDisconnect: '`true` cancels the render when this stream\'s connection closes; by default it keeps rendering (follow it again with `GET /render/:requestId/events`, cancel it with `DELETE /render/:requestId`)',
+  outputName: 'the output\'s file name without extension (default: the composition\'s): 1-100 letters, digits, `.`, `_` or `-`, not starting with `.`; an `hls` playlist\'s segments are named after it (`engine render --server` sends its `--output` name)',
 }
 
 /** Routes as create-server.ts documents them in its header comment: `METHOD /path  description`. */

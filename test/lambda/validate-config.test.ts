@@ -79,6 +79,7 @@ describe('SDK config check (before any cloud call)', () => {
     await expect(start({chunkSize: 0})).rejects.toThrow(/config\.chunkSize/)
     await expect(start({keyframeInterval: 0})).rejects.toThrow(/config\.keyframeInterval: must be a number of seconds from 0\.1 to 60/)
     await expect(start({colour: 'red'})).rejects.toThrow(/config\.colour: not a render setting/)
+    await expect(start({pageErrors: 'ignore'})).rejects.toThrow(/config\.pageErrors: .*"fail".*"warn"/)
     expect(requests).toBe(0)
   })
 

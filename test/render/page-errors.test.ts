@@ -1,4 +1,4 @@
-import {writeFile} from 'node:fs/promises'
+import {copyFile, writeFile} from 'node:fs/promises'
 import {join} from 'node:path'
 import {beforeAll, describe, expect, it} from 'vitest'
 import {readManifest, renderBatch} from '../../src/lib/batch/index.js'
@@ -8,29 +8,11 @@ import {resolveRenderOptions} from '../../src/lib/render/resolve-options.js'
 import {probeVideoStream} from '../support/media.js'
 import {runCli} from '../support/run-cli.js'
 import {PROCESSES} from '../support/timeouts.js'
-import {useScratchDir} from './support.js'
+import {FIXTURES, useScratchDir} from './support.js'
+import {RenderCache} from '../../src/lib/render-cache/render-cache.js'
 import '../support/register-builtin-plugins.js'
 
-/** A decorative script that throws once at load, and a frame callback that throws once later on. */
-const THROWING = `<!doctype html>
-<html data-composition-id="main" data-width="320" data-height="180" data-duration="0.4">
-<body style="margin:0;background:#336699">
-<script>
-  document.body.dataset.ok = 'yes'
-  window.sparkles.start()
-</script>
-<script>
-  let thrown = false
-  const tick = (now) => {
-    if (now > 200 && !thrown) {
-      thrown = true
-      throw new Error('late decoration failed')
-    }
-    requestAnimationFrame(tick)
-  }
-  requestAnimationFrame(tick)
-</script>
-</body></html>`
+/** throwing.html: a decorative script that throws once at load, and a frame callback that throws once later on. */
 
 describe('--page-errors fail|warn', PROCESSES, () => {
   const scratch = useScratchDir()
@@ -38,7 +20,7 @@ describe('--page-errors fail|warn', PROCESSES, () => {
 
   beforeAll(async () => {
     composition = join(scratch(), 'throwing.html')
-    await writeFile(composition, THROWING)
+    await copyFile(join(FIXTURES, 'throwing.html'), composition)
   })
 
   it('fails the render on the first uncaught error by default', async () => {
@@ -58,6 +40,17 @@ describe('--page-errors fail|warn', PROCESSES, () => {
       expect.objectContaining({message: expect.stringMatching(/reading 'start'.*\(at throwing\.html:6\)/), detail: expect.objectContaining({file: 'throwing.html', line: 6})}),
       expect.objectContaining({message: expect.stringMatching(/late decoration failed \(at throwing\.html:1[0-9]\)/)}),
     ])
+  })
+
+  it('warn: a render whose page threw is not stored in the render cache (a hit would replay no warnings)', async () => {
+    const cache = new RenderCache({directory: join(scratch(), 'cache'), budgetBytes: 1024 ** 3})
+    const render = async (name: string) => {
+      const events: RenderEvent[] = []
+      const result = await renderComposition({composition, options: resolveRenderOptions({output: join(scratch(), name), scale: 0.5, fps: 10, quality: 'draft', pageErrors: 'warn'}), cache, onEvent: (event) => events.push(event)})
+      return {cached: result.cached === true, pageErrors: events.filter((event) => event.type === 'warning' && event.code === 'page-error').length}
+    }
+    expect(await render('first.mp4')).toEqual({cached: false, pageErrors: 2})
+    expect(await render('second.mp4')).toEqual({cached: false, pageErrors: 2})
   })
 
   it('warn: a batch row completes and carries the errors in its manifest warnings (code page-error)', async () => {

@@ -43,6 +43,7 @@ describe('request errors of the producer server', () => {
       [{composition: 'comp.html', format: 'avi'}, /body field "format": "avi" is not a known format; use one of mp4, mov, webm, gif, png-sequence/],
       [{composition: 'comp.html', output: '/etc/passwd'}, /body field "output": not accepted/],
       [{composition: 'comp.html', variables: ['x']}, /body field "variables"/],
+      [{composition: 'comp.html', pageErrors: 'ignore'}, /body field "pageErrors": "ignore" is invalid/],
       [{composition: 'comp.html', html: '<html></html>'}, /exactly one of "composition".*or "html"/],
       [{}, /exactly one of/],
       [[1, 2], /the body must be a JSON object/],

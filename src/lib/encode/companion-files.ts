@@ -2,12 +2,17 @@ import {readdir, rm} from 'node:fs/promises'
 import {basename, dirname, extname, join} from 'node:path'
 import {EngineError} from '../errors/engine-error.js'
 import {moveFile} from '../files/move-file.js'
-import type {FormatPlugin} from './format-plugin.js'
+import type {FormatPlugin, ImageStreamFormat, VideoSegmentFormat} from './format-plugin.js'
 
 /** The output's file name without its extension: companions are named `<stem><rest>`. */
 export function outputStem(outputPath: string): string {
   const name = basename(outputPath)
   return name.slice(0, name.length - extname(name).length)
+}
+
+/** Whether a format's output is a file with files beside it (an HLS playlist and its segments). */
+export function hasCompanionFiles(format: FormatPlugin): format is VideoSegmentFormat | ImageStreamFormat {
+  return companionPattern(format) !== undefined
 }
 
 function companionPattern(format: FormatPlugin): RegExp | undefined {

@@ -19,6 +19,7 @@ export const VIDEO_FRAME_FORMATS = ['auto', 'jpg', 'png'] as const
 export const BATCH_FORMATS = ['json', 'jsonl', 'csv', 'tsv'] as const
 /** `--page-errors`: an uncaught page error fails the render, or is a `page-error` warning and the render goes on. */
 export const PAGE_ERROR_MODES = ['fail', 'warn'] as const
+export type PageErrorMode = (typeof PAGE_ERROR_MODES)[number]
 
 /** Image formats of a still (`engine still`) and of a render's poster frame. */
 export const STILL_FORMATS = ['png', 'jpeg', 'webp'] as const

@@ -3,6 +3,8 @@ import {toEngineError} from '../errors/engine-error.js'
 import {lintComposition} from '../lint/lint-composition.js'
 import {DEFAULT_FPS, frameCount, type Fps} from '../plan/fps.js'
 import {previewFps} from './composition-document.js'
+import {listCaptionFiles} from './caption-files.js'
+import {dirname} from 'node:path'
 import type {PreviewState} from './client/preview-protocol.js'
 
 export interface PreviewTarget {
@@ -22,7 +24,7 @@ export async function loadPreviewState(target: PreviewTarget, revision: number):
     state.error = toEngineError(compiled.reason).toJSON()
     return state
   }
-  const {compositionId, width, height, durationSeconds, declarations, declaredFps} = compiled.value
+  const {compositionId, width, height, durationSeconds, declarations, declaredFps, captions, file} = compiled.value
   try {
     const chosen = previewFps(target.fps, declaredFps)
     Object.assign(state, {fps: chosen.fps, fpsSource: chosen.source})
@@ -31,6 +33,8 @@ export async function loadPreviewState(target: PreviewTarget, revision: number):
     return state
   }
   const timing = durationSeconds === undefined ? {} : {durationSeconds, totalFrames: frameCount(durationSeconds, state.fps)}
-  state.composition = {compositionId, width, height, ...timing, declarations}
+  const captionVariables = [...new Set((captions ?? []).flatMap((shown) => (shown.variable === undefined ? [] : [shown.variable])))]
+  const captionFiles = captionVariables.length > 0 ? await listCaptionFiles(dirname(file)) : []
+  state.composition = {compositionId, width, height, ...timing, declarations, captionVariables, captionFiles}
   return state
 }

@@ -106,6 +106,8 @@ const STYLES = `
   .actions { display: flex; align-items: center; gap: 8px; margin: 16px 0 8px; flex-wrap: wrap; }
   #copy-status { color: var(--muted); font-size: 12px; }
   .json-label { display: block; color: var(--muted); font-size: 12px; margin-bottom: 4px; }
+  .variable .control:has(textarea.cues) { flex-direction: column; align-items: stretch; }
+  .variable textarea.cues { resize: vertical; background: #121418; color: var(--text); border: 1px solid #3a404b; border-radius: 4px; padding: 5px 7px; font: 12px/1.4 ui-monospace, monospace; }
   #variables-json { width: 100%; resize: vertical; background: #121418; color: var(--text); border: 1px solid #3a404b; border-radius: 4px; padding: 6px; font: 12px/1.4 ui-monospace, monospace; }
 `
 

@@ -69,14 +69,17 @@ export async function checkPlanText(plan: RenderPlan, on: {browser: BrowserChoic
     const frames = on.still
       ? [Math.min(stillFrame(on.still, plan.fps), plan.totalFrames - 1)]
       : planTextCheckFrames(await worker.evaluate<ClipWindow[]>(`window.${ENGINE_GLOBAL}.textClips()`), plan.fps, renderedFrames(plan))
-    return {findings: await checkFramesOn(worker, frames, plan.fps), frames}
+    return {findings: await checkFramesOn(worker, frames, plan.fps, plan.pageErrors), frames}
   } finally {
     await worker.close()
   }
 }
 
-/** Seeks the worker's page to each frame (in order) and finds the text that does not fit there. */
-export async function checkFramesOn(worker: Pick<CaptureWorker, 'evaluate'>, frames: readonly number[], fps: Fps): Promise<TextFinding[]> {
-  const records = parsePageFindings(await worker.evaluate<unknown>(`window.${ENGINE_GLOBAL}.checkText(${JSON.stringify(frames)})`))
+/**
+ * Seeks the worker's page to each frame (in order) and finds the text that does not fit there.
+ * Under `--page-errors warn` (the plan's `pageErrors`) the page's errors do not stop the check.
+ */
+export async function checkFramesOn(worker: Pick<CaptureWorker, 'evaluate'>, frames: readonly number[], fps: Fps, pageErrors?: RenderPlan['pageErrors']): Promise<TextFinding[]> {
+  const records = parsePageFindings(await worker.evaluate<unknown>(`window.${ENGINE_GLOBAL}.checkText(${JSON.stringify(frames)}, ${pageErrors === 'warn'})`))
   return mergeFindings(records, fps)
 }

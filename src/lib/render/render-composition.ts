@@ -13,7 +13,7 @@ import {findBackgroundOnRoot} from '../lint/find-background-on-root.js'
 import {formatFps, frameTime} from '../plan/fps.js'
 import {renderedFrames} from '../plan/frame-range.js'
 import {outputSize, planRender} from '../plan/plan-render.js'
-import {pageErrorReporter} from './page-error-warnings.js'
+import {PageErrorWarnings} from './page-error-warnings.js'
 import {assertWithinLimits, type RenderLimits} from '../plan/render-limits.js'
 import {resolveRenderBrowser} from '../profile/resolve-render-browser.js'
 import {resolveRenderFfmpeg} from '../profile/resolve-render-ffmpeg.js'
@@ -221,8 +221,8 @@ async function render(request: RenderRequest, emit: (event: RenderEvent) => void
     // Every worker loads the same page: each finding is told once.
     const onReady = (report: ReadyReport) => fonts.page(report.fonts)
     const onFontSamples = (report: PageFontReport) => fonts.page(report)
-    const onPageErrors = pageErrorReporter(emit)
-    const segments = await renderRange(plan, range, {browser, pool: request.pool, requests, ffmpeg, workDir, workers, pagesPerWorker, signal, onFrame, onReady, onFontSamples, onPageErrors})
+    const pageErrors = new PageErrorWarnings(emit)
+    const segments = await renderRange(plan, range, {browser, pool: request.pool, requests, ffmpeg, workDir, workers, pagesPerWorker, signal, onFrame, onReady, onFontSamples, onPageErrors: pageErrors.report})
     const capturedAt = performance.now()
     emit({type: 'stage', stage: 'assemble'})
     await assembleRender(plan, segments, {outputPath: output, audioTrack: (await mixed) ? audioTrack : undefined, ffmpeg, signal})
@@ -245,7 +245,7 @@ async function render(request: RenderRequest, emit: (event: RenderEvent) => void
       totalMs: Math.round(finishedAt - started),
     }
     const bytes = await outputBytes(output, format)
-    await storeCachedOutput(claim, {kind: 'render', composition: request.composition, files: targets, result: {totalFrames: outputFrames, durationSeconds}, requests, emit})
+    await storeCachedOutput(pageErrors.count === 0 ? claim : undefined, {kind: 'render', composition: request.composition, files: targets, result: {totalFrames: outputFrames, durationSeconds}, requests, emit})
     emit({type: 'stage', stage: 'done'})
     emit({
       type: 'done',

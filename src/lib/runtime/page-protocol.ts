@@ -102,9 +102,10 @@ export interface EnginePageApi {
   textClips(): Promise<ClipWindow[]>
   /**
    * Seeks each frame in turn (in order; a render's page only goes forward) and finds the text that
-   * does not fit there (see findTextOverflow).
+   * does not fit there (see findTextOverflow). An uncaught page error stops it, unless
+   * `pastPageErrors` (`--page-errors warn`: the capture reports them and goes on, so does the check).
    */
-  checkText(frames: number[]): Promise<TextFindingRecord[]>
+  checkText(frames: number[], pastPageErrors?: boolean): Promise<TextFindingRecord[]>
 }
 
 export const ENGINE_GLOBAL = '__engine'

@@ -1,9 +1,5 @@
-import {createWriteStream} from 'node:fs'
 import {mkdir, readdir, rename, rm, stat} from 'node:fs/promises'
 import {dirname, join} from 'node:path'
-import {Readable} from 'node:stream'
-import {pipeline} from 'node:stream/promises'
-import type {ReadableStream as WebReadableStream} from 'node:stream/web'
 import {z} from 'zod'
 import type {FrameFilesFormat} from '../encode/format-plugin.js'
 import {getFormat} from '../encode/format-registry.js'
@@ -13,6 +9,9 @@ import {resolveFfmpeg} from '../encode/resolve-ffmpeg.js'
 import {EngineError} from '../errors/engine-error.js'
 import {serverFetch, type ServerConnection} from './server-api.js'
 import {makeDirectory} from '../files/make-directory.js'
+import {hasCompanionFiles} from '../encode/companion-files.js'
+import {downloadWithCompanions} from './download-companions.js'
+import {mismatch, saveResponse} from './save-response.js'
 
 const listingSchema = z.object({
   files: z.array(z.object({name: z.string().regex(/^[^/\\]+$/).refine((name) => name !== '..' && name !== '.'), url: z.string()})),
@@ -23,25 +22,14 @@ export interface ExpectedOutput {
   format: string
   bytes: number
   totalFrames: number
+  /** The files beside the output (an HLS playlist's segments), for formats that have them. */
+  companionFiles?: unknown
 }
 
 export interface DownloadOptions {
   /** The render's announced result; without it (a poster image) the file is saved as sent. */
   expected?: ExpectedOutput
   signal?: AbortSignal
-}
-
-async function saveResponse(response: Response, path: string): Promise<void> {
-  if (!response.body) throw new EngineError('SERVER_UNAVAILABLE', `the producer server sent no content for ${path}`)
-  await pipeline(Readable.fromWeb(response.body as WebReadableStream<Uint8Array>), createWriteStream(path))
-}
-
-function mismatch(what: string, got: number, expected: number, destination: string): EngineError {
-  return new EngineError(
-    'SERVER_RESPONSE_INVALID',
-    `the download of ${destination} has ${got} ${what}, but the server announced ${expected}; nothing was kept (render again)`,
-    {output: destination, what, got, expected},
-  )
 }
 
 /**
@@ -64,6 +52,8 @@ export async function downloadOutput(connection: ServerConnection, outputUrl: st
       await downloadListing(connection, response, partial, signal)
       await checkFrameDirectory(partial, format, expected, destination)
       await placeDirectory(partial, destination)
+    } else if (hasCompanionFiles(format)) {
+      await downloadWithCompanions({connection, response, format, expected, destination, signal})
     } else {
       await saveResponse(response, partial)
       const {size} = await stat(partial)

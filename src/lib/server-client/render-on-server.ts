@@ -8,6 +8,7 @@ import type {RenderEventListener} from '../render/render-events.js'
 import {CLIENT_OPTION_KEYS, type RenderStreamBody} from '../server/request-schema.js'
 import {TOKEN_ENV} from '../server/server-settings.js'
 import {downloadOutput} from './download-output.js'
+import {companionOutputName} from './download-companions.js'
 import {DEFAULT_POSTER_FORMAT, posterPath} from '../still/poster.js'
 import {getQueueStatus, streamRender, type ServerConnection} from './server-api.js'
 
@@ -63,7 +64,7 @@ export async function renderOnServer(request: ServerRenderRequest): Promise<Serv
   }
   const output = options.output ? resolve(options.output) : defaultOutputPath(request.composition, getFormat(options.format))
   let totalFrames = 0
-  for await (const event of streamRender(connection, requestBody(request), signal)) {
+  for await (const event of streamRender(connection, {...requestBody(request), ...companionOutputName(getFormat(options.format), output)}, signal)) {
     if (event.type === 'queued') request.onQueued?.(event.position, event.requestId)
     else if (event.type === 'started') emit({type: 'stage', stage: 'compile'})
     else if (event.type === 'start') {
@@ -135,14 +136,6 @@ function assertServerCanHonour(options: ResolvedRenderOptions): void {
   const unsupported = Object.entries(options as RenderOptionsInput)
     .filter(([key, value]) => !LOCAL_KEYS.has(key) && !forwarded.has(key) && value !== undefined && value !== defaults[key])
     .map(([key]) => flagName(key))
-  const format = getFormat(options.format)
-  if (format.worker !== 'frame-files' && format.companionFilePattern) {
-    throw new EngineError(
-      'INVALID_FLAG',
-      `--server: a ${format.name} output is several files (the ${format.extension} file and the files beside it), which --server does not download; render locally, or ask the server directly (POST /render/stream) and play its outputUrl`,
-      {format: format.name},
-    )
-  }
   if (unsupported.length > 0) {
     throw new EngineError(
       'INVALID_FLAG',

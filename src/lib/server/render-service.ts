@@ -4,7 +4,7 @@ import {availableParallelism} from 'node:os'
 import {basename, extname, join} from 'node:path'
 import {outputExtension} from '../encode/format-plugin.js'
 import {getFormat} from '../encode/format-registry.js'
-import {outputUrl, posterUrl} from './output-urls.js'
+import {companionFileUrls, outputUrl, posterUrl} from './output-urls.js'
 import {EngineError, toEngineError} from '../errors/engine-error.js'
 import type {RenderLimits} from '../plan/render-limits.js'
 import type {RenderOptionsInput} from '../plan/render-options.js'
@@ -33,6 +33,8 @@ export interface ServiceRequest {
   variables?: Record<string, unknown>
   /** Called when the render ends (already checked against `webhookPolicy`). */
   webhook?: WebhookTarget
+  /** The output's file name stem (checked: see outputNameSchema); default the composition's. */
+  outputName?: string
 }
 
 export interface RenderServiceOptions {
@@ -148,7 +150,7 @@ export class RenderService {
     const journal = new EventJournal()
     const send = (event: StreamEvent) => journal.append(event)
     const arrived = performance.now()
-    const outputName = request.composition === undefined ? INLINE_NAME : basename(request.composition, extname(request.composition))
+    const outputName = request.outputName ?? (request.composition === undefined ? INLINE_NAME : basename(request.composition, extname(request.composition)))
     const warnings = new WarningCollapser()
     const relay = (event: StreamEvent) => {
       if (event.type !== 'warning' || warnings.accept(event.code)) send(event)
@@ -301,6 +303,7 @@ export class RenderService {
       timings: rendered.timings,
       fetchedUrls: rendered.fetchedUrls,
       cached: rendered.cached === true,
+      ...(await companionFileUrls(requestId, rendered.output, getFormat(format))),
     })
   }
 

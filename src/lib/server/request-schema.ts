@@ -6,7 +6,13 @@ import {parseFps} from '../plan/fps.js'
 import {parseRenderOptions, renderOptionsSchema, type RenderOptionsInput} from '../plan/render-options.js'
 
 /** Render options a client may choose; everything else (output, browser, GPU) is the server's. */
-export const CLIENT_OPTION_KEYS = ['format', 'fps', 'quality', 'crf', 'videoBitrate', 'workers', 'strictVariables', 'strictFonts', 'strict', 'gifLoop', 'hlsSegmentSeconds', 'poster', 'posterFormat', 'scale', 'frames', 'network'] as const
+export const CLIENT_OPTION_KEYS = ['format', 'fps', 'quality', 'crf', 'videoBitrate', 'workers', 'strictVariables', 'strictFonts', 'strict', 'gifLoop', 'hlsSegmentSeconds', 'poster', 'posterFormat', 'scale', 'frames', 'network', 'pageErrors'] as const
+
+/**
+ * A file name stem only: no separators, no leading dot (never a hidden or partial file), nothing a
+ * playlist would have to escape; it names files inside the request's own output directory.
+ */
+export const outputNameSchema = z.string().regex(/^[A-Za-z0-9_-][A-Za-z0-9._-]{0,99}$/, 'must be 1-100 letters, digits, ".", "_" or "-", not starting with "."')
 
 /** Variables one request may set: far more than any composition declares, far fewer than a flood. */
 export const MAX_VARIABLE_KEYS = 1000
@@ -32,6 +38,7 @@ export const renderStreamBodySchema = renderOptionsSchema
     scale: true,
     frames: true,
     network: true,
+    pageErrors: true,
     cache: true,
     variables: true,
   })
@@ -42,6 +49,8 @@ export const renderStreamBodySchema = renderOptionsSchema
     webhook: z.object({url: z.string(), /** Echoed as the webhook body's "data" (a JSON object, at most 4 KB). */ data: z.unknown().optional()}).strict().optional(),
     /** Cancel the render when this stream's connection closes (default: it keeps rendering; resume or DELETE). */
     cancelOnDisconnect: z.boolean().optional(),
+    /** The output's file name without extension (default: the composition's): the names of an HLS playlist's segments start with it. */
+    outputName: outputNameSchema.optional(),
   })
   .strict()
 
@@ -57,6 +66,7 @@ export interface ParsedStreamBody {
   /** Echoed in the webhook body; checked with the URL by the route (parseWebhookData). */
   webhookData?: unknown
   cancelOnDisconnect: boolean
+  outputName?: string
 }
 
 export const describeBodyField = (key: string) => `body field "${key}"`
@@ -79,14 +89,14 @@ export function invalidBody(issues: readonly z.core.$ZodIssue[], body: unknown, 
  */
 export function parseStreamBody(body: unknown): ParsedStreamBody {
   const result = renderStreamBodySchema.safeParse(body)
-  if (!result.success) throw invalidBody(result.error.issues, body, `composition or html, variables, webhook, cancelOnDisconnect, and ${CLIENT_OPTION_KEYS.join(', ')}`)
-  const {composition, html, variables, webhook, cancelOnDisconnect = false, ...options} = result.data
+  if (!result.success) throw invalidBody(result.error.issues, body, `composition or html, variables, webhook, cancelOnDisconnect, outputName, and ${CLIENT_OPTION_KEYS.join(', ')}`)
+  const {composition, html, variables, webhook, cancelOnDisconnect = false, outputName, ...options} = result.data
   assertVariableCount(variables)
   if ((composition === undefined) === (html === undefined)) {
     throw new EngineError('INVALID_REQUEST', 'the body needs exactly one of "composition" (a path inside the server root) or "html" (inline markup)')
   }
   checkOptions(options)
-  return {composition, html, options, variables, webhookUrl: webhook?.url, webhookData: webhook?.data, cancelOnDisconnect}
+  return {composition, html, options, variables, webhookUrl: webhook?.url, webhookData: webhook?.data, cancelOnDisconnect, ...(outputName !== undefined && {outputName})}
 }
 
 /** Throws LIMIT_EXCEEDED when a request sets more variables than any request may. */

@@ -1,5 +1,6 @@
 import type {ErrorCode} from '../errors/engine-error.js'
 import type {RenderEvent, RenderStage} from '../render/render-events.js'
+import type {CompanionFileUrl} from './output-urls.js'
 
 /** The render's own `start` event minus the paths of the server's files (composition and output). */
 export type StreamStartEvent = Omit<Extract<RenderEvent, {type: 'start'}>, 'composition' | 'output'> & {requestId: string}
@@ -47,6 +48,8 @@ export type StreamEvent =
       fetchedUrls: string[]
       /** The output came from the render cache (an identical render done before): nothing was captured. */
       cached: boolean
+      /** The files served beside the output (an HLS playlist's segments), which `bytes` counts too; only for such formats. */
+      companionFiles?: CompanionFileUrl[]
     }
   | {type: 'error'; requestId: string; code: ErrorCode; message: string; details?: unknown}
 

@@ -12,6 +12,7 @@ import {EngineError, toEngineError} from '../errors/engine-error.js'
 import {compileAndReport} from '../render/compile-and-report.js'
 import {finalizePlan} from '../render/finalize-plan.js'
 import {requestNoticeReporter} from '../render/request-notices.js'
+import {PageErrorWarnings} from '../render/page-error-warnings.js'
 import {timeComposition} from '../render/time-composition.js'
 import {outputSize, planRender} from '../plan/plan-render.js'
 import type {RenderPlan} from '../plan/render-plan.js'
@@ -136,12 +137,14 @@ export async function renderStill(request: StillRequest): Promise<StillResult> {
     const cache = chooseRenderCache(request.cache, options.cache)
     claim = await claimCachedOutput({cache, kind: 'still', plan: finished, extra: {frame, format, quality}, browser, ffmpeg, format: getFormat(FRAME_FORMAT), targets: files, emit})
     if (claim?.lookup.hit) return await result(true)
-    const image = await captureOneFrame(finished, frame, {browser, pool: request.pool, requests, signal}, async (worker) => {
+    // Under --page-errors warn each uncaught error is a page-error warning, as in a render.
+    const pageErrors = new PageErrorWarnings(emit)
+    const image = await captureOneFrame(finished, frame, {browser, pool: request.pool, requests, signal, onPageErrors: pageErrors.report}, async (worker) => {
       fonts.page(worker.ready.fonts)
-      if (request.onTextFindings) await request.onTextFindings(await checkFramesOn(worker, [frame], finished.fps))
+      if (request.onTextFindings) await request.onTextFindings(await checkFramesOn(worker, [frame], finished.fps, finished.pageErrors))
     })
     await writeImage({image, captured: finished.capture.imageFormat, output, format, quality, ffmpegPath: ffmpeg.ffmpegPath, workDir, signal})
-    await storeCachedOutput(claim, {kind: 'still', composition: request.composition, files, result: {totalFrames: 1, durationSeconds: 0}, requests, emit})
+    await storeCachedOutput(pageErrors.count === 0 ? claim : undefined, {kind: 'still', composition: request.composition, files, result: {totalFrames: 1, durationSeconds: 0}, requests, emit})
     return await result(false)
   } catch (error) {
     throw toEngineError(error)

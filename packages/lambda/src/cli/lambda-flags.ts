@@ -4,6 +4,7 @@ import {AWS_ENDPOINT_ENV, BUCKET_ENV, STATE_MACHINE_ENV} from '../lib/lambda/aws
 import type {RenderConfig} from '../lib/lambda/render-input.js'
 import {checkOutputUrlOptions, DEFAULT_URL_EXPIRES_SECONDS, MAX_URL_EXPIRES_SECONDS, OUTPUT_PRIVACY, type OutputUrlOptions} from '../lib/lambda/output-url.js'
 import {QUALITIES} from 'html-video-engine/internal/lib/plan/render-plan.js'
+import {PAGE_ERROR_MODES} from 'html-video-engine/internal/lib/plan/render-options.js'
 import {parseTimeout} from '../lib/lambda/runtime/render-timeout.js'
 import {assertBucketName, assertDeleteAfter, assertDownloadName, DELETE_AFTER, DELETE_AFTER_TAG, type OutputSettings} from '../lib/lambda/output-settings.js'
 import type {StackRecord} from '../lib/lambda/stack-record.js'
@@ -54,6 +55,12 @@ export function outputUrlFromFlags(flags: {privacy?: string; 'url-expires'?: num
   return checkOutputUrlOptions({privacy: flags.privacy as OutputUrlOptions['privacy'], urlExpiresInSeconds: flags['url-expires']})
 }
 
+/** `--page-errors`, as `engine render`'s: under warn the function records each uncaught page error as a warning and goes on. */
+export const pageErrorsFlag = Flags.string({
+  options: [...PAGE_ERROR_MODES],
+  description: 'an uncaught error in the page: fail the render (default), or warn: record each as a page-error warning with its script location (shown by progress and --wait) and go on',
+})
+
 /** Encoding flags a distributed render accepts (same meaning as `engine render`). */
 export const lambdaEncodeFlags = {
   fps: Flags.string({description: 'frames per second: an integer 1-240 or a rational such as 30000/1001 (default: the root\'s data-fps, else 30)'}),
@@ -69,6 +76,7 @@ export const lambdaEncodeFlags = {
   poster: Flags.string({description: 'also store the frame on screen at this time (seconds) beside the output as <output>.poster.jpg, from the chunk that captures it'}),
   'poster-format': Flags.string({description: 'poster image format: jpeg (default), png or webp'}),
   'strict-fonts': Flags.boolean({description: 'a font that falls back (missing family or glyphs) fails the render before any frame is captured'}),
+  'page-errors': pageErrorsFlag,
 }
 
 export function required(value: string | undefined, flag: string, env: string): string {
@@ -91,6 +99,7 @@ export function configFromFlags(flags: {
   poster?: string
   'poster-format'?: string
   'strict-fonts'?: boolean
+  'page-errors'?: string
   width?: number
   height?: number
   'chunk-size'?: number
@@ -114,6 +123,7 @@ export function configFromFlags(flags: {
     poster: flags.poster === undefined ? undefined : Number(flags.poster),
     posterFormat: flags['poster-format'],
     strictFonts: flags['strict-fonts'] || undefined,
+    pageErrors: flags['page-errors'],
     width: flags.width,
     height: flags.height,
     chunkSize: flags['chunk-size'],

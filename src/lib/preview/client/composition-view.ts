@@ -50,8 +50,10 @@ export class CompositionView {
     if (generation !== this.generation) return discard()
     const engine = engineOf(iframe)
     if (!engine) {
+      // The server answers a composition it cannot compile (bad cue text, say) with its error as JSON.
+      const refusal = serverError(iframe)
       iframe.remove()
-      return {kind: 'failed', message: 'the composition page did not start the engine runtime (see the error above, or the browser console)'}
+      return {kind: 'failed', message: refusal ?? 'the composition page did not start the engine runtime (see the error above, or the browser console)'}
     }
     try {
       const report = await engine.ready()
@@ -96,6 +98,15 @@ export class CompositionView {
     iframe.style.width = `${this.width}px`
     iframe.style.height = `${this.height}px`
     iframe.style.transform = `scale(${this.scale})`
+  }
+}
+
+function serverError(iframe: HTMLIFrameElement): string | undefined {
+  try {
+    const {error} = JSON.parse(iframe.contentDocument?.body?.textContent ?? '') as {error?: {code?: string; message?: string}}
+    return error?.message === undefined ? undefined : `${error.code}: ${error.message}`
+  } catch {
+    return undefined
   }
 }
 

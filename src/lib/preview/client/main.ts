@@ -65,6 +65,7 @@ async function refresh(): Promise<void> {
   showTiming(composition.durationSeconds)
   view.setSize(composition.width, composition.height)
   panel.documentUrl = new URL(state.documentPath, location.href).href
+  panel.captions = {variables: composition.captionVariables, files: composition.captionFiles}
   panel.setDeclarations(composition.declarations)
   await reload()
 }

@@ -22,6 +22,10 @@ export interface PreviewState {
     durationSeconds?: number
     totalFrames?: number
     declarations: VariableDeclaration[]
+    /** String variables an element shows as captions (`data-captions-var`): the panel offers caption files and cue text for them. */
+    captionVariables: string[]
+    /** WebVTT and SubRip files under the composition's folder, relative to it (at most 200). */
+    captionFiles: string[]
   }
   lint: LintFinding[]
   error?: ErrorJson

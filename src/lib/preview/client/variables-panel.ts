@@ -1,4 +1,5 @@
 import type {VariableDeclaration} from '../../variables/variable-declaration.js'
+import {captionControl} from './caption-control.js'
 
 export type VariableValues = Record<string, string | number | boolean>
 
@@ -16,6 +17,8 @@ export class VariablesPanel {
   private typingTimer: number | undefined
   /** The composition's document URL: image values resolve against it, as in the page. */
   documentUrl = location.href
+  /** String variables shown as captions (`data-captions-var`), and the caption files they may name. */
+  captions: {variables: readonly string[]; files: readonly string[]} = {variables: [], files: []}
 
   constructor(
     private readonly form: HTMLFormElement,
@@ -74,6 +77,9 @@ export class VariablesPanel {
     const value = this.current[declaration.id]
     switch (declaration.type) {
       case 'string': {
+        if (this.captions.variables.includes(declaration.id)) {
+          return captionControl({id, value: String(value), files: this.captions.files, onChange: (next, typing) => this.set(declaration.id, next, typing)})
+        }
         const input = element('input', {id, type: 'text', placeholder: declaration.placeholder, maxlength: declaration.maxLength})
         input.value = String(value)
         input.addEventListener('input', () => this.set(declaration.id, input.value, true))

@@ -190,12 +190,12 @@ export function installRuntime(win: Window & typeof globalThis, config: RuntimeC
       await ready()
       return timing.clips.map(({start, end}) => ({start, end: Number.isFinite(end) ? end : null}))
     },
-    checkText: async (frames) => {
+    checkText: async (frames, pastPageErrors = false) => {
       const root = findRootComposition(win.document, config) ?? win.document.documentElement
       const findings: TextFindingRecord[] = []
       for (const frame of frames) {
         const error = await seek(frame)
-        if (error) throw new Error(`the page failed at frame ${frame}: ${error.message}`)
+        if (error && !pastPageErrors) throw new Error(`the page failed at frame ${frame}: ${error.message}`)
         findings.push(...findTextOverflow(win.document, root, config, frame))
       }
       return findings

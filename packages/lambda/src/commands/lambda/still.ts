@@ -1,7 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 import {resolve} from 'node:path'
 import {BaseCommand} from 'html-video-engine/internal/cli/base-command.js'
-import {checkOutputSettings, lambdaOutputFlags, outputSettingsFromFlags, outputUrlFlags, outputUrlFromFlags, required, stackFlags} from '../../cli/lambda-flags.js'
+import {checkOutputSettings, lambdaOutputFlags, outputSettingsFromFlags, outputUrlFlags, outputUrlFromFlags, pageErrorsFlag, required, stackFlags} from '../../cli/lambda-flags.js'
 import {readStackRecord} from '../../lib/lambda/stack-record.js'
 import {parseTimeFlag} from 'html-video-engine/internal/cli/time-flag.js'
 import {EngineError} from 'html-video-engine/internal/lib/errors/engine-error.js'
@@ -12,7 +12,7 @@ import {stillOnLambda} from '../../lib/lambda/still-on-lambda.js'
 import {assertStorageKey} from 'html-video-engine/internal/lib/render/storage-key.js'
 import {parseStillSettings, stillFormatOf} from 'html-video-engine/internal/lib/still/still-settings.js'
 import {parseFps} from 'html-video-engine/internal/lib/plan/fps.js'
-import {parseRenderOptions, STILL_FORMATS} from 'html-video-engine/internal/lib/plan/render-options.js'
+import {parseRenderOptions, STILL_FORMATS, type PageErrorMode} from 'html-video-engine/internal/lib/plan/render-options.js'
 import {parseVariablesText} from 'html-video-engine/internal/lib/variables/read-overrides.js'
 
 export default class LambdaStill extends BaseCommand {
@@ -35,6 +35,7 @@ export default class LambdaStill extends BaseCommand {
     fps: Flags.string({description: 'frames per second the frame number counts in (default the composition\'s)'}),
     variables: Flags.string({description: 'variable overrides as JSON object text'}),
     'strict-fonts': Flags.boolean({description: 'a font that falls back fails the still'}),
+    'page-errors': pageErrorsFlag,
     'output-key': Flags.string({description: 'storage key of the image (default stills/<id>.<ext>)'}),
     output: Flags.string({char: 'o', description: 'also save the image to this file'}),
     'function-name': Flags.string({description: 'render function (default: the one the stack record names)'}),
@@ -69,6 +70,7 @@ export default class LambdaStill extends BaseCommand {
       ...(fps !== undefined && {fps}),
       ...(scale !== undefined && {scale}),
       ...(flags['strict-fonts'] && {strictFonts: true}),
+      ...(flags['page-errors'] !== undefined && {pageErrors: flags['page-errors'] as PageErrorMode}),
       ...(flags.variables !== undefined && {variables: parseVariablesText(flags.variables)}),
       ...output,
     }

@@ -1,6 +1,6 @@
 import {z} from 'zod'
 import {QUALITIES} from 'html-video-engine/internal/lib/plan/render-plan.js'
-import {framesSchema, hlsSegmentSecondsSchema, keyframeIntervalSchema, MAX_SCALE, MIN_SCALE, STILL_FORMATS} from 'html-video-engine/internal/lib/plan/render-options.js'
+import {framesSchema, hlsSegmentSecondsSchema, keyframeIntervalSchema, MAX_SCALE, MIN_SCALE, PAGE_ERROR_MODES, STILL_FORMATS} from 'html-video-engine/internal/lib/plan/render-options.js'
 import {stillSettingsSchema} from 'html-video-engine/internal/lib/still/still-settings.js'
 import {siteEntrySchema, siteIdSchema} from './site-address.js'
 import {storageKeySchema} from 'html-video-engine/internal/lib/render/storage-key.js'
@@ -48,6 +48,8 @@ export const renderConfigSchema = z
     posterFormat: z.enum(STILL_FORMATS).optional(),
     /** A font that falls back is an error before any frame is captured, as `engine render --strict-fonts`. */
     strictFonts: z.boolean().optional(),
+    /** `warn`: an uncaught page error is a `page-error` warning of the render and the chunks go on, as `engine render --page-errors warn` (default `fail`). */
+    pageErrors: z.enum(PAGE_ERROR_MODES).optional(),
     hdr: z.boolean().optional(),
     chunkSize: positiveInt.optional(),
     maxParallelChunks: positiveInt.optional(),
@@ -77,8 +79,8 @@ export type RenderConfig = z.infer<typeof renderConfigSchema>
 
 /** The render options a config sets (the rest keep engine render's defaults). */
 export function renderOptionsOf(config: RenderConfig) {
-  const {format, fps, quality, crf, videoBitrate, keyframeInterval, gifLoop, hlsSegmentSeconds, captionsTrack, captionsSidecar, frames, scale} = config
-  return {format, fps, quality, crf, videoBitrate, keyframeInterval, gifLoop, hlsSegmentSeconds, captionsTrack, captionsSidecar, frames, scale}
+  const {format, fps, quality, crf, videoBitrate, keyframeInterval, gifLoop, hlsSegmentSeconds, captionsTrack, captionsSidecar, frames, scale, pageErrors} = config
+  return {format, fps, quality, crf, videoBitrate, keyframeInterval, gifLoop, hlsSegmentSeconds, captionsTrack, captionsSidecar, frames, scale, pageErrors}
 }
 
 /** What `renderToLambda` returns and what a site upload yields. */
@@ -113,7 +115,7 @@ export const stillInputSchema = z
     siteId: siteIdSchema,
     entry: siteEntrySchema,
     outputKey: storageKeySchema,
-    config: renderConfigSchema.pick({fps: true, variables: true, scale: true, strictFonts: true, outputBucket: true, downloadName: true, deleteAfter: true, overwrite: true}).extend(stillSettingsSchema.shape).strict(),
+    config: renderConfigSchema.pick({fps: true, variables: true, scale: true, strictFonts: true, pageErrors: true, outputBucket: true, downloadName: true, deleteAfter: true, overwrite: true}).extend(stillSettingsSchema.shape).strict(),
   })
   .strict()
 

@@ -80,6 +80,13 @@ export interface StoredSegment {
   end: number
 }
 
+/** A warning of a render: `detail` says where a `page-error` was thrown ({file, line, column} or the script URL). */
+export interface RenderWarning {
+  code: string
+  message: string
+  detail?: Record<string, unknown>
+}
+
 /** The browser a chunk captured with: chunks of one render must agree for their seams to match. */
 export interface ChunkBrowser {
   /** Chromium's version, e.g. "153.0.8010.0". */
@@ -100,7 +107,8 @@ export interface ChunkManifest {
   browser: ChunkBrowser
   /** planHash of the plan this chunk rendered. */
   planHash: string
-  warnings: {code: string; message: string}[]
+  /** A browser without begin-frame; under pageErrors "warn", each uncaught page error with where it was thrown. */
+  warnings: RenderWarning[]
   /** The chunk's pages loaded remote URLs: what they serve may change, so the output is not cached. */
   fetchedRemote?: boolean
 }
@@ -121,8 +129,8 @@ export interface RenderResultRecord {
   assemble: InvocationCost
   /** Every chunk's invocation and browser, kept here because the chunk manifests are deleted with the scratch. */
   chunks: (InvocationCost & {browser: ChunkBrowser})[]
-  /** Warnings the chunks raised (a browser without begin-frame, say). */
-  warnings: {code: string; message: string}[]
+  /** Warnings the chunks raised (a browser without begin-frame, a page error under pageErrors "warn"), each once. */
+  warnings: RenderWarning[]
 }
 
 /** `renders/<renderId>/failure.json`: written by the workflow's Catch, after which the scratch is deleted. */

@@ -46,7 +46,7 @@ export function checkConfig(config: RenderConfig): void {
   if (!result.success) {
     const problems = result.error.issues.map((issue) =>
       issue.code === 'unrecognized_keys'
-        ? `${issue.keys.map((key) => `config.${key}`).join(', ')}: not a render setting (use fps, width, height, format, variables, quality, crf, videoBitrate, keyframeInterval, gifLoop, hlsSegmentSeconds, captionsTrack, captionsSidecar, frames, scale, poster, posterFormat, strictFonts, chunkSize, maxParallelChunks, targetChunkFrames, concurrencyPerChunk, timeoutSeconds, outputBucket, downloadName, deleteAfter, overwrite)`
+        ? `${issue.keys.map((key) => `config.${key}`).join(', ')}: not a render setting (use fps, width, height, format, variables, quality, crf, videoBitrate, keyframeInterval, gifLoop, hlsSegmentSeconds, captionsTrack, captionsSidecar, frames, scale, poster, posterFormat, strictFonts, pageErrors, chunkSize, maxParallelChunks, targetChunkFrames, concurrencyPerChunk, timeoutSeconds, outputBucket, downloadName, deleteAfter, overwrite)`
         : `config.${issue.path.join('.')}: ${issue.message}`,
     )
     throw new EngineError('INVALID_CONFIG', `${PREFIX} ${problems.join('; ')}`, {issues: result.error.issues})

@@ -113,15 +113,17 @@ export async function assembleAction(event: AssembleEvent, context: ActionContex
       finishedAt: new Date().toISOString(),
       assemble: {durationMs: elapsedMs(context), memoryMb: context.memoryMb},
       chunks: manifests.map((manifest) => ({...manifest.invocation, browser: manifest.browser})),
-      warnings: manifests.flatMap((manifest) => manifest.warnings),
+      // Every chunk loads the page: an error its script throws at load is in each chunk's list.
+      warnings: [...new Map(manifests.flatMap((manifest) => manifest.warnings).map((warning) => [`${warning.code}\n${warning.message}`, warning])).values()],
     }
     await bucket.putJson(renderResultKey(renderId), result)
     // The lifecycle rule would expire the scratch anyway; deleting now keeps the bucket small.
     await bucket.deleteKeys(await bucket.listKeys(scratchPrefix(renderId))).catch(() => {})
-    const pageErrors = manifests.flatMap((manifest) => manifest.warnings).filter((warning) => warning.code === 'page-error')
+    const pageErrors = result.warnings.filter((warning) => warning.code === 'page-error')
     const sha256 = (await fileSha256(outputPath)) ?? null
-    // What remote URLs serve may change while the plan stays the same: such an output is not stored.
-    if (stored.cacheKey && sha256 !== null && outputKind === 'file' && !manifests.some((manifest) => manifest.fetchedRemote)) {
+    // What remote URLs serve may change while the plan stays the same: such an output is not stored;
+    // nor one whose page threw (pageErrors "warn"), since a hit would report none of its errors.
+    if (stored.cacheKey && sha256 !== null && outputKind === 'file' && !manifests.some((manifest) => manifest.fetchedRemote) && pageErrors.length === 0) {
       await storeInBucketCache(bucket, stored.cacheKey, outputPath, {bytes, sha256, totalFrames, durationSeconds}).catch((error: Error) => {
         console.error(`render ${renderId}: the output could not be stored in the render cache: ${error.message}`)
       })

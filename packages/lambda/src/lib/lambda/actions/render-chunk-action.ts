@@ -10,6 +10,7 @@ import {EngineError} from 'html-video-engine/internal/lib/errors/engine-error.js
 import type {RenderPlan} from 'html-video-engine/internal/lib/plan/render-plan.js'
 import {planHash} from 'html-video-engine/internal/lib/render/finalize-plan.js'
 import {renderRange} from 'html-video-engine/internal/lib/render/render-range.js'
+import {PageErrorWarnings} from 'html-video-engine/internal/lib/render/page-error-warnings.js'
 import {gridSegments} from 'html-video-engine/internal/lib/plan/segment-grid.js'
 import {assertFontsAsNamed, pageFontFindings} from 'html-video-engine/internal/lib/fonts/font-findings.js'
 import type {ReadyReport} from 'html-video-engine/internal/lib/runtime/page-protocol.js'
@@ -109,8 +110,11 @@ async function renderAndStore(event: RenderChunkEvent, stored: StoredPlan, conte
   const onReady = (report: ReadyReport) => {
     if (stored.strictFonts) assertFontsAsNamed(pageFontFindings(report.fonts, {families: [], findings: []}))
   }
+  // Under pageErrors "warn" the page's uncaught errors are the chunk's warnings; assemble keeps each once.
+  const pageWarnings: ChunkManifest['warnings'] = []
+  const pageErrors = new PageErrorWarnings(({code, message, detail}) => pageWarnings.push({code, message, ...(detail && {detail})}))
   const workers = chunkWorkers(gridSegments(chunk, plan.segmentFrames).length, invocationVcpus(context.memoryMb), stored.workersPerChunk)
-  const encoded = await renderRange(plan, chunk, {browser, requests, ffmpeg, workDir, workers, fontPackages, onFrame, onReady, signal: watch.signal}).finally(() => progress.settle())
+  const encoded = await renderRange(plan, chunk, {browser, requests, ffmpeg, workDir, workers, fontPackages, onFrame, onReady, onPageErrors: pageErrors.report, signal: watch.signal}).finally(() => progress.settle())
   const upload = async (key: string, path: string) => {
     await watch.check()
     written.push(key)
@@ -141,7 +145,7 @@ async function renderAndStore(event: RenderChunkEvent, stored: StoredPlan, conte
     invocation: {durationMs: elapsedMs(context), memoryMb: context.memoryMb},
     browser: browserInfo.browser,
     planHash: stored.planHash,
-    warnings: browserInfo.warnings,
+    warnings: [...browserInfo.warnings, ...pageWarnings],
     ...(requests.fetchedUrls.length > 0 && {fetchedRemote: true}),
   }
   await watch.check()

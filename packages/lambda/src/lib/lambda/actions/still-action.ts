@@ -31,7 +31,7 @@ export async function stillAction(event: StillEvent, context: ActionContext): Pr
   const {bucketName, siteId, entry, outputKey, config} = event.still
   assertOutputKey(outputKey, 'outputKey', {otherBucket: outputsElsewhere(event.still)})
   const bucket = new BucketObjects(context.s3, bucketName)
-  const {variables, fps, scale, strictFonts, outputBucket, downloadName, deleteAfter, overwrite, ...settings} = config
+  const {variables, fps, scale, strictFonts, pageErrors, outputBucket, downloadName, deleteAfter, overwrite, ...settings} = config
   const outputs = outputBucket ? new BucketObjects(context.s3, outputBucket) : bucket
   await assertOutputFree(outputs, outputKey, {overwrite})
   const siteDir = await fetchSite(bucket, siteId)
@@ -41,7 +41,7 @@ export async function stillAction(event: StillEvent, context: ActionContext): Pr
     const output = join(workDir, `still${stillExtension(format)}`)
     const warnings: StillOutput['warnings'] = []
     // A serverless render never reaches private addresses (they would be the cloud's own): the default.
-    const options = resolveRenderOptions({output, fps, scale, strictFonts, browserGpu: false})
+    const options = resolveRenderOptions({output, fps, scale, strictFonts, pageErrors, browserGpu: false})
     const {output: image, ...result} = await renderStill({
       composition: await siteEntryPath(siteDir, siteId, entry),
       projectDir: siteDir,
