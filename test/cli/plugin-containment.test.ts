@@ -60,8 +60,8 @@ describe('plugins cannot brick the CLI (private ENGINE_DATA_DIR, 2 s hook timeou
     if (dir) await rm(dir, {recursive: true, force: true})
   })
 
-  it('the version, help, plugins and doctor --safe run no plugin code: no hook ran, no warning', async () => {
-    for (const args of [['-v'], ['--help'], ['help', 'render'], ['render', '--help'], ['plugins'], ['doctor', '--safe', '--json']]) {
+  it('the version, the top help, plugins and doctor --safe run no plugin code: no hook ran, no warning', async () => {
+    for (const args of [['-v'], ['--help'], ['plugins'], ['doctor', '--safe', '--json']]) {
       const result = await cli(args)
       expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(0)
       expect(result.stderr, args.join(' ')).not.toMatch(/plugin/)
@@ -69,6 +69,15 @@ describe('plugins cannot brick the CLI (private ENGINE_DATA_DIR, 2 s hook timeou
     }
     const safe = JSON.parse((await cli(['doctor', '--safe', '--json'])).stdout) as {checks: {name: string; summary: string}[]}
     expect(safe.checks.find((check) => check.name === 'plugins')?.summary).toMatch(/^not run \(--safe\): .*engine-plugin-hang 1\.0\.0 \(link\)/)
+  })
+
+  it("a format command's help lists the plugins' formats: broken plugins are contained there too, it ends and still lists the built-in formats", async () => {
+    for (const args of [['help', 'render'], ['render', '--help']]) {
+      const result = await cli(args)
+      expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(0)
+      expect(result.stdout, args.join(' ')).toMatch(/mp4/)
+      expect(result.stderr, args.join(' ')).toMatch(/^warning: plugin engine-plugin-hang: .*no answer within 2 s/m)
+    }
   })
 
   it('any other command finishes, each broken plugin named in one line with the place and the cause', async () => {
