@@ -19,7 +19,7 @@
 import {spawn} from 'node:child_process'
 import {mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync} from 'node:fs'
 import {loadavg, tmpdir} from 'node:os'
-import {join} from 'node:path'
+import {dirname, join} from 'node:path'
 import {createInterface} from 'node:readline'
 
 const repo = new URL('..', import.meta.url).pathname
@@ -186,18 +186,25 @@ const STAND_IN_ROW_MS = 20
 /**
  * One bookkeeping run, in a process of its own (`--bookkeeping-child N`): renderBatch from dist/
  * over the campaign's rows, two at a time, with a stand-in render that takes STAND_IN_ROW_MS,
- * writes a one-byte output and reports rows whose values came before as `cached`, as the render
- * cache would. Prints the process's bytes written to storage less the outputs.
+ * puts its output in place as a hard link to one file (which writes no data: a one-byte file of
+ * its own would count a whole 4 KB page) and reports rows whose values came before as `cached`, as
+ * the render cache would. Prints the process's bytes written to storage less the rows file it
+ * wrote itself.
  */
 async function bookkeepingChild(size) {
   const dist = new URL('../dist/src/lib/', import.meta.url)
   await import(new URL('builtin-plugins.js', dist).href)
   const {renderBatch} = await import(new URL('batch/render-batch.js', dist).href)
   const {resolveRenderOptions} = await import(new URL('render/resolve-options.js', dist).href)
-  const {writeFile} = await import('node:fs/promises')
-  const dir = mkdtempSync(join(tmpdir(), 'engine-bench-bookkeeping-'))
+  const {link, mkdir} = await import('node:fs/promises')
+  // On a disk, not in memory: TMPDIR may be a tmpfs, where nothing counts as written to storage.
+  const dir = mkdtempSync(join(process.env.ENGINE_BENCH_DISK_DIR ?? '/var/tmp', 'engine-bench-bookkeeping-'))
   try {
-    writeFileSync(join(dir, 'rows.csv'), campaignRows(size))
+    const rowsCsv = campaignRows(size)
+    const sample = join(dir, 'sample.png')
+    writeFileSync(sample, 'x')
+    writeFileSync(join(dir, 'rows.csv'), rowsCsv)
+    await mkdir(join(dir, 'out'))
     const seen = new Set()
     const summary = await renderBatch({
       composition: STILL,
@@ -206,7 +213,7 @@ async function bookkeepingChild(size) {
       cwd: dir,
       render: async (request) => {
         await new Promise((resolve) => setTimeout(resolve, STAND_IN_ROW_MS))
-        await writeFile(request.options.output, 'x')
+        await link(sample, request.options.output)
         const values = JSON.stringify(request.variables)
         const cached = seen.has(values)
         seen.add(values)
@@ -214,16 +221,55 @@ async function bookkeepingChild(size) {
       },
     })
     const written = Number(/write_bytes: (\d+)/.exec(readFileSync('/proc/self/io', 'utf8'))[1])
-    process.stdout.write(JSON.stringify({size, counts: summary.counts, bookkeepingBytes: written - size}) + '\n')
+    process.stdout.write(JSON.stringify({size, counts: summary.counts, bookkeepingBytes: written - Buffer.byteLength(rowsCsv) - 1}) + '\n')
   } finally {
     rmSync(dir, {recursive: true, force: true})
   }
 }
 
+/** Which bookkeeping file a path written by a batch is. */
+function bookkeepingFile(path) {
+  if (/\/\.manifest\.json\.[0-9a-f]+\.tmp$/.test(path)) return 'manifest.json rewrites'
+  if (path.endsWith('/manifest.journal.jsonl')) return 'manifest.journal.jsonl'
+  if (path.endsWith('/jobs.jsonl')) return 'rows spool (jobs.jsonl)'
+  if (/\/\.results\.csv\.[0-9a-f]+\.tmp$/.test(path)) return 'results.csv'
+  if (/\/rows\.csv$|\/sample\.png$/.test(path)) return "the bench's own rows file"
+  return 'other files'
+}
+
 /**
- * Bookkeeping bytes per row at 1,000 and BIG rows (rows spool, manifest, journal, events: what a
- * batch writes besides its outputs), less the fixed part a 10-row run writes, so that the figures
- * compare what each further row costs. Stand-in renders keep the 10,000 rows to a few minutes.
+ * The bytes each bookkeeping file takes per row, from `strace` (write calls and syncs by file) of
+ * a bookkeeping child of `size` rows: the bytes the batch hands the system, file by file, and how
+ * often it syncs each (each sync of a file that is then appended to costs a 4 KB page again in the
+ * storage count). Undefined when strace is not installed.
+ */
+async function breakdown(size) {
+  const trace = join(mkdtempSync(join(tmpdir(), 'engine-bench-strace-')), 'trace.txt')
+  const child = spawn('strace', ['-f', '-qq', '-y', '-e', 'trace=write,pwrite64,writev,pwritev,fdatasync,fsync', '-o', trace, process.execPath, new URL(import.meta.url).pathname, '--bookkeeping-child', String(size)], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+  })
+  const code = await new Promise((resolve) => child.on('exit', resolve).on('error', () => resolve(undefined)))
+  if (code !== 0) return undefined
+  const files = new Map()
+  const entry = (name) => files.get(name) ?? files.set(name, {bytes: 0, writes: 0, syncs: 0}).get(name)
+  for (const line of readFileSync(trace, 'utf8').split('\n')) {
+    const written = /(?:write|pwrite64|writev|pwritev)\(\d+<([^>]+)>.*= (\d+)$/.exec(line)
+    const synced = /(?:fdatasync|fsync)\(\d+<([^>]+)>/.exec(line)
+    if (written && written[1].startsWith('/')) {
+      const file = entry(bookkeepingFile(written[1]))
+      file.bytes += Number(written[2])
+      file.writes++
+    } else if (synced) entry(bookkeepingFile(synced[1])).syncs++
+  }
+  rmSync(dirname(trace), {recursive: true, force: true})
+  return files
+}
+
+/**
+ * Bookkeeping bytes per row at 1,000 and BIG rows (rows spool, manifest, journal, result sheet:
+ * what a batch writes to storage besides its outputs), less the fixed part a 10-row run writes, so
+ * that the figures compare what each further row costs; then, with strace, the 1,000 rows' bytes
+ * file by file. Stand-in renders keep the 10,000 rows to a few minutes.
  */
 async function bookkeeping() {
   const run = async (size) => {
@@ -238,10 +284,15 @@ async function bookkeeping() {
   for (const size of [1000, BIG]) {
     const result = await run(size)
     const marginal = (result.bookkeepingBytes - base.bookkeepingBytes) / (size - 10)
-    console.log(`bookkeeping, ${size} rows (${result.counts.completed} completed, ${result.counts.cached} cached; stand-in renders of ${STAND_IN_ROW_MS} ms): ${(result.bookkeepingBytes / 1024).toFixed(0)} KB, ${marginal.toFixed(0)} B/row beyond the fixed part`)
+    console.log(`bookkeeping, ${size} rows (${result.counts.completed} completed, ${result.counts.cached} cached; stand-in renders of ${STAND_IN_ROW_MS} ms): ${(result.bookkeepingBytes / 1024).toFixed(0)} KB written to storage, ${marginal.toFixed(0)} B/row beyond the fixed part`)
     per.push(marginal)
   }
   console.log(`bookkeeping bytes per row beyond the fixed part: ${BIG} rows / 1000 rows = ${(per[1] / per[0]).toFixed(2)}x (target <= 1.2x)`)
+  const files = await breakdown(1000)
+  if (!files) return console.log('bookkeeping by file: strace is not installed')
+  for (const [name, file] of [...files].sort((a, b) => b[1].bytes - a[1].bytes)) {
+    console.log(`bookkeeping by file, 1000 rows: ${name}: ${(file.bytes / 1000).toFixed(0)} B/row in ${(file.writes / 1000).toFixed(2)} writes/row, ${(file.syncs / 1000).toFixed(3)} syncs/row`)
+  }
 }
 
 if (process.argv[2] === '--bookkeeping-child') await bookkeepingChild(Number(process.argv[3]))

@@ -69,7 +69,7 @@ export interface BatchSummary {
  * Runs the rows not yet completed, `concurrency` at a time, in row order, pulling them from the
  * stream as workers free up. A failed row is recorded and the others go on; with `failFast` no row
  * is launched after the first failure, and rows never launched (after a failure or an
- * interruption) end as `skipped`, all together. Each change is on disk (the manifest's journal) before the
+ * interruption) end as `skipped`, all together. Each change is in the manifest's journal before the
  * matching event is emitted.
  */
 export async function runBatch(options: RunBatchOptions): Promise<BatchSummary> {
