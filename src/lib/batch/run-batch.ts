@@ -21,7 +21,7 @@ import {faultPoint} from '../trace/fault-point.js'
  * `renderComposition`, or a function that closes over shared resources (a pool of warm browser
  * processes) so that rows reuse them.
  */
-export type RenderRow = (request: RowRenderRequest) => Promise<Pick<RenderResult, 'output' | 'durationSeconds' | 'poster'> & Partial<Pick<RenderResult, 'totalFrames' | 'bytes' | 'fetchedUrls' | 'cached'>>>
+export type RenderRow = (request: RowRenderRequest) => Promise<Pick<RenderResult, 'output' | 'durationSeconds' | 'poster'> & Partial<Pick<RenderResult, 'totalFrames' | 'bytes' | 'fetchedUrls' | 'cached' | 'sha256'>>>
 
 export interface RunBatchOptions {
   composition: string
@@ -180,7 +180,8 @@ export async function runBatch(options: RunBatchOptions): Promise<BatchSummary> 
       await faultPoint('row-output-renamed')
       const renderMs = Math.round(performance.now() - began)
       const booking = spanStart()
-      const sha256 = await fileSha256(result.output)
+      // The render cache hashed a hit's copy (and a stored output) already.
+      const sha256 = result.sha256 ?? (await fileSha256(result.output))
       await store.setRow(job.index, {
         status: result.cached ? 'cached' : 'completed',
         startedAt,
