@@ -119,6 +119,7 @@ export async function runBatch(options: RunBatchOptions): Promise<BatchSummary> 
     concurrency: options.concurrency,
     failFast: options.failFast,
     ...(options.shard && {shard: options.shard}),
+    ...(options.textCheck?.checkOnly && {checkOnly: true as const}),
   })
 
   const rowEvent = (job: BatchJob): BatchEvent => {
