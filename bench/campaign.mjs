@@ -96,9 +96,13 @@ function peakRssBytes(pid) {
   }
 }
 
+/** What writing a file of `bytes` counts in the kernel's bytes written: whole 4 KB pages. */
+const pages = (bytes) => Math.ceil(bytes / PAGE) * PAGE
+
+/** Bytes of the files under `path`, each in whole pages (as writing them counted). */
 function directoryBytes(path) {
   let total = 0
-  for (const entry of readdirSync(path, {withFileTypes: true, recursive: true})) if (entry.isFile()) total += statSync(join(entry.parentPath, entry.name)).size
+  for (const entry of readdirSync(path, {withFileTypes: true, recursive: true})) if (entry.isFile()) total += pages(statSync(join(entry.parentPath, entry.name)).size)
   return total
 }
 
@@ -140,10 +144,11 @@ export async function runCampaign({command, template, rowsCsv, extension, cache,
     const rows = manifest.rows.length
     const outputBytes = manifest.rows.reduce((sum, row) => sum + (row.bytes ?? 0), 0)
     // Stills are written by the engine's Node process; videos by ffmpeg, except the copies from the cache.
-    const engineOutputBytes = manifest.rows.reduce((sum, row) => sum + (command === 'still' || row.status === 'cached' ? (row.bytes ?? 0) : 0), 0)
+    const engineOutputBytes = manifest.rows.reduce((sum, row) => sum + (command === 'still' || row.status === 'cached' ? pages(row.bytes ?? 0) : 0), 0)
     const cacheBytes = cache ? directoryBytes(cacheDir) : 0
     const io = readFileSync(ioFile, 'utf8')
-    const engineWrites = Number(/write_bytes: (\d+)/.exec(io)?.[1] ?? NaN)
+    // Less what was written to files removed before they reached the disk (the rows spool).
+    const engineWrites = Number(/^write_bytes: (\d+)/m.exec(io)?.[1] ?? NaN) - Number(/cancelled_write_bytes: (\d+)/.exec(io)?.[1] ?? 0)
     const bookkeeping = engineWrites - engineOutputBytes - cacheBytes
     return {
       rows,
@@ -175,6 +180,12 @@ async function compare(name, command, template, extension, extraArgs) {
   const rowsCsv = campaignRows(ROWS)
   const uncached = await runCampaign({command, template, rowsCsv, extension, cache: false, extraArgs})
   console.log(describe(`${name}, --no-cache`, uncached))
+  if (command === 'still') {
+    // Peak memory at a quarter of the rows: the rows are streamed, so it should not grow with them.
+    const small = await runCampaign({command, template, rowsCsv: campaignRows(Math.round(ROWS / 4)), extension, cache: false, extraArgs})
+    console.log(describe(`${name}, --no-cache`, small))
+    console.log(`${name}: peak RSS of the process tree ${small.treePeakMb.toFixed(0)} MB at ${small.rows} rows, ${uncached.treePeakMb.toFixed(0)} MB at ${uncached.rows} rows (engine ${small.enginePeakMb.toFixed(0)} and ${uncached.enginePeakMb.toFixed(0)} MB)`)
+  }
   const cached = await runCampaign({command, template, rowsCsv, extension, cache: true, extraArgs})
   console.log(describe(`${name}, cache`, cached))
   console.log(`${name}: the cache gives ${(cached.rowsPerMinute / uncached.rowsPerMinute).toFixed(2)}x the rows/min of --no-cache (target >= 1.35x)`)
@@ -221,7 +232,8 @@ async function bookkeepingChild(size) {
       },
     })
     const written = Number(/write_bytes: (\d+)/.exec(readFileSync('/proc/self/io', 'utf8'))[1])
-    process.stdout.write(JSON.stringify({size, counts: summary.counts, bookkeepingBytes: written - Buffer.byteLength(rowsCsv) - 1}) + '\n')
+    const peakRssMb = peakRssBytes(process.pid) / 1024 ** 2
+    process.stdout.write(JSON.stringify({size, counts: summary.counts, bookkeepingBytes: written - Buffer.byteLength(rowsCsv) - 1, peakRssMb}) + '\n')
   } finally {
     rmSync(dir, {recursive: true, force: true})
   }
@@ -284,7 +296,7 @@ async function bookkeeping() {
   for (const size of [1000, BIG]) {
     const result = await run(size)
     const marginal = (result.bookkeepingBytes - base.bookkeepingBytes) / (size - 10)
-    console.log(`bookkeeping, ${size} rows (${result.counts.completed} completed, ${result.counts.cached} cached; stand-in renders of ${STAND_IN_ROW_MS} ms): ${(result.bookkeepingBytes / 1024).toFixed(0)} KB written to storage, ${marginal.toFixed(0)} B/row beyond the fixed part`)
+    console.log(`bookkeeping, ${size} rows (${result.counts.completed} completed, ${result.counts.cached} cached; stand-in renders of ${STAND_IN_ROW_MS} ms): ${(result.bookkeepingBytes / 1024).toFixed(0)} KB written to storage, ${marginal.toFixed(0)} B/row beyond the fixed part; peak RSS ${result.peakRssMb.toFixed(0)} MB`)
     per.push(marginal)
   }
   console.log(`bookkeeping bytes per row beyond the fixed part: ${BIG} rows / 1000 rows = ${(per[1] / per[0]).toFixed(2)}x (target <= 1.2x)`)
