@@ -11,11 +11,14 @@
 //   as it exits through bench/io-at-exit.mjs) less the outputs it wrote itself (stills; copies from
 //   the cache) and less what it stored in the render cache, which is the bookkeeping (rows spool,
 //   manifest, journal); and the cache's own bytes, reported apart;
-// then the speed-up the cache gives (target >= 1.35x with 30 % duplicates). Last, bookkeeping bytes
-// per row at 1,000 and --big rows (default 10,000): the batch machinery (rows spool, manifest,
-// journal) in process with a stand-in render of 20 ms a row, so that 10,000 rows take minutes, each
-// less the fixed part a 10-row run writes (target: 10,000 within 1.2x of 1,000). Run after
-// `npm run build`.
+// then the speed-up the cache gives (target >= 1.35x with 30 % duplicates), and for the still
+// template the peak memory of a quarter of the rows beside the whole (bounded: rows are streamed).
+// Last, bookkeeping bytes per row at 1,000 and --big rows (default 10,000): the batch machinery
+// (rows spool, manifest, journal, result sheet) in process with a stand-in render of 20 ms a row,
+// so that 10,000 rows take minutes, each less the fixed part a 10-row run writes (target: 10,000
+// within 1.2x of 1,000), with its peak memory, and, where strace is installed, the 1,000 rows'
+// bytes file by file. Bytes written are the kernel's count (whole 4 KB pages); run on a disk, not
+// a tmpfs. Run after `npm run build`.
 import {spawn} from 'node:child_process'
 import {mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync} from 'node:fs'
 import {loadavg, tmpdir} from 'node:os'
