@@ -155,12 +155,13 @@ export async function renderStill(request: StillRequest): Promise<StillResult> {
     if (claim?.lookup.hit) return await result(true)
     // Under --page-errors warn each uncaught error is a page-error warning, as in a render.
     const pageErrors = new PageErrorWarnings(emit)
+    let textFindings: TextFinding[] | undefined
     const image = await captureOneFrame(finished, frame, {browser, pool: request.pool, requests, signal, onPageErrors: pageErrors.report}, async (worker) => {
       fonts.page(worker.ready.fonts)
-      if (request.onTextFindings) await request.onTextFindings(await checkFramesOn(worker, [frame], finished.fps, finished.pageErrors))
+      if (onTextFindings) await onTextFindings((textFindings = await checkFramesOn(worker, [frame], finished.fps, finished.pageErrors)))
     })
     await writeImage({image, captured: finished.capture.imageFormat, output, format, quality, ffmpegPath: ffmpeg.ffmpegPath, workDir, signal})
-    await storeCachedOutput(pageErrors.count === 0 ? claim : undefined, {kind: 'still', composition: request.composition, files, result: {totalFrames: 1, durationSeconds: 0}, requests, emit})
+    await storeCachedOutput(pageErrors.count === 0 ? claim : undefined, {kind: 'still', composition: request.composition, files, result: {totalFrames: 1, durationSeconds: 0}, textFindings, requests, emit})
     return await result(false)
   } catch (error) {
     throw toEngineError(error)
