@@ -11,15 +11,18 @@
 //   as it exits through bench/io-at-exit.mjs) less the outputs it wrote itself (stills; copies from
 //   the cache) and less what it stored in the render cache, which is the bookkeeping (rows spool,
 //   manifest, journal); and the cache's own bytes, reported apart;
-// then the speed-up the cache gives (target >= 1.35x with 30 % duplicates). Last, bookkeeping bytes
-// per row at 1,000 and --big rows (default 10,000): the batch machinery (rows spool, manifest,
-// journal) in process with a stand-in render of 20 ms a row, so that 10,000 rows take minutes, each
-// less the fixed part a 10-row run writes (target: 10,000 within 1.2x of 1,000). Run after
-// `npm run build`.
+// then the speed-up the cache gives (target >= 1.35x with 30 % duplicates), and for the still
+// template the peak memory of a quarter of the rows beside the whole (bounded: rows are streamed).
+// Last, bookkeeping bytes per row at 1,000 and --big rows (default 10,000): the batch machinery
+// (rows spool, manifest, journal, result sheet) in process with a stand-in render of 20 ms a row,
+// so that 10,000 rows take minutes, each less the fixed part a 10-row run writes (target: 10,000
+// within 1.2x of 1,000), with its peak memory, and, where strace is installed, the 1,000 rows'
+// bytes file by file. Bytes written are the kernel's count (whole 4 KB pages); run on a disk, not
+// a tmpfs. Run after `npm run build`.
 import {spawn} from 'node:child_process'
 import {mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync} from 'node:fs'
 import {loadavg, tmpdir} from 'node:os'
-import {join} from 'node:path'
+import {dirname, join} from 'node:path'
 import {createInterface} from 'node:readline'
 
 const repo = new URL('..', import.meta.url).pathname
@@ -96,9 +99,13 @@ function peakRssBytes(pid) {
   }
 }
 
+/** What writing a file of `bytes` counts in the kernel's bytes written: whole 4 KB pages. */
+const pages = (bytes) => Math.ceil(bytes / PAGE) * PAGE
+
+/** Bytes of the files under `path`, each in whole pages (as writing them counted). */
 function directoryBytes(path) {
   let total = 0
-  for (const entry of readdirSync(path, {withFileTypes: true, recursive: true})) if (entry.isFile()) total += statSync(join(entry.parentPath, entry.name)).size
+  for (const entry of readdirSync(path, {withFileTypes: true, recursive: true})) if (entry.isFile()) total += pages(statSync(join(entry.parentPath, entry.name)).size)
   return total
 }
 
@@ -140,10 +147,11 @@ export async function runCampaign({command, template, rowsCsv, extension, cache,
     const rows = manifest.rows.length
     const outputBytes = manifest.rows.reduce((sum, row) => sum + (row.bytes ?? 0), 0)
     // Stills are written by the engine's Node process; videos by ffmpeg, except the copies from the cache.
-    const engineOutputBytes = manifest.rows.reduce((sum, row) => sum + (command === 'still' || row.status === 'cached' ? (row.bytes ?? 0) : 0), 0)
+    const engineOutputBytes = manifest.rows.reduce((sum, row) => sum + (command === 'still' || row.status === 'cached' ? pages(row.bytes ?? 0) : 0), 0)
     const cacheBytes = cache ? directoryBytes(cacheDir) : 0
     const io = readFileSync(ioFile, 'utf8')
-    const engineWrites = Number(/write_bytes: (\d+)/.exec(io)?.[1] ?? NaN)
+    // Less what was written to files removed before they reached the disk (the rows spool).
+    const engineWrites = Number(/^write_bytes: (\d+)/m.exec(io)?.[1] ?? NaN) - Number(/cancelled_write_bytes: (\d+)/.exec(io)?.[1] ?? 0)
     const bookkeeping = engineWrites - engineOutputBytes - cacheBytes
     return {
       rows,
@@ -175,6 +183,12 @@ async function compare(name, command, template, extension, extraArgs) {
   const rowsCsv = campaignRows(ROWS)
   const uncached = await runCampaign({command, template, rowsCsv, extension, cache: false, extraArgs})
   console.log(describe(`${name}, --no-cache`, uncached))
+  if (command === 'still') {
+    // Peak memory at a quarter of the rows: the rows are streamed, so it should not grow with them.
+    const small = await runCampaign({command, template, rowsCsv: campaignRows(Math.round(ROWS / 4)), extension, cache: false, extraArgs})
+    console.log(describe(`${name}, --no-cache`, small))
+    console.log(`${name}: peak RSS of the process tree ${small.treePeakMb.toFixed(0)} MB at ${small.rows} rows, ${uncached.treePeakMb.toFixed(0)} MB at ${uncached.rows} rows (engine ${small.enginePeakMb.toFixed(0)} and ${uncached.enginePeakMb.toFixed(0)} MB)`)
+  }
   const cached = await runCampaign({command, template, rowsCsv, extension, cache: true, extraArgs})
   console.log(describe(`${name}, cache`, cached))
   console.log(`${name}: the cache gives ${(cached.rowsPerMinute / uncached.rowsPerMinute).toFixed(2)}x the rows/min of --no-cache (target >= 1.35x)`)
@@ -186,18 +200,25 @@ const STAND_IN_ROW_MS = 20
 /**
  * One bookkeeping run, in a process of its own (`--bookkeeping-child N`): renderBatch from dist/
  * over the campaign's rows, two at a time, with a stand-in render that takes STAND_IN_ROW_MS,
- * writes a one-byte output and reports rows whose values came before as `cached`, as the render
- * cache would. Prints the process's bytes written to storage less the outputs.
+ * puts its output in place as a hard link to one file (which writes no data: a one-byte file of
+ * its own would count a whole 4 KB page) and reports rows whose values came before as `cached`, as
+ * the render cache would. Prints the process's bytes written to storage less the rows file it
+ * wrote itself.
  */
 async function bookkeepingChild(size) {
   const dist = new URL('../dist/src/lib/', import.meta.url)
   await import(new URL('builtin-plugins.js', dist).href)
   const {renderBatch} = await import(new URL('batch/render-batch.js', dist).href)
   const {resolveRenderOptions} = await import(new URL('render/resolve-options.js', dist).href)
-  const {writeFile} = await import('node:fs/promises')
-  const dir = mkdtempSync(join(tmpdir(), 'engine-bench-bookkeeping-'))
+  const {link, mkdir} = await import('node:fs/promises')
+  // On a disk, not in memory: TMPDIR may be a tmpfs, where nothing counts as written to storage.
+  const dir = mkdtempSync(join(process.env.ENGINE_BENCH_DISK_DIR ?? '/var/tmp', 'engine-bench-bookkeeping-'))
   try {
-    writeFileSync(join(dir, 'rows.csv'), campaignRows(size))
+    const rowsCsv = campaignRows(size)
+    const sample = join(dir, 'sample.png')
+    writeFileSync(sample, 'x')
+    writeFileSync(join(dir, 'rows.csv'), rowsCsv)
+    await mkdir(join(dir, 'out'))
     const seen = new Set()
     const summary = await renderBatch({
       composition: STILL,
@@ -206,7 +227,7 @@ async function bookkeepingChild(size) {
       cwd: dir,
       render: async (request) => {
         await new Promise((resolve) => setTimeout(resolve, STAND_IN_ROW_MS))
-        await writeFile(request.options.output, 'x')
+        await link(sample, request.options.output)
         const values = JSON.stringify(request.variables)
         const cached = seen.has(values)
         seen.add(values)
@@ -214,16 +235,56 @@ async function bookkeepingChild(size) {
       },
     })
     const written = Number(/write_bytes: (\d+)/.exec(readFileSync('/proc/self/io', 'utf8'))[1])
-    process.stdout.write(JSON.stringify({size, counts: summary.counts, bookkeepingBytes: written - size}) + '\n')
+    const peakRssMb = peakRssBytes(process.pid) / 1024 ** 2
+    process.stdout.write(JSON.stringify({size, counts: summary.counts, bookkeepingBytes: written - Buffer.byteLength(rowsCsv) - 1, peakRssMb}) + '\n')
   } finally {
     rmSync(dir, {recursive: true, force: true})
   }
 }
 
+/** Which bookkeeping file a path written by a batch is. */
+function bookkeepingFile(path) {
+  if (/\/\.manifest\.json\.[0-9a-f]+\.tmp$/.test(path)) return 'manifest.json rewrites'
+  if (path.endsWith('/manifest.journal.jsonl')) return 'manifest.journal.jsonl'
+  if (path.endsWith('/jobs.jsonl')) return 'rows spool (jobs.jsonl)'
+  if (/\/\.results\.csv\.[0-9a-f]+\.tmp$/.test(path)) return 'results.csv'
+  if (/\/rows\.csv$|\/sample\.png$/.test(path)) return "the bench's own rows file"
+  return 'other files'
+}
+
 /**
- * Bookkeeping bytes per row at 1,000 and BIG rows (rows spool, manifest, journal, events: what a
- * batch writes besides its outputs), less the fixed part a 10-row run writes, so that the figures
- * compare what each further row costs. Stand-in renders keep the 10,000 rows to a few minutes.
+ * The bytes each bookkeeping file takes per row, from `strace` (write calls and syncs by file) of
+ * a bookkeeping child of `size` rows: the bytes the batch hands the system, file by file, and how
+ * often it syncs each (each sync of a file that is then appended to costs a 4 KB page again in the
+ * storage count). Undefined when strace is not installed.
+ */
+async function breakdown(size) {
+  const trace = join(mkdtempSync(join(tmpdir(), 'engine-bench-strace-')), 'trace.txt')
+  const child = spawn('strace', ['-f', '-qq', '-y', '-e', 'trace=write,pwrite64,writev,pwritev,fdatasync,fsync', '-o', trace, process.execPath, new URL(import.meta.url).pathname, '--bookkeeping-child', String(size)], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+  })
+  const code = await new Promise((resolve) => child.on('exit', resolve).on('error', () => resolve(undefined)))
+  if (code !== 0) return undefined
+  const files = new Map()
+  const entry = (name) => files.get(name) ?? files.set(name, {bytes: 0, writes: 0, syncs: 0}).get(name)
+  for (const line of readFileSync(trace, 'utf8').split('\n')) {
+    const written = /(?:write|pwrite64|writev|pwritev)\(\d+<([^>]+)>.*= (\d+)$/.exec(line)
+    const synced = /(?:fdatasync|fsync)\(\d+<([^>]+)>/.exec(line)
+    if (written && written[1].startsWith('/')) {
+      const file = entry(bookkeepingFile(written[1]))
+      file.bytes += Number(written[2])
+      file.writes++
+    } else if (synced) entry(bookkeepingFile(synced[1])).syncs++
+  }
+  rmSync(dirname(trace), {recursive: true, force: true})
+  return files
+}
+
+/**
+ * Bookkeeping bytes per row at 1,000 and BIG rows (rows spool, manifest, journal, result sheet:
+ * what a batch writes to storage besides its outputs), less the fixed part a 10-row run writes, so
+ * that the figures compare what each further row costs; then, with strace, the 1,000 rows' bytes
+ * file by file. Stand-in renders keep the 10,000 rows to a few minutes.
  */
 async function bookkeeping() {
   const run = async (size) => {
@@ -238,10 +299,15 @@ async function bookkeeping() {
   for (const size of [1000, BIG]) {
     const result = await run(size)
     const marginal = (result.bookkeepingBytes - base.bookkeepingBytes) / (size - 10)
-    console.log(`bookkeeping, ${size} rows (${result.counts.completed} completed, ${result.counts.cached} cached; stand-in renders of ${STAND_IN_ROW_MS} ms): ${(result.bookkeepingBytes / 1024).toFixed(0)} KB, ${marginal.toFixed(0)} B/row beyond the fixed part`)
+    console.log(`bookkeeping, ${size} rows (${result.counts.completed} completed, ${result.counts.cached} cached; stand-in renders of ${STAND_IN_ROW_MS} ms): ${(result.bookkeepingBytes / 1024).toFixed(0)} KB written to storage, ${marginal.toFixed(0)} B/row beyond the fixed part; peak RSS ${result.peakRssMb.toFixed(0)} MB`)
     per.push(marginal)
   }
   console.log(`bookkeeping bytes per row beyond the fixed part: ${BIG} rows / 1000 rows = ${(per[1] / per[0]).toFixed(2)}x (target <= 1.2x)`)
+  const files = await breakdown(1000)
+  if (!files) return console.log('bookkeeping by file: strace is not installed')
+  for (const [name, file] of [...files].sort((a, b) => b[1].bytes - a[1].bytes)) {
+    console.log(`bookkeeping by file, 1000 rows: ${name}: ${(file.bytes / 1000).toFixed(0)} B/row in ${(file.writes / 1000).toFixed(2)} writes/row, ${(file.syncs / 1000).toFixed(3)} syncs/row`)
+  }
 }
 
 if (process.argv[2] === '--bookkeeping-child') await bookkeepingChild(Number(process.argv[3]))

@@ -22,14 +22,16 @@ function display(path: string): string {
 export function batchLines(log: (line: string) => void, now: () => number = Date.now): BatchEventListener {
   const tally = new BatchTally(now)
   let rateShownAt = 0
+  let doing = 'rendering'
   return (event) => {
     tally.add(event)
     if (event.type === 'batch-start') {
       rateShownAt = now()
+      doing = event.checkOnly ? 'checking' : 'rendering'
       log(startLine(event))
     } else if (event.type === 'row') {
       const where = `row ${event.row} (${display(event.output)})`
-      if (event.status === 'running') log(`${where}: rendering`)
+      if (event.status === 'running') log(`${where}: ${doing}`)
       else if (event.status === 'completed') log(`${where}: done in ${((event.renderMs ?? 0) / 1000).toFixed(1)} s`)
       else if (event.status === 'cached') log(`${where}: cached (an identical render was reused) in ${((event.renderMs ?? 0) / 1000).toFixed(1)} s`)
       else if (event.status === 'failed') log(`${where}: failed [${event.error?.code}] ${event.error?.message}`)
@@ -55,6 +57,7 @@ function skippedLine(event: Extract<BatchEvent, {type: 'rows-skipped'}>): string
 function startLine(event: Extract<BatchEvent, {type: 'batch-start'}>): string {
   const already = event.rows - event.toRender
   const shard = event.shard ? `, ${describeShard(event.shard)}` : ''
+  if (event.checkOnly) return `Checking ${event.toRender} of ${event.rows} rows${shard} (--check-only: nothing is rendered), ${event.concurrency} at a time; manifest ${display(event.manifest)}`
   return `Rendering ${event.toRender} of ${event.rows} rows${shard}, ${event.concurrency} at a time${already > 0 ? ` (${already} already completed)` : ''}; manifest ${display(event.manifest)}`
 }
 
@@ -80,6 +83,7 @@ export class BatchTally {
   skipped = 0
   cached = 0
   private startedAt = 0
+  private checkOnly = false
 
   constructor(private readonly now: () => number = Date.now) {}
 
@@ -89,6 +93,7 @@ export class BatchTally {
       this.toRender = event.toRender
       this.already = event.rows - event.toRender
       this.startedAt = this.now()
+      this.checkOnly = event.checkOnly === true
     } else if (event.type === 'row') {
       if (event.status === 'completed') this.completed++
       else if (event.status === 'failed') this.failed++
@@ -103,10 +108,11 @@ export class BatchTally {
     const finished = this.completed + this.cached + this.failed + this.skipped
     const perMinute = minutes > 0 ? finished / minutes : 0
     const left = this.toRender - finished
-    const parts = [`${countText(this.already + this.completed + this.cached)}/${countText(this.total)} rows done`]
+    // Under --check-only a checked row ends skipped (not rendered): those are the rows done.
+    const parts = this.checkOnly ? [`${countText(this.already + finished)}/${countText(this.total)} rows checked`] : [`${countText(this.already + this.completed + this.cached)}/${countText(this.total)} rows done`]
     if (this.cached > 0) parts.push(`${countText(this.cached)} cached`)
     if (this.failed > 0) parts.push(`${countText(this.failed)} failed`)
-    if (this.skipped > 0) parts.push(`${countText(this.skipped)} skipped`)
+    if (this.skipped > 0 && !this.checkOnly) parts.push(`${countText(this.skipped)} skipped`)
     parts.push(`${perMinute.toFixed(1)} rows/min`)
     parts.push(finished > 0 && left > 0 ? `ETA ${durationText((left / perMinute) * 60)}` : left > 0 ? 'ETA …' : 'finishing')
     return parts.join(' · ')

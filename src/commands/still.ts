@@ -94,7 +94,7 @@ export default class Still extends BaseCommand {
             outputStores,
             render: async (request) => {
               const result = await renderStill({...request, still, pool})
-              return {output: result.output, durationSeconds: 0, bytes: result.bytes, cached: result.cached}
+              return {output: result.output, durationSeconds: 0, bytes: result.bytes, cached: result.cached, sha256: result.sha256}
             },
             textCheck: batchTextCheck(options, pool, still),
             signal: controller.signal,

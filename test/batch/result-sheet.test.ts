@@ -9,6 +9,7 @@ import {resultStatus} from '../../src/lib/batch/results/result-row.js'
 import {writeResultSheet} from '../../src/lib/batch/results/result-sheet.js'
 import {isEngineError} from '../../src/lib/errors/engine-error.js'
 import {CARD, fakeRender, options, useScratchDir} from './support.js'
+import {until} from '../support/until.js'
 
 type Line = Record<string, string>
 const sheetOf = async (path: string) => parse(await readFile(path), {columns: true}) as Line[]
@@ -135,4 +136,25 @@ describe('the result sheet of a batch', () => {
     // The file is ~5 MB; the writer's own growth stays far below holding its lines.
     expect(peakHeap - before).toBeLessThan(50 * 1024 * 1024)
   })
+
+  it('is written while the batch runs, at the manifest\'s compactions: a spreadsheet can follow it, and the end makes it whole', async () => {
+    const rows = 'customer_id,title\n' + Array.from({length: 40}, (_, index) => `c-${index},Row ${index}`).join('\n') + '\n'
+    const sheetPath = () => join(scratch(), 'out/results.csv')
+    let midRun: Line[] | undefined
+    const {summary} = await batch('rows.csv', rows, {
+      // The last row waits until a compaction has written the sheet (after 3 s of rows and enough journal), then reads it.
+      render: fakeRender({
+        onStart: async (request) => {
+          if (request.variables?.title !== 'Row 39') return
+          expect(await until(() => readFile(sheetPath()).then(() => true, () => false), 30_000)).toBe(true)
+          midRun = await sheetOf(sheetPath())
+        },
+      }).render,
+    })
+    expect(midRun).toHaveLength(40)
+    expect(midRun!.slice(0, 5).map((line) => [line.customer_id, line.status])).toEqual([0, 1, 2, 3, 4].map((index) => [`c-${index}`, 'succeeded']))
+    expect(midRun![39]).toMatchObject({customer_id: 'c-39', status: 'running', sha256: ''})
+    const end = await sheetOf(summary.results!)
+    expect(end.map((line) => line.status)).toEqual(Array(40).fill('succeeded'))
+  }, 60_000)
 })

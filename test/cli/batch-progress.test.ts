@@ -39,6 +39,22 @@ describe('batch progress in a terminal', PROCESSES, () => {
     expect(lines.at(-1)).toBe('80 rows skipped, not launched: the batch was interrupted')
   })
 
+  it('--check-only says the rows are being checked, not rendered', () => {
+    let now = 0
+    const lines: string[] = []
+    const listen = batchLines((line) => lines.push(line), () => now)
+    listen({type: 'batch-start', composition: 'c', manifest: '/m/manifest.json', rows: 30, toRender: 30, concurrency: 2, failFast: false, checkOnly: true})
+    for (let row = 0; row < 12; row++) {
+      now += 1000
+      listen({type: 'row', row, status: 'running', output: `/m/${row}.mp4`})
+      listen({type: 'row', row, status: 'skipped', output: `/m/${row}.mp4`, skippedReason: 'checked only (--check-only): not rendered'})
+    }
+    expect(lines[0]).toMatch(/^Checking 30 of 30 rows \(--check-only: nothing is rendered\), 2 at a time; manifest /)
+    expect(lines).toContainEqual(expect.stringMatching(/^row 0 \(.*0\.mp4\): checking$/))
+    expect(lines.join('\n')).not.toMatch(/rendering|Rendering/)
+    expect(lines).toContain('10/30 rows checked · 60.0 rows/min · ETA 20s')
+  })
+
   it('shows the live line under a pseudo-terminal and ends with the summary', async () => {
     const dir = scratch()
     await writeFile(join(dir, 'rows.csv'), 'background\n#ff0000\n#00ff00\n#0000ff\n')

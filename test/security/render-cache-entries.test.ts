@@ -78,6 +78,11 @@ describe('render cache entries that cannot be trusted are never reused', () => {
     ['a record naming another key', (entry: Record<string, unknown>) => (entry.key = keyOf('good'))],
     ['a size that does not match its file', (entry: Record<string, unknown>) => ((entry.files as Array<{bytes: number}>)[0].bytes = 3)],
     ['unknown fields', (entry: Record<string, unknown>) => (entry.exec = 'rm -rf ~')],
+    [
+      'a text finding with terminal escapes in its element (a hit hands findings to the manifest and the terminal)',
+      (entry: Record<string, unknown>) => (entry.textFindings = [{kind: 'clipped', element: '#name\u001b[2J', frame: 0, timeSeconds: 0, overflowPx: 12}]),
+    ],
+    ['more text findings than a row keeps', (entry: Record<string, unknown>) => (entry.textFindings = Array.from({length: 21}, () => ({kind: 'clipped', element: '#name', frame: 0, timeSeconds: 0, overflowPx: 12})))],
   ])('an entry with %s is dropped and nothing is written', async (name, edit) => {
     const key = keyOf(name)
     await tampered(key, edit)

@@ -20,6 +20,8 @@ export type BatchEvent =
       failFast: boolean
       /** Present when this run renders one shard of the batch: which, and where that came from. */
       shard?: ShardSpec
+      /** Present under `--check-only`: the rows are checked, never rendered. */
+      checkOnly?: true
     }
   | {
       type: 'row'

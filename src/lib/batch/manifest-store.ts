@@ -27,6 +27,12 @@ export interface CompactionTuning {
 export interface StoreOptions extends CompactionTuning {
   /** One more than the highest row index, when it is above `total` (a shard's rows keep their index in the whole batch). */
   capacity?: number
+  /**
+   * Runs after each compaction while the batch runs (not the final one): the result sheet, so that
+   * a running batch's sheet is never older than its manifest. Its time counts as the compaction's
+   * (the cost rule holds it back too); a failure waits for the final write to be reported.
+   */
+  afterCompaction?: () => Promise<void>
 }
 
 /**
@@ -51,6 +57,7 @@ export class ManifestStore {
   private manifestBytesWritten = 0
   private readonly minIntervalMs: number
   private readonly costRatio: number
+  private readonly afterCompaction: (() => Promise<void>) | undefined
 
   private constructor(
     readonly path: string,
@@ -60,10 +67,11 @@ export class ManifestStore {
     total: number,
     kept: ReadonlyMap<number, RowRecord>,
     capacity: number,
-    tuning: CompactionTuning,
+    tuning: Omit<StoreOptions, 'capacity'>,
   ) {
     this.minIntervalMs = tuning.minIntervalMs ?? MIN_COMPACTION_INTERVAL_MS
     this.costRatio = tuning.costRatio ?? COMPACTION_COST_RATIO
+    this.afterCompaction = tuning.afterCompaction
     this.statuses = new Uint8Array(capacity)
     this.records = new Array(capacity)
     this.tally.pending = total
@@ -150,7 +158,7 @@ export class ManifestStore {
   /** Marks the batch ended, writes the final manifest and removes the journal, which it holds entirely. */
   async finish(): Promise<void> {
     this.head = {...this.head, finishedAt: new Date().toISOString()}
-    await this.compact()
+    await this.compact(false)
     await this.close()
     await rm(journalPath(this.path), {force: true})
   }
@@ -192,19 +200,20 @@ export class ManifestStore {
   }
 
   /** Rewrites manifest.json from memory and empties the journal, which it then holds entirely. */
-  private async compact(): Promise<void> {
+  private async compact(running = true): Promise<void> {
     clearTimeout(this.timer)
     this.timer = undefined
     while (this.compacting) await this.compacting
-    this.compacting = this.journal!.compact(() => this.writeManifest()).finally(() => (this.compacting = undefined))
+    this.compacting = this.journal!.compact(() => this.writeManifest(running ? this.afterCompaction : undefined)).finally(() => (this.compacting = undefined))
     await this.compacting
   }
 
-  private async writeManifest(): Promise<void> {
+  private async writeManifest(after?: () => Promise<void>): Promise<void> {
     const began = performance.now()
     const head: ManifestHead = {...this.head, updatedAt: new Date().toISOString(), counts: this.counts}
     this.manifestBytes = await writeManifestFile(this.path, head, this.rows())
     this.manifestBytesWritten += this.manifestBytes
+    await after?.().catch(() => {})
     this.lastCompaction = {endedAt: Date.now(), tookMs: performance.now() - began}
   }
 

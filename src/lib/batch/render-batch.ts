@@ -122,6 +122,7 @@ async function openStore(
   request: Pick<BatchRequest, 'resume' | 'restart' | 'webhook' | 'options' | 'shard'>,
   manifestPath: string,
   remote: RemoteOutput | undefined,
+  afterCompaction: () => Promise<void>,
 ): Promise<ManifestStore> {
   if (!request.resume && !request.restart) await assertNoEarlierRun(manifestPath)
   // A row's own webhook call and poster come after its output is in place: a row killed between the two is not adopted.
@@ -132,7 +133,7 @@ async function openStore(
   const shard = request.shard
   const head = {...manifestHead(identity, checked.rows, resumed.createdAt), ...(shard && {shard: {index: shard.index, count: shard.count}})}
   // Rows keep their index in the input, so the store has a slot for every row of the batch.
-  return ManifestStore.start(manifestPath, head, checked.rows, () => spool.jobs(), resumed.kept, {capacity: checked.total})
+  return ManifestStore.start(manifestPath, head, checked.rows, () => spool.jobs(), resumed.kept, {capacity: checked.total, afterCompaction})
 }
 
 /**
@@ -188,7 +189,9 @@ export async function renderBatch(request: BatchRequest): Promise<BatchSummary> 
     if (sheet === batchFile || sheet === manifestPath) {
       throw new EngineError('INVALID_FLAG', `--results "${request.results}" is the batch's ${sheet === batchFile ? 'rows file' : 'manifest'}, which the sheet would replace; name another file, such as results.csv`, {results: sheet})
     }
-    const store = await openStore(identity, checked, spool, emit, request, manifestPath, remote)
+    // The sheet is rewritten at each of the manifest's compactions while the batch runs (a spreadsheet can follow it) and at the end.
+    const writeSheet = () => writeBatchResults(sheet, store, () => spool.jobs())
+    const store = await openStore(identity, checked, spool, emit, request, manifestPath, remote, writeSheet)
     await removeStaleResults(sheet)
     const pendingRows = checked.rows - store.counts.completed - store.counts.cached
     const layout = batchLayout(options.batchConcurrency, pendingRows, {cores: availableParallelism(), loadAverage: loadavg()[0], freeMemoryBytes: freemem()})
@@ -208,7 +211,7 @@ export async function renderBatch(request: BatchRequest): Promise<BatchSummary> 
       onEvent: emit,
       webhook: request.webhook,
       textCheck: request.textCheck,
-      results: {path: sheet, write: () => writeBatchResults(sheet, store, () => spool.jobs())},
+      results: {path: sheet, write: writeSheet},
     })
     if (remote) {
       await remote.putBatchFile(summary.manifest)

@@ -21,7 +21,7 @@ import {faultPoint} from '../trace/fault-point.js'
  * `renderComposition`, or a function that closes over shared resources (a pool of warm browser
  * processes) so that rows reuse them.
  */
-export type RenderRow = (request: RowRenderRequest) => Promise<Pick<RenderResult, 'output' | 'durationSeconds' | 'poster'> & Partial<Pick<RenderResult, 'totalFrames' | 'bytes' | 'fetchedUrls' | 'cached'>>>
+export type RenderRow = (request: RowRenderRequest) => Promise<Pick<RenderResult, 'output' | 'durationSeconds' | 'poster'> & Partial<Pick<RenderResult, 'totalFrames' | 'bytes' | 'fetchedUrls' | 'cached' | 'sha256'>>>
 
 export interface RunBatchOptions {
   composition: string
@@ -69,7 +69,7 @@ export interface BatchSummary {
  * Runs the rows not yet completed, `concurrency` at a time, in row order, pulling them from the
  * stream as workers free up. A failed row is recorded and the others go on; with `failFast` no row
  * is launched after the first failure, and rows never launched (after a failure or an
- * interruption) end as `skipped`, all together. Each change is on disk (the manifest's journal) before the
+ * interruption) end as `skipped`, all together. Each change is in the manifest's journal before the
  * matching event is emitted.
  */
 export async function runBatch(options: RunBatchOptions): Promise<BatchSummary> {
@@ -119,6 +119,7 @@ export async function runBatch(options: RunBatchOptions): Promise<BatchSummary> 
     concurrency: options.concurrency,
     failFast: options.failFast,
     ...(options.shard && {shard: options.shard}),
+    ...(options.textCheck?.checkOnly && {checkOnly: true as const}),
   })
 
   const rowEvent = (job: BatchJob): BatchEvent => {
@@ -180,7 +181,8 @@ export async function runBatch(options: RunBatchOptions): Promise<BatchSummary> 
       await faultPoint('row-output-renamed')
       const renderMs = Math.round(performance.now() - began)
       const booking = spanStart()
-      const sha256 = await fileSha256(result.output)
+      // The render cache hashed a hit's copy (and a stored output) already.
+      const sha256 = result.sha256 ?? (await fileSha256(result.output))
       await store.setRow(job.index, {
         status: result.cached ? 'cached' : 'completed',
         startedAt,

@@ -28,6 +28,24 @@ const storedFileSchema = z.object({
   sha256,
 })
 
+const pixels = z.number().finite().min(0).max(1e7)
+const count = z.number().int().min(0).max(1e9)
+
+/** A finding of the text check (render/text-findings' TextFinding), as the render that stored the entry found it. */
+const textFindingSchema = z
+  .object({
+    kind: z.enum(['clipped', 'outside-frame', 'max-lines']),
+    element: printable,
+    variable: printable.optional(),
+    frame: count,
+    timeSeconds: z.number().finite().min(0),
+    overflowPx: pixels,
+    clippedBy: printable.optional(),
+    lines: count.optional(),
+    maxLines: count.optional(),
+  })
+  .strict()
+
 /** A project file the render read, with its content then (null: the page asked for it and it did not exist). */
 const inputSchema = z.object({path: projectPath, sha256: sha256.nullable()})
 
@@ -46,11 +64,17 @@ export const cacheEntrySchema = z
       totalFrames: z.number().int().nonnegative(),
       durationSeconds: z.number().nonnegative(),
     }),
+    /**
+     * The text check's findings on the stored output's page (none: an empty list), when the render
+     * that stored it ran the check: a hit that asks for the check gets them without a page.
+     */
+    textFindings: z.array(textFindingSchema).max(20).optional(),
   })
   .strict()
   .refine((entry) => new Set(entry.files.map((file) => file.role)).size === entry.files.length && entry.files.some((file) => file.role === 'output'), 'needs one output file')
 
 export type CacheEntry = z.infer<typeof cacheEntrySchema>
 export type StoredFile = CacheEntry['files'][number]
+export type StoredTextFinding = NonNullable<CacheEntry['textFindings']>[number]
 export type CacheInput = CacheEntry['inputs'][number]
 export type StoredRole = StoredFile['role']

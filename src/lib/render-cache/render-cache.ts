@@ -17,8 +17,11 @@ export interface CacheTarget {
   path: string
 }
 
-/** Why a lookup did not reuse an entry: none stored, a project file it read changed, it was damaged (dropped), or it could not be read or copied. */
-export type CacheMiss = {hit: false; reason: 'absent' | 'input-changed' | 'corrupt' | 'unreadable'; detail?: string}
+/**
+ * Why a lookup did not reuse an entry: none stored, a project file it read changed, it was damaged
+ * (dropped), it could not be read or copied, or the caller's `accept` refused it.
+ */
+export type CacheMiss = {hit: false; reason: 'absent' | 'input-changed' | 'corrupt' | 'unreadable' | 'refused'; detail?: string}
 export type CacheLookup = {hit: true; entry: CacheEntry} | CacheMiss
 
 export interface StoreInput {
@@ -27,7 +30,14 @@ export interface StoreInput {
   files: readonly CacheTarget[]
   inputs: CacheInput[]
   result: CacheEntry['result']
+  textFindings?: CacheEntry['textFindings']
 }
+
+/**
+ * Looks at an entry before a hit copies anything: false makes the lookup a miss (`refused`); what
+ * it throws ends the claim and reaches the caller (a row the check stops is never copied).
+ */
+export type AcceptEntry = (entry: CacheEntry) => boolean | Promise<boolean>
 
 /**
  * A claim on one key for the time of a lookup and, after a miss, the render and its store: another
@@ -37,6 +47,8 @@ export interface CacheClaim {
   lookup: CacheLookup
   /** Stores the render's files under the key (after a miss); a failure to store is returned, never thrown. */
   store(input: StoreInput): Promise<Error | undefined>
+  /** The output's sha256 as the cache hashed it (the hit's copy, or this claim's store): one read of the file saved. */
+  outputSha256(): string | undefined
   release(): void
 }
 
@@ -63,7 +75,7 @@ export class RenderCache {
   }
 
   /** Waits while another render of this process holds `key`, then looks it up and restores a hit into `targets`. */
-  async claim(key: string, targets: readonly CacheTarget[], projectDir: string): Promise<CacheClaim> {
+  async claim(key: string, targets: readonly CacheTarget[], projectDir: string, accept?: AcceptEntry): Promise<CacheClaim> {
     for (let held = this.claims.get(key); held; held = this.claims.get(key)) await held
     let release!: () => void
     this.claims.set(key, new Promise<void>((resolve) => (release = resolve)))
@@ -72,12 +84,35 @@ export class RenderCache {
       this.claims.delete(key)
       release()
     }
+    let refusal: {error: unknown} | undefined
+    const accepting: AcceptEntry | undefined =
+      accept &&
+      (async (entry) => {
+        try {
+          return await accept(entry)
+        } catch (error) {
+          refusal = {error}
+          throw error
+        }
+      })
     // A cache that cannot be read or copied from (permissions, a full disk) costs a render, never the output.
-    const lookup = await this.restore(key, targets, projectDir).catch((error: Error): CacheMiss => ({hit: false, reason: 'unreadable', detail: error.message}))
-    return {lookup, store: (input) => this.store(key, input), release: releaseOnce}
+    const lookup = await this.restore(key, targets, projectDir, accepting).catch((error: Error): CacheMiss => ({hit: false, reason: 'unreadable', detail: error.message}))
+    if (refusal) {
+      releaseOnce()
+      throw refusal.error
+    }
+    let entry = lookup.hit ? lookup.entry : undefined
+    const store = async (input: StoreInput) => {
+      const stored = await this.store(key, input)
+      if (stored instanceof Error) return stored
+      entry = stored
+      return undefined
+    }
+    const outputSha256 = () => entry?.files.find((file) => file.role === 'output')?.sha256
+    return {lookup, store, outputSha256, release: releaseOnce}
   }
 
-  private async restore(key: string, targets: readonly CacheTarget[], projectDir: string): Promise<CacheLookup> {
+  private async restore(key: string, targets: readonly CacheTarget[], projectDir: string, accept?: AcceptEntry): Promise<CacheLookup> {
     const entry = await readEntry(this.directory, key)
     if (!entry) {
       const present = await stat(join(this.directory, key)).catch(() => undefined)
@@ -89,6 +124,7 @@ export class RenderCache {
     if (entry.files.length !== targets.length || targets.some((target) => !entry.files.some((file) => file.role === target.role))) {
       return {hit: false, reason: 'absent'}
     }
+    if (accept && !(await accept(entry))) return {hit: false, reason: 'refused'}
     const copies: Array<{partial: string; target: string}> = []
     try {
       for (const file of entry.files) {
@@ -112,7 +148,7 @@ export class RenderCache {
     return {hit: true, entry}
   }
 
-  private async store(key: string, input: StoreInput): Promise<Error | undefined> {
+  private async store(key: string, input: StoreInput): Promise<Error | CacheEntry> {
     const staging = join(this.directory, `${STAGING_PREFIX}${randomUUID()}`)
     try {
       await mkdir(staging, {recursive: true})
@@ -131,6 +167,7 @@ export class RenderCache {
         files,
         inputs: input.inputs,
         result: input.result,
+        ...(input.textFindings && {textFindings: input.textFindings}),
       }
       // The record is written last: a staging directory without it is never an entry, even if renamed.
       await writeFile(join(staging, ENTRY_FILE), JSON.stringify(entry))
@@ -138,7 +175,7 @@ export class RenderCache {
       await removeEntry(this.directory, key)
       await rename(staging, join(this.directory, key))
       await this.afterStore(files.reduce((sum, file) => sum + file.bytes, 0))
-      return undefined
+      return entry
     } catch (error) {
       await rm(staging, {recursive: true, force: true}).catch(() => {})
       return error as Error

@@ -2,7 +2,7 @@ import type {BrowserChoice} from '../browser/browser-choice.js'
 import {outputExtension, type FormatPlugin} from '../encode/format-plugin.js'
 import {renderCacheKey, toolchainOf} from '../render-cache/cache-key.js'
 import {recordInputs} from '../render-cache/input-files.js'
-import {renderCacheFor, type CacheClaim, type CacheTarget, type RenderCache, type StoreInput} from '../render-cache/render-cache.js'
+import {renderCacheFor, type AcceptEntry, type CacheClaim, type CacheTarget, type RenderCache, type StoreInput} from '../render-cache/render-cache.js'
 import type {RenderPlan} from '../plan/render-plan.js'
 import type {PageRequests} from '../sandbox/page-requests.js'
 import type {RenderEvent} from './render-events.js'
@@ -32,6 +32,8 @@ export interface CacheClaimInput {
   format: FormatPlugin
   targets: CacheTarget[]
   emit: (event: RenderEvent) => void
+  /** Looks at a stored entry before it is copied (see AcceptEntry). */
+  accept?: AcceptEntry
 }
 
 /**
@@ -43,7 +45,7 @@ export async function claimCachedOutput(input: CacheClaimInput): Promise<CacheCl
   if (!input.cache) return undefined
   const toolchain = await toolchainOf(input.browser, input.ffmpeg, input.format)
   const key = renderCacheKey({kind: input.kind, plan: input.plan, toolchain, extra: input.extra})
-  const claim = await input.cache.claim(key, input.targets, input.plan.projectDir)
+  const claim = await input.cache.claim(key, input.targets, input.plan.projectDir, input.accept)
   if (!claim.lookup.hit && claim.lookup.reason === 'corrupt') {
     input.emit({type: 'warning', code: 'render-cache-corrupt', message: `the render cache's entry ${key.slice(0, 12)} was damaged (${claim.lookup.detail}); it was removed and the output is rendered again`})
   }

@@ -90,6 +90,8 @@ export interface RenderResult {
   fetchedUrls: string[]
   /** The output (and poster) came from the render cache: nothing was captured or encoded. */
   cached?: boolean
+  /** The output's sha256, when the render cache hashed it (a hit, or a stored output). */
+  sha256?: string
 }
 
 /**
@@ -203,7 +205,7 @@ async function render(request: RenderRequest, emit: (event: RenderEvent) => void
       const bytes = await outputBytes(output)
       emit({type: 'stage', stage: 'done'})
       emit({type: 'done', output, bytes, totalFrames: outputFrames, durationSeconds, framesPerSecond: 0, hdr: plan.encode.hdr ?? null, poster: poster?.path ?? null, fetchedUrls: [], timings, cached: true})
-      return {output, bytes, totalFrames: outputFrames, durationSeconds, plan, timings, fetchedUrls: [], cached: true, ...(poster && {poster: poster.path})}
+      return {output, bytes, totalFrames: outputFrames, durationSeconds, plan, timings, fetchedUrls: [], cached: true, sha256: claim.outputSha256(), ...(poster && {poster: poster.path})}
     }
     const audioTrack = join(workDir, 'audio.wav')
     // The mix runs (once, offline) while the frames are captured.
@@ -259,7 +261,7 @@ async function render(request: RenderRequest, emit: (event: RenderEvent) => void
       fetchedUrls: requests.fetchedUrls,
       timings,
     })
-    return {output, bytes, totalFrames: outputFrames, durationSeconds, plan, timings, fetchedUrls: requests.fetchedUrls, ...(poster && {poster: poster.path})}
+    return {output, bytes, totalFrames: outputFrames, durationSeconds, plan, timings, fetchedUrls: requests.fetchedUrls, sha256: claim?.outputSha256(), ...(poster && {poster: poster.path})}
   } finally {
     claim?.release()
     await rm(workDir, {recursive: true, force: true})

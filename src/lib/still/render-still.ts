@@ -75,6 +75,8 @@ export interface StillResult {
   renderMs: number
   /** The image came from the render cache. */
   cached?: boolean
+  /** The image's sha256, when the render cache hashed it (a hit, or a stored image). */
+  sha256?: string
 }
 
 /**
@@ -132,19 +134,34 @@ export async function renderStill(request: StillRequest): Promise<StillResult> {
       bytes: (await stat(output)).size,
       renderMs: Math.round(performance.now() - started),
       ...(cached && {cached}),
+      ...(claim?.outputSha256() !== undefined && {sha256: claim.outputSha256()}),
     })
     const files = [{role: 'output' as const, path: output}]
     const cache = chooseRenderCache(request.cache, options.cache)
-    claim = await claimCachedOutput({cache, kind: 'still', plan: finished, extra: {frame, format, quality}, browser, ffmpeg, format: getFormat(FRAME_FORMAT), targets: files, emit})
+    const {onTextFindings} = request
+    claim = await claimCachedOutput({
+      cache,
+      kind: 'still',
+      plan: finished,
+      extra: {frame, format, quality},
+      browser,
+      ffmpeg,
+      format: getFormat(FRAME_FORMAT),
+      targets: files,
+      emit,
+      // A hit is checked too, with the findings its entry's render made on the same page (an entry stored unchecked is rendered again, checked).
+      accept: onTextFindings && (async (entry) => entry.textFindings !== undefined && (await onTextFindings(entry.textFindings), true)),
+    })
     if (claim?.lookup.hit) return await result(true)
     // Under --page-errors warn each uncaught error is a page-error warning, as in a render.
     const pageErrors = new PageErrorWarnings(emit)
+    let textFindings: TextFinding[] | undefined
     const image = await captureOneFrame(finished, frame, {browser, pool: request.pool, requests, signal, onPageErrors: pageErrors.report}, async (worker) => {
       fonts.page(worker.ready.fonts)
-      if (request.onTextFindings) await request.onTextFindings(await checkFramesOn(worker, [frame], finished.fps, finished.pageErrors))
+      if (onTextFindings) await onTextFindings((textFindings = await checkFramesOn(worker, [frame], finished.fps, finished.pageErrors)))
     })
     await writeImage({image, captured: finished.capture.imageFormat, output, format, quality, ffmpegPath: ffmpeg.ffmpegPath, workDir, signal})
-    await storeCachedOutput(pageErrors.count === 0 ? claim : undefined, {kind: 'still', composition: request.composition, files, result: {totalFrames: 1, durationSeconds: 0}, requests, emit})
+    await storeCachedOutput(pageErrors.count === 0 ? claim : undefined, {kind: 'still', composition: request.composition, files, result: {totalFrames: 1, durationSeconds: 0}, textFindings, requests, emit})
     return await result(false)
   } catch (error) {
     throw toEngineError(error)
