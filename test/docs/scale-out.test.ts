@@ -10,13 +10,12 @@ import {useScratchDir} from '../support/scratch-dir.js'
 import {PROCESSES} from '../support/timeouts.js'
 
 /**
- * The "Scale out" section of docs/guides/batch.md: its Kubernetes Indexed Job manifest is parsed
+ * docs/guides/batch/shards.md (how to split one batch over many machines): its Kubernetes Indexed Job manifest is parsed
  * and checked for what the engine relies on, its Cloud Run Jobs command is read as gcloud would,
  * and both command lines run as the schedulers run them (N processes with the scheduler's
  * variables set) over a small batch, merged, and compared with the same batch run whole.
  */
-const guide = readFileSync(join(REPO_ROOT, 'docs/guides/batch.md'), 'utf8')
-const section = /\n## Scale out[^\n]*\n([\s\S]*?)\n## /.exec(guide)?.[1] ?? ''
+const section = readFileSync(join(REPO_ROOT, 'docs/guides/batch/shards.md'), 'utf8')
 const block = (language: string) => [...section.matchAll(new RegExp('```' + language + '\\n([\\s\\S]*?)\\n```', 'g'))].map((match) => match[1])
 
 const indexedJobSchema = z.object({
@@ -62,7 +61,7 @@ function timeless(manifest: BatchManifest) {
   return {...head, rows: manifest.rows.map(({startedAt: _s, finishedAt: _e, renderMs: _r, ...row}) => row)}
 }
 
-describe('docs/guides/batch.md: Scale out', PROCESSES, () => {
+describe('docs/guides/batch/shards.md', PROCESSES, () => {
   const scratch = useScratchDir('engine-scale-out-')
   const [manifestText] = block('yaml')
   const job = indexedJobSchema.parse(load(manifestText))
