@@ -1,6 +1,5 @@
 import {z} from 'zod'
-import {listFormats} from '../encode/format-registry.js'
-import {closest} from '../errors/closest-name.js'
+import {getFormat} from '../encode/format-registry.js'
 import {EngineError, isEngineError} from '../errors/engine-error.js'
 import {parseFps} from '../plan/fps.js'
 import {parseRenderOptions, renderOptionsSchema, type RenderOptionsInput} from '../plan/render-options.js'
@@ -114,16 +113,9 @@ function checkOptions(options: RenderOptionsInput): void {
   try {
     parseRenderOptions(options, describe)
     if (options.fps !== undefined) parseFps(options.fps, describe('fps'))
+    if (options.format !== undefined) getFormat(options.format, describe('format'))
   } catch (error) {
     if (isEngineError(error)) throw new EngineError('INVALID_REQUEST', error.message, error.details)
     throw error
-  }
-  const formats = listFormats().map((format) => format.name)
-  if (options.format !== undefined && !formats.includes(options.format)) {
-    const meant = closest(options.format, formats)
-    throw new EngineError('INVALID_REQUEST', `${describe('format')}: "${options.format}" is not a known format; ${meant ? `did you mean ${meant}? ` : ''}use one of ${formats.join(', ')}`, {
-      format: options.format,
-      ...(meant && {suggestion: meant}),
-    })
   }
 }
