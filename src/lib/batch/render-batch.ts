@@ -20,7 +20,7 @@ import {defaultOutputTemplate} from './output-template.js'
 import {preflightBatch, type PreflightInput, type PreflightResult} from './preflight.js'
 import {openRowSource, readRows, type RowSource} from './rows/read-rows.js'
 import {STDIN_BATCH} from './rows/batch-format.js'
-import {removeStaleResults, resultsPath, writeBatchResults} from './results/batch-results.js'
+import {removeStaleResults, resultsPath, rowColumns, writeBatchResults} from './results/batch-results.js'
 import {resultSheetFormat} from './results/result-sheet.js'
 import {rowDataNotice} from './row-data-notice.js'
 import {runBatch, type BatchSummary, type RenderRow} from './run-batch.js'
@@ -190,7 +190,8 @@ export async function renderBatch(request: BatchRequest): Promise<BatchSummary> 
       throw new EngineError('INVALID_FLAG', `--results "${request.results}" is the batch's ${sheet === batchFile ? 'rows file' : 'manifest'}, which the sheet would replace; name another file, such as results.csv`, {results: sheet})
     }
     // The sheet is rewritten at each of the manifest's compactions while the batch runs (a spreadsheet can follow it) and at the end.
-    const writeSheet = () => writeBatchResults(sheet, store, () => spool.jobs())
+    let columns: Promise<string[]> | undefined
+    const writeSheet = async () => writeBatchResults(sheet, store, () => spool.jobs(), await (columns ??= rowColumns(spool.jobs())))
     const store = await openStore(identity, checked, spool, emit, request, manifestPath, remote, writeSheet)
     await removeStaleResults(sheet)
     const pendingRows = checked.rows - store.counts.completed - store.counts.cached

@@ -33,11 +33,11 @@ export async function rowColumns(rows: AsyncIterable<{columns?: Record<string, u
 
 /**
  * A running or finished local batch's result sheet: the manifest's state (the store, in memory)
- * joined with the rows as read (the job spool), in row order. Two passes over the spool: the
- * columns, then the lines.
+ * joined with the rows as read (the job spool), in row order. `columns` come from rowColumns over
+ * the same spool; it does not change while the batch runs, so a caller that rewrites the sheet
+ * reads them once.
  */
-export async function writeBatchResults(path: string, store: ManifestStore, jobs: () => AsyncIterable<BatchJob>): Promise<void> {
-  const columns = await rowColumns(jobs())
+export async function writeBatchResults(path: string, store: ManifestStore, jobs: () => AsyncIterable<BatchJob>, columns: readonly string[]): Promise<void> {
   const directory = dirname(path)
   const manifestDirectory = dirname(store.path)
   async function* rows(): AsyncGenerator<ResultSheetRow> {
