@@ -59,17 +59,16 @@ describe('compiling holds every composition to one budget, with an error naming 
 
   it('the CLI (render, still and lint) exits at once with the error and writes nothing', async () => {
     for (const [args, message] of [
+      // One run per command: every budget's own message is checked in-process above (and the 600,000 elements through the server below).
       [['render', join(dir, 'f0.html'), '-o', join(dir, 'fan.mp4')], /error \[LIMIT_EXCEEDED\]: .*more than 1000 sub-composition instances/],
-      [['render', join(dir, 'endless.html'), '-o', join(dir, 'endless.mp4')], /error \[LIMIT_EXCEEDED\]: .*data-duration="1000000000" is longer than/],
-      [['still', join(dir, 'many.html'), '-o', join(dir, 'many.png')], /error \[LIMIT_EXCEEDED\]: .*more than 100000 elements/],
-      [['lint', join(dir, 'f0.html')], /error \[LIMIT_EXCEEDED\]: .*sub-composition instances/],
+      [['still', join(dir, 'endless.html'), '-o', join(dir, 'endless.png')], /error \[LIMIT_EXCEEDED\]: .*data-duration="1000000000" is longer than/],
       [['lint', join(dir, 'deep.html')], /error \[LIMIT_EXCEEDED\]: .*nested 603 deep/],
     ] as const) {
       const result = await runCli([...args], {timeoutMs: 60_000})
       expect(result.code, args.join(' ')).toBe(1)
       expect(result.stderr).toMatch(message)
     }
-    for (const name of ['fan.mp4', 'endless.mp4', 'many.png']) await expect(rm(join(dir, name))).rejects.toThrow(/ENOENT/)
+    for (const name of ['fan.mp4', 'endless.png']) await expect(rm(join(dir, name))).rejects.toThrow(/ENOENT/)
   })
 })
 
@@ -78,8 +77,8 @@ describe('engine serve stays responsive while a request compiles, and SIGTERM en
   let root: ServeRoot
 
   beforeAll(async () => {
-    // 4 MB of CSS: seconds of parsing and scoping, within every budget.
-    const css = '.a{color:red}'.repeat(300_000)
+    // 1.3 MB of CSS: about a CPU-second of parsing and scoping (hundreds of times a /health round trip), within every budget.
+    const css = '.a{color:red}'.repeat(100_000)
     root = await makeServeRoot({'heavy-css.html': page('', `<style>${css}</style>`, 'data-width="5000" data-height="5000" data-duration="1"')})
     serve = await spawnServe(['--root', root.root, '--output-dir', root.outputs, '--max-workers', '1'])
   }, 60_000)
@@ -101,7 +100,7 @@ describe('engine serve stays responsive while a request compiles, and SIGTERM en
     expect(events.at(-1)).toMatchObject({type: 'error', code: 'LIMIT_EXCEEDED', details: {field: 'elements'}})
   })
 
-  it('a compile that takes seconds runs off the event loop: /health is answered before the request ends', async () => {
+  it('a compile that takes a second runs off the event loop: /health is answered before the request ends', async () => {
     const order: string[] = []
     let started = false
     // Refused after compiling (5000x5000 is over the pixel limit), so the request ends right after its compile.
