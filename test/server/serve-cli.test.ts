@@ -30,13 +30,14 @@ describe('engine serve (CLI)', PROCESSES, () => {
     })
     afterAll(() => serve?.stop())
 
-    it('takes its concurrency from PRODUCER_MAX_CONCURRENT_RENDERS', async () => {
+    it('takes its concurrency from PRODUCER_MAX_CONCURRENT_RENDERS (the flag wins); on SIGTERM it removes its temporary outputs and exits 0', async () => {
       expect(await getQueueStatus({url: serve.url})).toEqual({maxConcurrentRenders: 1, activeRenders: 0, queuedRenders: 0})
-      expect((await spawnServe(['--max-concurrent-renders', '3'], {PRODUCER_MAX_CONCURRENT_RENDERS: '1'}).then(async (other) => {
-        const status = await getQueueStatus({url: other.url})
-        await other.stop()
-        return status
-      })).maxConcurrentRenders).toBe(3)
+      const other = await spawnServe(['--root', FIXTURES, '--max-concurrent-renders', '3'], {PRODUCER_MAX_CONCURRENT_RENDERS: '1'})
+      const dir = /outputs in (\S+)\)/.exec(other.output())![1]
+      await access(dir)
+      expect((await getQueueStatus({url: other.url})).maxConcurrentRenders).toBe(3)
+      expect(await other.stop()).toBe(0)
+      await expect(access(dir)).rejects.toThrow()
     })
 
     it('renders on the server, streams progress as --json lines and downloads the result to --output', async () => {
@@ -71,13 +72,5 @@ describe('engine serve (CLI)', PROCESSES, () => {
       const down = await runCli(['render', 'color.html', '--server', 'http://127.0.0.1:9', '-o', join(scratch(), 'y.mp4')], {env: cleanEnv})
       expect(down.stderr).toMatch(/error \[SERVER_UNAVAILABLE\]: could not reach the producer server at http:\/\/127\.0\.0\.1:9/)
     })
-  })
-
-  it('SIGTERM cancels renders, removes its temporary outputs and exits 0', async () => {
-    const serve = await spawnServe(['--root', FIXTURES], cleanEnv)
-    const dir = /outputs in (\S+)\)/.exec(serve.output())![1]
-    await access(dir)
-    expect(await serve.stop()).toBe(0)
-    await expect(access(dir)).rejects.toThrow()
   })
 })
