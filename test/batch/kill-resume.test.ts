@@ -6,6 +6,7 @@ import {describe, expect, it} from 'vitest'
 import {readManifest, type BatchEvent} from '../../src/lib/batch/index.js'
 import {SeededRandom} from '../../src/lib/runtime/page/seeded-random.js'
 import {STAGING_PREFIX} from '../../src/lib/render-cache/cache-entries.js'
+import {TEST_COMPACTION_INTERVAL_ENV} from '../../src/lib/batch/manifest-store.js'
 import {FAULT_ENV, type FaultPoint} from '../../src/lib/trace/fault-point.js'
 import {REPO_ROOT} from '../support/run-cli.js'
 import {CARD, useScratchDir} from './support.js'
@@ -16,9 +17,9 @@ const SEED = Number(process.env.ENGINE_TEST_SEED ?? Math.floor(Math.random() * 2
 const random = new SeededRandom(SEED)
 const between = (low: number, high: number) => low + Math.floor(random.nextFloat() * (high - low + 1))
 
-// More rows than the killed runs can complete (at most 20 + 12 + 12 before the compaction run,
-// which needs some 40 rows of journal to compact): the last run still has rows to render.
-const ROWS = 120
+// More rows than the killed runs can complete (at most about 10 + 8 + 8, plus rows in flight, before the compaction
+// run, which needs some 0.45 x ROWS rows of journal to compact once the time rule is off): the last run still has rows to render.
+const ROWS = 70
 
 /** One way a run is stopped: SIGKILL at a random moment after some rows, or at a fault point inside a crash window. */
 type Kill = {afterRows: number; delayMs: number} | {fault: FaultPoint; at: number}
@@ -26,9 +27,9 @@ type Kill = {afterRows: number; delayMs: number} | {fault: FaultPoint; at: numbe
 /** The seed orders the killed runs and picks their moments; the compaction run comes last, as it needs the most rows. */
 function kills(): Kill[] {
   const early: Kill[] = [
-    {afterRows: between(6, 20), delayMs: between(0, 120)},
-    {fault: 'row-output-renamed', at: between(2, 12)},
-    {fault: 'cache-store', at: between(2, 12)},
+    {afterRows: between(3, 10), delayMs: between(0, 120)},
+    {fault: 'row-output-renamed', at: between(2, 8)},
+    {fault: 'cache-store', at: between(2, 8)},
   ]
   for (let at = early.length - 1; at > 0; at--) {
     const other = between(0, at)
@@ -51,7 +52,8 @@ interface Run {
 /** Runs `engine still --batch` with the render cache in `dir`, stopped as `kill` says (not stopped without one). */
 async function stillBatch(dir: string, resume: boolean, kill?: Kill): Promise<Run> {
   const args = [join(REPO_ROOT, 'bin/run.js'), 'still', CARD, '--batch', 'rows.csv', '-o', 'out/{index}.png', '--batch-concurrency', '2', '--json', ...(resume ? ['--resume'] : [])]
-  const env = {...process.env, ENGINE_RENDER_CACHE: join(dir, 'cache'), ...(kill && 'fault' in kill && {[FAULT_ENV]: `${kill.fault}@${kill.at}`})}
+  // No 3 s between compactions: the byte rule alone decides, so the compaction run stops after as many rows on a fast machine as on a slow one.
+  const env = {...process.env, ENGINE_RENDER_CACHE: join(dir, 'cache'), [TEST_COMPACTION_INTERVAL_ENV]: '0', ...(kill && 'fault' in kill && {[FAULT_ENV]: `${kill.fault}@${kill.at}`})}
   const child = spawn(process.execPath, args, {cwd: dir, env, stdio: ['ignore', 'pipe', 'ignore']})
   const ended = new Promise<{signal: NodeJS.Signals | null; code: number | null}>((resolve) => child.on('exit', (code, signal) => resolve({code, signal})))
   let timedOut = false
@@ -142,7 +144,7 @@ describe(`a ${ROWS}-row batch killed at random moments and inside each crash win
     }
     // Nothing but outputs and the manifest: no journal, no file left half-written beside an output.
     expect((await readdir(join(dir, 'out'))).sort()).toEqual(['manifest.json', 'results.csv', ...manifest.rows.map((row) => row.output)].sort())
-    for (const index of [0, 77, ROWS - 1]) {
+    for (const index of [0, 37, ROWS - 1]) {
       const raw = execFileSync('ffmpeg', ['-v', 'error', '-i', join(dir, `out/${index}.png`), '-vf', 'crop=w=4:h=4:x=40:y=40,scale=1:1', '-f', 'rawvideo', '-pix_fmt', 'rgb24', '-'])
       expect(Math.abs(raw[0] - (index % 256)), `red of row ${index}`).toBeLessThanOrEqual(3)
     }

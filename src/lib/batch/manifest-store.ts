@@ -16,6 +16,17 @@ const COMPACTION_COST_RATIO = 20
  */
 const JOURNAL_FRACTION_OF_MANIFEST = 0.5
 
+/**
+ * Replaces MIN_COMPACTION_INTERVAL_MS where the store is not tuned in-process. Read only by tests
+ * that run the CLI and need a compaction within a few rows (test/batch/kill-resume.test.ts).
+ */
+export const TEST_COMPACTION_INTERVAL_ENV = 'ENGINE_TEST_COMPACTION_INTERVAL_MS'
+
+function defaultMinInterval(): number {
+  const wanted = process.env[TEST_COMPACTION_INTERVAL_ENV]
+  return wanted !== undefined && /^\d+$/.test(wanted) ? Number(wanted) : MIN_COMPACTION_INTERVAL_MS
+}
+
 /** Tests set both to 0, as if rows took long enough for the time rules to allow a rewrite after every row: the byte rule alone then decides. */
 export interface CompactionTuning {
   /** Default MIN_COMPACTION_INTERVAL_MS. */
@@ -69,7 +80,7 @@ export class ManifestStore {
     capacity: number,
     tuning: Omit<StoreOptions, 'capacity'>,
   ) {
-    this.minIntervalMs = tuning.minIntervalMs ?? MIN_COMPACTION_INTERVAL_MS
+    this.minIntervalMs = tuning.minIntervalMs ?? defaultMinInterval()
     this.costRatio = tuning.costRatio ?? COMPACTION_COST_RATIO
     this.afterCompaction = tuning.afterCompaction
     this.statuses = new Uint8Array(capacity)
