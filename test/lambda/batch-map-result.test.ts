@@ -53,9 +53,9 @@ describe('a batch of any size: the Distributed Map keeps its children\'s results
     if (directory) await rm(directory, {recursive: true, force: true})
   })
 
-  /** Runs `rows` rows through a batch workflow on the local Step Functions and S3; the Map's result as it left the Map. */
-  async function runBatch(batchId: string, rows: number, definition: StateMachineDefinition) {
-    const items = Array.from({length: rows}, (_, index) => JSON.stringify({index, renderId: `${batchId}-r${index}`, outputKey: `out/${index}.mp4`, config: {}, data: {}})).join('\n')
+  /** Runs `rows` rows (each with the variables `data`) through a batch workflow on the local Step Functions and S3; the Map's result as it left the Map. */
+  async function runBatch(batchId: string, rows: number, definition: StateMachineDefinition, data: Record<string, unknown> = {}) {
+    const items = Array.from({length: rows}, (_, index) => JSON.stringify({index, renderId: `${batchId}-r${index}`, outputKey: `out/${index}.mp4`, config: {}, data})).join('\n')
     await bucket.putJson(batchRecordKey(batchId), {batchId, total: rows, rejected: 0, runs: []})
     await bucket.s3.send(new (await import('@aws-sdk/client-s3')).PutObjectCommand({Bucket: stack.bucketName, Key: batchItemsKey(batchId, 1), Body: items}))
     const s3 = createS3Client({endpoint: stack.endpoint, localToken: stack.token})
@@ -91,32 +91,37 @@ describe('a batch of any size: the Distributed Map keeps its children\'s results
     return {execution, described, result, resultBytes: Buffer.byteLength(JSON.stringify(result ?? null)), renders}
   }
 
-  // Above the 800 rows at which the old shape already fails (the test below): the property is that the
-  // Map's result no longer grows with the rows, which 1,000 shows as well as a larger batch.
-  it('1,000 rows: every child ends with {}, the Map writes their results to S3 and returns only where (a few hundred bytes); the manifest has every row', {timeout: 240_000}, async () => {
-    const {execution, described, result, resultBytes} = await runBatch('big', 1000, batchStateMachineDefinition(RENDER_ARN, FUNCTION_ARN))
+  // What overflows the old shape is the children's state in bytes, rows times each row's state: rows
+  // with 2 KB of variables each overflow it from about 110 rows, as bare rows did from 800, at a
+  // fraction of the child executions. The same batch runs in both shapes: the property is that the
+  // Map's result no longer grows with the rows, where the old one's passes the limit.
+  const ROWS = 150
+  const ROW_DATA = {text: 'x'.repeat(2048)}
+
+  it('150 rows of 2 KB variables: every child ends with {}, the Map writes their results to S3 and returns only where (a few hundred bytes); the manifest has every row', {timeout: 240_000}, async () => {
+    const {execution, described, result, resultBytes} = await runBatch('big', ROWS, batchStateMachineDefinition(RENDER_ARN, FUNCTION_ARN), ROW_DATA)
     expect(execution.status, execution.cause).toBe('SUCCEEDED')
-    expect(described.itemCounts).toMatchObject({total: 1000, succeeded: 1000, failed: 0, resultsWritten: 1000})
+    expect(described.itemCounts).toMatchObject({total: ROWS, succeeded: ROWS, failed: 0, resultsWritten: ROWS})
     expect(result).toEqual({MapRunArn: described.mapRunArn, ResultWriterDetails: {Bucket: stack.bucketName, Key: expect.stringMatching(/^batches\/big\/runs\/1\/map-results\/.+\/manifest\.json$/)}})
     expect(resultBytes).toBeLessThan(512)
     // What the children returned, as written: an empty object each.
     const written = await bucket.getJson<{ResultFiles: {SUCCEEDED: {Key: string}[]}}>((result as {ResultWriterDetails: {Key: string}}).ResultWriterDetails.Key)
     const succeeded = await bucket.getJson<{Output: string}[]>(written!.ResultFiles.SUCCEEDED[0]!.Key)
-    expect(succeeded).toHaveLength(1000)
+    expect(succeeded).toHaveLength(ROWS)
     expect(new Set(succeeded!.map((entry) => entry.Output))).toEqual(new Set(['{}']))
     const manifest = await bucket.getJson<BatchManifestFile>(batchManifestKey('big'))
-    expect(manifest!.counts).toMatchObject({total: 1000, succeeded: 1000, failed: 0, missing: 0})
-    console.log(`batch Map result at 1,000 rows: ${resultBytes} bytes (limit ${MAX_STATE_DATA_BYTES})`)
+    expect(manifest!.counts).toMatchObject({total: ROWS, succeeded: ROWS, failed: 0, missing: 0})
+    console.log(`batch Map result at ${ROWS} rows of 2 KB: ${resultBytes} bytes (limit ${MAX_STATE_DATA_BYTES})`)
   })
 
-  it('without the ResultWriter and the empty child output, 800 rows already fail the batch with States.DataLimitExceeded and no manifest', {timeout: 120_000}, async () => {
+  it('without the ResultWriter and the empty child output, the same 150 rows fail the batch with States.DataLimitExceeded and no manifest', {timeout: 120_000}, async () => {
     const definition = batchStateMachineDefinition(RENDER_ARN, FUNCTION_ARN)
     const rows = definition.States.Rows as Record<string, any>
     const {ResultWriter: _writer, ...withoutWriter} = rows
     // The row's child ends with its whole state, as it did before RowDone emptied it.
     const fullState = {Type: 'Pass', End: true}
     const old = {...definition, States: {...definition.States, Rows: {...withoutWriter, ItemProcessor: {...withoutWriter.ItemProcessor, States: {...withoutWriter.ItemProcessor.States, RowDone: fullState}}}}}
-    const {execution, resultBytes} = await runBatch('old', 800, old)
+    const {execution, resultBytes} = await runBatch('old', ROWS, old, ROW_DATA)
     expect(resultBytes).toBeGreaterThan(MAX_STATE_DATA_BYTES)
     expect(execution).toMatchObject({status: 'FAILED', error: 'States.DataLimitExceeded'})
     expect(await bucket.getJson(batchManifestKey('old'))).toBeUndefined()

@@ -15,7 +15,8 @@ import {executionEndPattern, executionEndTarget, type ExecutionStatusDetail} fro
 import {readInvocations} from '../../packages/lambda/src/lib/lambda/runtime/invocation-records.js'
 import {renderStateMachineDefinition} from '../../packages/lambda/src/lib/lambda/state-machine-definition.js'
 import {startReceiver} from '../notify/receiver.js'
-import {LAMBDA_FIXTURES, startStackCli, type RunningStack} from './support.js'
+import {LAMBDA_FIXTURES, type RunningStack} from './support.js'
+import {QUICK_STOP, sharedStack} from '../support/shared-stack.js'
 import {until} from '../support/until.js'
 
 const MACHINE = 'arn:aws:states:us-east-1:000000000000:stateMachine:engine-render'
@@ -65,11 +66,13 @@ describe('an execution ended by the workflow timeout (local stack, real handler)
   let endEvents: ExecutionEndEvents
 
   beforeAll(async () => {
-    // The default bound (180 s, the hooks' own): a loaded machine has taken over 60 s to start a stack.
-    stack = await startStackCli()
+    // Only the stack's S3 is used (the workflow runs here): the run's shared stack, a bucket of this file's own.
+    stack = await sharedStack()
     // The real handler, in this process (the stack's own children run the built one).
     process.env[AWS_ENDPOINT_ENV] = stack.env.ENGINE_AWS_ENDPOINT
     process.env[LOCAL_TOKEN_ENV] = stack.env.ENGINE_LOCAL_TOKEN
+    // The handler runs in this process: its chunks look for the stop marker as the suite's stacks' do.
+    Object.assign(process.env, QUICK_STOP)
     const fn = new LocalFunction(8, (event) =>
       handler(event).catch((error: Error) => {
         throw new FunctionError(error.name, error.message)
@@ -90,7 +93,7 @@ describe('an execution ended by the workflow timeout (local stack, real handler)
     const receiver = await startReceiver('timeout-secret')
     try {
       const site = await deploySite({projectDir: join(LAMBDA_FIXTURES, 'slow'), bucketName: stack.env.ENGINE_BUCKET, endpoint: stack.env.ENGINE_AWS_ENDPOINT})
-      const input = renderInput({siteHandle: site, bucketName: stack.env.ENGINE_BUCKET, config: {chunkSize: 60, keyframeInterval: 0.5, variables: {work: 20_000_000}}})
+      const input = renderInput({siteHandle: site, bucketName: stack.env.ENGINE_BUCKET, config: {chunkSize: 240, concurrencyPerChunk: 1, keyframeInterval: 0.5, variables: {work: 20_000_000}}})
       await storeRenderWebhook(stack.bucket, input.renderId, {url: receiver.url, secret: 'timeout-secret'})
       const {executionArn} = stepFunctions.startExecution({stateMachineArn: MACHINE, name: input.renderId, input: JSON.stringify(input)})
       for (let tries = 0; tries < 300 && stepFunctions.describeExecution({executionArn}).status === 'RUNNING'; tries++) await sleep(100)

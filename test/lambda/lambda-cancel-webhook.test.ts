@@ -72,10 +72,12 @@ describe('lambda cancel and the render webhook', PROCESSES, () => {
 
   /**
    * The slow fixture (frames that cost CPU on purpose): a render that cannot reach its assembly
-   * before the cancel, which a small one did at load 20 (its webhook said render.completed).
+   * before the cancel, which a small one did at load 20 (its webhook said render.completed). One
+   * chunk with one capture worker: 240 costly frames in a row take longer than the four chunks of
+   * two workers did, while until the cancel it keeps one browser busy instead of eight.
    */
   async function startSlowRender(env: Record<string, string>, webhook: string) {
-    const started = await runCli(['lambda', 'render', join(LAMBDA_FIXTURES, 'slow'), '--chunk-size', '60', '--keyframe-interval', '0.5', '--variables', '{"work": 100000000}', '--webhook', webhook, '--json'], {env})
+    const started = await runCli(['lambda', 'render', join(LAMBDA_FIXTURES, 'slow'), '--chunk-size', '240', '--concurrency-per-chunk', '1', '--keyframe-interval', '0.5', '--variables', '{"work": 100000000}', '--webhook', webhook, '--json'], {env})
     expect(started.code, started.stderr).toBe(0)
     const {renderId} = JSON.parse(started.stdout) as {renderId: string}
     const options = {render: renderId, endpoint: stack.env.ENGINE_AWS_ENDPOINT, stateMachineArn: stack.env.ENGINE_SFN_ARN}

@@ -4,7 +4,7 @@ import {join} from 'node:path'
 import {setTimeout as sleep} from 'node:timers/promises'
 import {GetObjectCommand} from '@aws-sdk/client-s3'
 import {beforeEach, describe, expect, it} from 'vitest'
-import {getRenderProgress} from '../../packages/lambda/src/lib/lambda/index.js'
+import {deploySite, getRenderProgress, renderToLambda, waitForRender, type DeployedSite} from '../../packages/lambda/src/lib/lambda/index.js'
 import {smokeTest} from '../../packages/lambda/src/lib/lambda/smoke-test.js'
 import {probeVideoStream} from '../support/media.js'
 import {runCli, type CliResult} from '../support/run-cli.js'
@@ -16,8 +16,10 @@ const PROJECT = join(LAMBDA_FIXTURES, 'project')
 const TINY = join(LAMBDA_FIXTURES, 'tiny')
 // Every frame costs CPU work (about 0.1-0.3 s at this count): a render of it is still running long
 // after it started, on a quiet machine too (at the fixture's default it ended before the cancel).
+// One chunk with one capture worker: its 240 frames in a row outlast four chunks of two workers,
+// while it keeps one browser busy until the cancel instead of eight.
 const SLOW = join(LAMBDA_FIXTURES, 'slow')
-const SLOW_RENDER = ['render', SLOW, '--chunk-size', '60', '--keyframe-interval', '0.5', '--variables', '{"work": 100000000}', '--json']
+const SLOW_RENDER = ['render', SLOW, '--chunk-size', '240', '--concurrency-per-chunk', '1', '--keyframe-interval', '0.5', '--variables', '{"work": 100000000}', '--json']
 
 /** The operations around renders: sites ls/rm, renders ls, cancel, output URLs. */
 describe('`engine lambda` operations on the local stack', {timeout: 120_000}, () => {
@@ -31,10 +33,26 @@ describe('`engine lambda` operations on the local stack', {timeout: 120_000}, ()
   /** When a presigned URL was signed: its X-Amz-Date (20250102T030405Z), in ms. */
   const signedAt = (url: string) => Date.parse(new URL(url).searchParams.get('X-Amz-Date')!.replace(/^(\d{4})(\d\d)(\d\d)T(\d\d)(\d\d)(\d\d)Z$/, '$1-$2-$3T$4:$5:$6Z'))
   const siteIdOf = (result: CliResult) => /^Site ID: ([0-9a-f]{24})$/m.exec(result.stdout)![1]
+  /**
+   * A finished render of the tiny fixture for a test whose command is another one (cancel, renders
+   * rm): started and waited for in-process, as `lambda render --wait` does, without a CLI start.
+   */
+  let tinySite: Promise<DeployedSite> | undefined
+  const renderTiny = async (outputKey: string): Promise<string> => {
+    const aws = {endpoint: stack.env.ENGINE_AWS_ENDPOINT}
+    // Uploaded once per test (its bucket): two renders at once do not upload the same files twice.
+    tinySite ??= deploySite({projectDir: TINY, bucketName: stack.env.ENGINE_BUCKET, ...aws})
+    const siteHandle = await tinySite
+    const handle = await renderToLambda({siteHandle, bucketName: stack.env.ENGINE_BUCKET, stateMachineArn: stack.env.ENGINE_SFN_ARN, config: {}, outputKey, ...aws})
+    const done = await waitForRender({render: handle.executionArn, ...aws, pollMs: 250, signal: AbortSignal.timeout(100_000)})
+    expect(done.status, JSON.stringify(done.error)).toBe('SUCCEEDED')
+    return handle.renderId
+  }
 
   // A bucket of its own for every test: none depends on what another left, or on running first.
   beforeEach(async () => {
     stack = await sharedStack()
+    tinySite = undefined
   })
 
   it('sites ls lists each upload with its files and size, marks a cut-short upload incomplete; sites rm deletes one site and only it', async () => {
@@ -130,7 +148,7 @@ describe('`engine lambda` operations on the local stack', {timeout: 120_000}, ()
   })
 
   it('cancel stops a rendering execution, records it, deletes its scratch; renders ls and progress show it cancelled; a finished render cannot be cancelled', async () => {
-    // The slow fixture, 0.5 s segments: four chunks of 60 costly frames, still at work when the
+    // The slow fixture, 0.5 s segments: a chunk of 240 costly frames, still at work when the
     // cancel comes (a small render ended first at load 20: nothing to cancel).
     const started = await lambda(SLOW_RENDER)
     expect(started.code, started.stderr).toBe(0)
@@ -154,16 +172,14 @@ describe('`engine lambda` operations on the local stack', {timeout: 120_000}, ()
     const progress = await getRenderProgress(options)
     expect(progress).toMatchObject({status: 'ABORTED', stage: 'failed', error: {code: 'CANCELLED', message: `render ${renderId} was cancelled (\`engine lambda cancel\`)`}})
     const listed = (await json(['renders', 'ls'])).find((render: {renderId: string}) => render.renderId === renderId)
-    expect(listed).toMatchObject({status: 'cancelled', totalFrames: 240, chunks: 4})
+    expect(listed).toMatchObject({status: 'cancelled', totalFrames: 240, chunks: 1})
     expect((await lambda(['renders', 'ls'])).stdout).toMatch(new RegExp(`^${renderId} +cancelled +`, 'm'))
 
     const again = await lambda(['cancel', renderId])
     expect(again).toMatchObject({code: 0, stdout: `Render ${renderId} was already stopped; its scratch is cleaned up (0 objects deleted)\n`})
 
     // A render of this test's own that finished (no test relies on another having run first).
-    const rendered = await lambda(['render', TINY, '--wait', '--output-key', 'out/done.mp4'])
-    expect(rendered.code, rendered.stderr).toBe(0)
-    const done = /^renderId: (\S+)$/m.exec(rendered.stderr)![1]
+    const done = await renderTiny('out/done.mp4')
     const finished = await lambda(['cancel', done])
     expect(finished).toMatchObject({
       code: 1,
@@ -180,8 +196,7 @@ describe('`engine lambda` operations on the local stack', {timeout: 120_000}, ()
     const cancelled = await lambda(['cancel', running])
     expect(cancelled.code, cancelled.stderr).toBe(0)
 
-    const kept = /^renderId: (\S+)$/m.exec((await lambda(['render', TINY, '--wait', '--output-key', 'out/kept.mp4'])).stderr)![1]
-    const gone = /^renderId: (\S+)$/m.exec((await lambda(['render', TINY, '--wait', '--output-key', 'out/gone.mp4'])).stderr)![1]
+    const [kept, gone] = await Promise.all([renderTiny('out/kept.mp4'), renderTiny('out/gone.mp4')])
     const removed = await lambda(['renders', 'rm', gone])
     expect(removed.code, removed.stderr).toBe(0)
     expect(removed.stdout).toMatch(new RegExp(`^Removed render ${gone} with its output out/gone\\.mp4 \\(\\d+ objects\\) from s3://${stack.env.ENGINE_BUCKET}/\n$`))

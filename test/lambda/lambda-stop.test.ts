@@ -16,9 +16,11 @@ const SECRET = 'stop-hook-secret'
 /** The bar: nothing of the render's scratch is left this long after its end. */
 const QUIET_AFTER_END_MS = 30_000
 // 8 s at 30 fps, 0.5 s segments: four chunks of 60 frames (four segments each), every frame a
-// fixed amount of CPU work, so the chunks run for seconds.
+// fixed amount of CPU work, so the chunks run for seconds. One capture worker a chunk: four
+// browsers at work instead of eight on the machine's cores, each chunk running longer, so still
+// running when a sibling fails or the cancel comes.
 const SLOW = join(LAMBDA_FIXTURES, 'slow')
-const CHUNKING = ['--chunk-size', '60', '--keyframe-interval', '0.5']
+const CHUNKING = ['--chunk-size', '60', '--concurrency-per-chunk', '1', '--keyframe-interval', '0.5']
 /**
  * Four times the fixture's default work a frame, for the renders that must still have chunks
  * running when they are stopped: with the default, a fast CI machine once saw every chunk finish
@@ -36,8 +38,8 @@ describe('stopping a serverless render stops its chunks (local stack)', {timeout
     await stack?.stop()
   })
 
-  const start = async (args: string[], webhookUrl: string) => {
-    const started = await runCli(['lambda', 'render', SLOW, ...CHUNKING, ...args, '--webhook', webhookUrl, '--json'], {env: {...stack.env, ENGINE_WEBHOOK_SECRET: SECRET}})
+  const start = async (args: string[], webhookUrl: string, chunking = CHUNKING) => {
+    const started = await runCli(['lambda', 'render', SLOW, ...chunking, ...args, '--webhook', webhookUrl, '--json'], {env: {...stack.env, ENGINE_WEBHOOK_SECRET: SECRET}})
     expect(started.code, started.stderr).toBe(0)
     const {renderId} = JSON.parse(started.stdout) as {renderId: string}
     return {renderId, options: {render: renderId, endpoint: stack.env.ENGINE_AWS_ENDPOINT, stateMachineArn: stack.env.ENGINE_SFN_ARN}}
@@ -150,7 +152,8 @@ describe('stopping a serverless render stops its chunks (local stack)', {timeout
   it('a render past its --timeout fails TIMED_OUT through the failure path: record, webhook, no scratch', async () => {
     const receiver = await startReceiver(SECRET)
     try {
-      const {renderId, options} = await start(['--timeout', '5s', '--variables', '{"work": 20000000}'], receiver.url)
+      // One chunk of 240 frames: at work when the 5 s run out, as four were, on one core instead of all.
+      const {renderId, options} = await start(['--timeout', '5s', '--variables', '{"work": 20000000}'], receiver.url, ['--chunk-size', '240', '--concurrency-per-chunk', '1', '--keyframe-interval', '0.5'])
       const ended = await waitForEnd(options)
       expect(ended.status).toBe('FAILED')
       expect(ended.error?.code).toBe('TIMED_OUT')

@@ -6,7 +6,7 @@ import {createS3Client} from '../../packages/lambda/src/lib/lambda/aws-clients.j
 import {BucketObjects} from '../../packages/lambda/src/lib/lambda/s3-objects.js'
 import {inject} from 'vitest'
 import {REPO_ROOT} from '../support/run-cli.js'
-import {WATCHDOG} from '../support/shared-stack.js'
+import {pollRendersQuickly, QUICK_STOP, WATCHDOG} from '../support/shared-stack.js'
 
 export const LAMBDA_FIXTURES = join(REPO_ROOT, 'test', 'fixtures', 'lambda')
 
@@ -28,7 +28,7 @@ export async function startStackCli(extraArgs: readonly string[] = [], startTime
   const command = [process.execPath, join(REPO_ROOT, 'bin', 'run.js'), 'lambda', 'local', '--port', '0', '--directory', directory, ...extraArgs]
   const child: ChildProcess = spawn(process.execPath, [WATCHDOG, watched, ...command], {
     cwd: REPO_ROOT,
-    env: {...process.env, ...childEnv},
+    env: {...process.env, ...QUICK_STOP, ...childEnv},
     stdio: ['ignore', 'pipe', 'inherit'],
   })
   const env = await new Promise<Record<string, string>>((resolve, reject) => {
@@ -49,6 +49,7 @@ export async function startStackCli(extraArgs: readonly string[] = [], startTime
     })
   })
   process.env.ENGINE_LOCAL_TOKEN = env.ENGINE_LOCAL_TOKEN
+  pollRendersQuickly()
   return {
     env,
     bucket: new BucketObjects(createS3Client({endpoint: env.ENGINE_AWS_ENDPOINT}), env.ENGINE_BUCKET),

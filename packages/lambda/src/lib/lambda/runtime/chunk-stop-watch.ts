@@ -9,6 +9,18 @@ import {readStop, stoppedError} from './render-stop.js'
 export const STOP_POLL_MS = 2000
 
 /**
+ * Test-only: the stop poll in ms. The test suite's local stacks set it (test/support/shared-stack.ts),
+ * so that the chunks its cancel and failure tests stop do not burn CPU for up to 2 s after the
+ * marker; on Lambda nothing sets it and a chunk looks every STOP_POLL_MS.
+ */
+export const STOP_POLL_ENV = 'ENGINE_TEST_STOP_POLL_MS'
+
+function stopPollMs(): number {
+  const fromEnv = Number(process.env[STOP_POLL_ENV])
+  return Number.isInteger(fromEnv) && fromEnv > 0 ? fromEnv : STOP_POLL_MS
+}
+
+/**
  * A running chunk's watch on its render: the stop marker (a failure elsewhere, a cancel, a stopped
  * execution) and the render's deadline (`--timeout`). Either aborts `signal`, which stops the
  * capture before its next segment and kills the browser at once; `reason` is then the error the
@@ -27,7 +39,7 @@ export class ChunkStopWatch {
   ) {}
 
   /** Throws at once when the render is already stopped or past its deadline. */
-  static async start(bucket: BucketObjects, renderId: string, chunk: number, deadline: string | undefined, pollMs = STOP_POLL_MS): Promise<ChunkStopWatch> {
+  static async start(bucket: BucketObjects, renderId: string, chunk: number, deadline: string | undefined, pollMs = stopPollMs()): Promise<ChunkStopWatch> {
     const watch = new ChunkStopWatch(bucket, renderId, chunk)
     await watch.look()
     if (deadline !== undefined) {
