@@ -122,7 +122,7 @@ function shell(command: string, cwd: string, env: NodeJS.ProcessEnv, timeoutMs =
   })
 }
 
-/** Starts a server example, waits for the URL it prints, asks it for that page, then stops it (exit 0 when it answered 2xx). */
+/** Starts a server example, waits for the URL it prints, asks it for that page, then stops it with SIGINT (exit 0 when it answered 2xx and then exited 130). */
 function serveOnce(command: string, cwd: string, env: NodeJS.ProcessEnv): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     // exec: the signal reaches engine itself, not the shell in front of it.
@@ -146,9 +146,10 @@ function serveOnce(command: string, cwd: string, env: NodeJS.ProcessEnv): Promis
     })
     child.stderr.on('data', (chunk) => (stderr += chunk))
     child.on('error', reject)
-    child.on('close', () => {
+    // Ctrl-C ends a server with the shell's 128 + SIGINT: the only way these examples stop.
+    child.on('close', (exitCode) => {
       clearTimeout(giveUp)
-      resolve({code: answered !== undefined && answered < 300 ? 0 : 1, stdout, stderr: `${stderr}\nanswered: ${answered}`})
+      resolve({code: answered !== undefined && answered < 300 && exitCode === 130 ? 0 : 1, stdout, stderr: `${stderr}\nanswered: ${answered}, exit code after SIGINT: ${exitCode}`})
     })
   })
 }

@@ -6,7 +6,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {progressBarText} from '../../src/cli/download-progress.js'
 import {PINNED_BROWSER} from '../../src/lib/browser/pinned-browser.js'
 import {resolveFfmpeg} from '../../src/lib/encode/resolve-ffmpeg.js'
-import {staticFfmpegBuild} from '../../src/lib/encode/static-ffmpeg.js'
+import {staticFfmpegBuild, staticFfmpegDir} from '../../src/lib/encode/static-ffmpeg.js'
 import {EngineError} from '../../src/lib/errors/engine-error.js'
 import {DEFAULT_NPM_REGISTRY, downloadMirrors} from '../../src/lib/setup/download-mirrors.js'
 import {installConsent} from '../../src/lib/setup/install-consent.js'
@@ -16,7 +16,7 @@ import {execFile} from 'node:child_process'
 import {promisify} from 'node:util'
 import {bareCommand, canHideSystemTools, nodeOnlyPath, runBare} from '../support/bare-machine.js'
 import {skipWithout} from '../support/capabilities.js'
-import {startDownloadMirror, type DownloadMirror} from '../support/download-mirror.js'
+import {startDownloadMirror, staticBuildTarball, type DownloadMirror} from '../support/download-mirror.js'
 import {probeVideoStream} from '../support/media.js'
 import {REPO_ROOT} from '../support/run-cli.js'
 
@@ -66,7 +66,7 @@ describe('static ffmpeg from an npm registry (loopback mirror)', {timeout: 120_0
 
   it('refuses a tarball that does not match the registry hash, and leaves nothing behind', async () => {
     const env = {ENGINE_CACHE_DIR: join(dir, 'forged')}
-    const real = mirror.tarballs.get('ffprobe')!
+    const real = (await staticBuildTarball('ffprobe')).bytes
     mirror.tarballs.set('ffprobe', Buffer.concat([real.subarray(0, real.length - 1), Buffer.from([real[real.length - 1] ^ 1])]))
     try {
       const error = await failure(installStaticFfmpeg({registry: mirror.registry, env}))
@@ -74,7 +74,7 @@ describe('static ffmpeg from an npm registry (loopback mirror)', {timeout: 120_0
       expect(error.message).toMatch(/does not match the registry's sha512.*nothing was installed/)
       expect(await readdir(join(dir, 'forged', 'ffmpeg'))).toEqual([])
     } finally {
-      mirror.tarballs.set('ffprobe', real)
+      mirror.tarballs.delete('ffprobe')
     }
   })
 
@@ -85,17 +85,24 @@ describe('static ffmpeg from an npm registry (loopback mirror)', {timeout: 120_0
     expect(error.message).toContain('answered 404')
   })
 
-  it('the download a render offers: the pinned build first, and the npm build when its archive cannot be had, said in a notice', async () => {
+  // The fallback is installStaticFfmpeg itself (missing-tools.ts): this one install also shows what it leaves in the cache.
+  it('the download a render offers: the pinned build first, and the npm build when its archive cannot be had, said in a notice; it installs ffmpeg and ffprobe into the cache, where a render finds them with nothing on PATH', async () => {
     const env = {ENGINE_CACHE_DIR: join(dir, 'fallback')}
     const download = ffmpegToolDownload({...downloadMirrors({}), npmRegistry: mirror.registry, ffmpeg: mirror.ffmpegMirror}, env)!
     expect(download.what).toMatch(/^static ffmpeg and ffprobe 7\.0\.2 \(ffmpeg-7\.0\.2-amd64-static\.tar\.xz, sha256-checked; the serverless function's build\), else static ffmpeg and ffprobe \(npm @ffmpeg-installer\/linux-x64@4\.1\.0/)
     expect(download.from).toBe(`${mirror.ffmpegMirror}/ffmpeg-7.0.2-amd64-static.tar.xz (else ${mirror.registry})`)
     const notices: string[] = []
-    await download.run(() => {}, (message) => notices.push(message))
+    const seen = new Set<string>()
+    await download.run((file, done, total) => done === total && seen.add(file), (message) => notices.push(message))
     expect(notices).toHaveLength(1)
     expect(notices[0]).toContain(`could not download ffmpeg 7.0.2 (x86_64): ${mirror.ffmpegMirror}/ffmpeg-7.0.2-amd64-static.tar.xz answered 404`)
     expect(notices[0]).toMatch(/; downloading static ffmpeg and ffprobe \(npm @ffmpeg-installer\/linux-x64@4\.1\.0, .*\) instead$/)
-    expect(await resolveFfmpeg({env: {...env, PATH: nodeOnlyPath()}})).toMatchObject({source: 'cache'})
+    expect([...seen].sort()).toEqual(['ffmpeg', 'ffprobe'])
+    const directory = staticFfmpegDir(staticFfmpegBuild()!, env)
+    expect((await readdir(directory)).sort()).toEqual(['ffmpeg', 'ffprobe'])
+    const found = await resolveFfmpeg({env: {...env, PATH: nodeOnlyPath()}})
+    expect(found).toMatchObject({source: 'cache', ffmpegPath: join(directory, 'ffmpeg'), ffprobePath: join(directory, 'ffprobe')})
+    expect(found.version).toMatch(/\d/)
   })
 
   it('doctor --fix reports a part it cannot fetch with the reason, then the report says what is still missing', async () => {
@@ -120,17 +127,6 @@ describe('static ffmpeg from an npm registry (loopback mirror)', {timeout: 120_0
     // (In a checkout ffmpeg is never missing: the static build npm installed beside engine is found.)
     expect(stdout).toMatch(/ok {7}ffmpeg: /)
     expect(stdout).toMatch(/missing {2}browser: no browser to capture with \(ENGINE_BROWSER=downloaded/)
-  })
-
-  it('installs ffmpeg and ffprobe into the cache, where a render finds them with nothing on PATH', async () => {
-    const env = {ENGINE_CACHE_DIR: join(dir, 'good'), PATH: nodeOnlyPath()}
-    const seen = new Set<string>()
-    const {directory} = await installStaticFfmpeg({registry: mirror.registry, env, onProgress: (file, done, total) => done === total && seen.add(file)})
-    expect([...seen].sort()).toEqual(['ffmpeg', 'ffprobe'])
-    expect((await readdir(directory)).sort()).toEqual(['ffmpeg', 'ffprobe'])
-    const found = await resolveFfmpeg({env})
-    expect(found).toMatchObject({source: 'cache', ffmpegPath: join(directory, 'ffmpeg'), ffprobePath: join(directory, 'ffprobe')})
-    expect(found.version).toMatch(/\d/)
   })
 })
 

@@ -21,7 +21,7 @@ export interface DownloadMirror {
   ffmpegMirror: string
   /** Every path asked for, in order. */
   requests: string[]
-  /** Tarball bytes served per file ('ffmpeg', 'ffprobe'); a test may swap them to serve a forgery (the documents keep the published hash). */
+  /** Tarball bytes served per file ('ffmpeg', 'ffprobe') in place of the real ones: a test sets one to serve a forgery (the documents keep the published hash). */
   tarballs: Map<string, Buffer>
   close(): Promise<void>
 }
@@ -37,11 +37,6 @@ export interface DownloadMirror {
 export async function startDownloadMirror(): Promise<DownloadMirror> {
   const build = staticFfmpegBuild()!
   const tarballs = new Map<string, Buffer>()
-  for (const file of ['ffmpeg', 'ffprobe'] as const) {
-    const pkg = build[file]
-    tarballs.set(file, await packPackage(join(REPO_ROOT, 'node_modules', pkg.name)))
-  }
-  const integrity = new Map([...tarballs].map(([file, bytes]) => [file, `sha512-${createHash('sha512').update(bytes).digest('base64')}`]))
   const zip = await browserArchive()
   const requests: string[] = []
   const server: Server = createServer((request, response) => {
@@ -55,13 +50,14 @@ export async function startDownloadMirror(): Promise<DownloadMirror> {
     if (path === `/chrome/${PINNED_BROWSER.buildId}/linux64/chrome-headless-shell-linux64.zip`) return send(200, zip)
     for (const file of ['ffmpeg', 'ffprobe'] as const) {
       const pkg = build[file]
-      const tarball = tarballs.get(file)!
       if (path === `/npm/${pkg.name}`) {
-        const dist = {tarball: `${origin}/npm/tarballs/${file}.tgz`, integrity: integrity.get(file)}
-        const document = {name: pkg.name, versions: {[pkg.version]: {name: pkg.name, version: pkg.version, dist}}}
-        return send(200, JSON.stringify(document), 'application/json')
+        return void staticBuildTarball(file).then(({integrity}) => {
+          const dist = {tarball: `${origin}/npm/tarballs/${file}.tgz`, integrity}
+          const document = {name: pkg.name, versions: {[pkg.version]: {name: pkg.name, version: pkg.version, dist}}}
+          send(200, JSON.stringify(document), 'application/json')
+        })
       }
-      if (path === `/npm/tarballs/${file}.tgz`) return send(200, tarball)
+      if (path === `/npm/tarballs/${file}.tgz`) return void staticBuildTarball(file).then(({bytes}) => send(200, tarballs.get(file) ?? bytes))
     }
     send(404, 'not found', 'text/plain')
   })
@@ -75,6 +71,22 @@ export async function startDownloadMirror(): Promise<DownloadMirror> {
     tarballs,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   }
+}
+
+const packed = new Map<'ffmpeg' | 'ffprobe', Promise<{bytes: Buffer; integrity: string}>>()
+
+/**
+ * The npm tarball of this checkout's static ffmpeg or ffprobe package and its published hash, packed
+ * when a mirror is first asked for it (most files that start a mirror never are) and once per test
+ * process: 140 MB of binaries take about 2 CPU-seconds to pack.
+ */
+export function staticBuildTarball(file: 'ffmpeg' | 'ffprobe'): Promise<{bytes: Buffer; integrity: string}> {
+  let tarball = packed.get(file)
+  if (!tarball) {
+    tarball = packPackage(join(REPO_ROOT, 'node_modules', staticFfmpegBuild()![file].name)).then((bytes) => ({bytes, integrity: `sha512-${createHash('sha512').update(bytes).digest('base64')}`}))
+    packed.set(file, tarball)
+  }
+  return tarball
 }
 
 /** An npm tarball of a package folder: its files under `package/`, gzipped (fast level: a test fixture). */

@@ -1,5 +1,4 @@
 import type {Browser} from 'puppeteer-core'
-import puppeteer from '../vendor/puppeteer.js'
 import {EngineError} from '../errors/engine-error.js'
 import {abortReason} from './abort-reason.js'
 import type {BrowserChoice} from './browser-choice.js'
@@ -108,6 +107,7 @@ export interface LaunchOptions {
  */
 export async function launchBrowser(choice: BrowserChoice, options: LaunchOptions = {}): Promise<Browser> {
   if (options.signal?.aborted) throw abortReason(options.signal)
+  const {default: puppeteer} = await loadPuppeteer()
   try {
     const browser = await puppeteer.launch({
       executablePath: choice.executablePath,
@@ -142,6 +142,14 @@ export async function launchBrowser(choice: BrowserChoice, options: LaunchOption
       {cause: error},
     )
   }
+}
+
+/**
+ * The puppeteer bundle, loaded when a browser is first needed: importing it costs every `engine`
+ * start a tenth of its CPU, and most commands (config, lint, plugins, help) never start a browser.
+ */
+export function loadPuppeteer(): Promise<typeof import('../vendor/puppeteer.js')> {
+  return import('../vendor/puppeteer.js')
 }
 
 /**

@@ -1,13 +1,14 @@
 import {access, constants} from 'node:fs/promises'
-import {Browser, computeExecutablePath, detectBrowserPlatform, install} from '../vendor/puppeteer.js'
+import type {Browser} from '../vendor/puppeteer.js'
 import {EngineError} from '../errors/engine-error.js'
 import {browserCacheDir} from './engine-cache-dir.js'
+import {loadPuppeteer} from './launch-browser.js'
 
 /**
  * The chrome-headless-shell build `engine browser install` downloads. One fixed build makes
  * output the same on every machine that uses it; it matches puppeteer-core's own pin.
  */
-export const PINNED_BROWSER = {browser: Browser.CHROMEHEADLESSSHELL, buildId: '156.0.8078.47'} as const
+export const PINNED_BROWSER = {browser: 'chrome-headless-shell' as Browser.CHROMEHEADLESSSHELL, buildId: '156.0.8078.47'} as const
 
 export const SYSTEM_PACKAGE_FIX = 'apt-get install -y chromium-headless-shell'
 
@@ -19,6 +20,7 @@ export interface InstalledBrowser {
 
 /** Path of the pinned build in the cache, when it is installed there. */
 export async function findPinnedBrowser(env: NodeJS.ProcessEnv = process.env): Promise<string | undefined> {
+  const {computeExecutablePath, detectBrowserPlatform} = await loadPuppeteer()
   const platform = detectBrowserPlatform()
   if (!platform) return undefined
   const executablePath = computeExecutablePath({...PINNED_BROWSER, platform, cacheDir: browserCacheDir(env)})
@@ -43,6 +45,7 @@ export async function installPinnedBrowser(
   } = {},
 ): Promise<InstalledBrowser> {
   const cacheDir = browserCacheDir(options.env)
+  const {detectBrowserPlatform, install} = await loadPuppeteer()
   const platform = detectBrowserPlatform()
   if (!platform) {
     throw new EngineError(

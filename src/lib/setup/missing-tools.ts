@@ -1,6 +1,6 @@
-import {detectBrowserPlatform} from '../vendor/puppeteer.js'
 import {browserCacheDir} from '../browser/engine-cache-dir.js'
 import {FUNCTION_CHROMIUM} from '../browser/function-chromium.js'
+import {loadPuppeteer} from '../browser/launch-browser.js'
 import {installPinnedBrowser, PINNED_BROWSER} from '../browser/pinned-browser.js'
 import {resolveBrowser} from '../browser/resolve-browser.js'
 import {FFMPEG_PATH_ENV, resolveFfmpeg} from '../encode/resolve-ffmpeg.js'
@@ -52,6 +52,7 @@ export async function findMissingTools(options: FindMissingToolsOptions): Promis
   const missing: MissingTool[] = []
   if (options.browser && !options.browserPath && !env.ENGINE_BROWSER_PATH && !env.LAMBDA_TASK_ROOT) {
     const problem = await failure(() => resolveBrowser({env}), 'BROWSER_NOT_FOUND')
+    const {detectBrowserPlatform} = await loadPuppeteer()
     if (problem) missing.push({tool: 'browser', problem, download: detectBrowserPlatform() || canRunFunctionChromium() ? browserDownload(mirrors, env) : undefined})
   }
   if (options.ffmpeg && !env[FFMPEG_PATH_ENV]) {
