@@ -7,7 +7,7 @@ import type {StreamEvent} from '../../src/lib/server/stream-events.js'
 import {getQueueStatus, serverFetch, type ServerConnection} from '../../src/lib/server-client/server-api.js'
 import {near, pixelAt, probeVideoStream} from '../support/media.js'
 import {useScratchDir} from '../render/support.js'
-import {descendantProcesses} from '../support/child-processes.js'
+import {descendants, startedSince} from '../support/child-processes.js'
 import {eventually, ofType, openStream} from './support/test-server.js'
 import {PROCESSES} from '../support/timeouts.js'
 
@@ -68,25 +68,27 @@ describe('engine serve with real renders', PROCESSES, () => {
   })
 
   it('DELETE of a running render stops its browser and encoder, frees the slot and leaves no files', async () => {
+    const before = await descendants()
     const stream = openStream(connection, {composition: 'long.html', ...small})
     const {requestId} = await stream.waitFor((event) => event.type === 'progress' && event.stage === 'capture' && event.frame > 0)
-    expect((await descendantProcesses()).length).toBeGreaterThan(0)
+    expect((await startedSince(before)).length).toBeGreaterThan(0)
     const response = await serverFetch(connection, `/render/${requestId}`, {method: 'DELETE'})
     expect(await response.json()).toEqual({requestId, status: 'cancelled'})
     expect(await stream.done).toMatchObject({type: 'error', code: 'CANCELLED'})
     expect(await getQueueStatus(connection)).toMatchObject({activeRenders: 0, queuedRenders: 0})
     expect(await readdir(server.service.outputs.dir)).not.toContain(requestId)
     // The DELETE answers once the render has stopped: its processes are already gone.
-    expect(await descendantProcesses()).toEqual([])
+    expect(await startedSince(before)).toEqual([])
   })
 
   it('a client that aborts mid-render (engine render --server on Ctrl-C) cancels it the same way', async () => {
+    const before = await descendants()
     const abort = new AbortController()
     const stream = openStream(connection, {composition: 'long.html', ...small}, abort.signal)
     const {requestId} = await stream.waitFor((event) => event.type === 'progress' && event.stage === 'capture' && event.frame > 0)
     abort.abort()
     await eventually(async () => expect(await getQueueStatus(connection)).toMatchObject({activeRenders: 0}))
     expect(await readdir(server.service.outputs.dir)).not.toContain(requestId)
-    await eventually(async () => expect(await descendantProcesses()).toEqual([]))
+    await eventually(async () => expect(await startedSince(before)).toEqual([]))
   })
 })

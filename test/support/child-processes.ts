@@ -30,6 +30,16 @@ export async function descendants(root = process.pid): Promise<ProcessEntry[]> {
   return found
 }
 
+/**
+ * Names of the processes descended from this one that were not among `before` (an earlier
+ * `descendants()`): what a test started, apart from helpers an earlier file in the same worker left
+ * running (vitest runs files in one process, and e.g. esbuild keeps its service process).
+ */
+export async function startedSince(before: readonly ProcessEntry[]): Promise<string[]> {
+  const known = new Set(before.map((entry) => entry.pid))
+  return (await descendants()).filter((entry) => !known.has(entry.pid)).map((entry) => entry.name)
+}
+
 /** Names of every process descended from this one (browsers, ffmpeg). */
 export async function descendantProcesses(root = process.pid): Promise<string[]> {
   return (await descendants(root)).map((entry) => entry.name)

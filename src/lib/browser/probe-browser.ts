@@ -22,18 +22,16 @@ const inMemory = new Map<string, Promise<BrowserProbe>>()
  * the file's identity, so a render pays for the launch only after an upgrade.
  */
 export function probeBrowser(executablePath: string, options: {env?: NodeJS.ProcessEnv; serverlessArgs?: readonly string[]} = {}): Promise<BrowserProbe> {
-  let probe = inMemory.get(executablePath)
+  const file = join(engineCacheDir(options.env ?? process.env), 'probes', 'browser.json')
+  // Keyed by the cache file too: a caller that names another cache directory gets its probe recorded there.
+  const key = `${file}\0${executablePath}`
+  let probe = inMemory.get(key)
   if (!probe) {
-    probe = cachedOrLaunch(executablePath, options.env ?? process.env, options.serverlessArgs)
-    inMemory.set(executablePath, probe)
-    probe.catch(() => inMemory.delete(executablePath))
+    probe = stampedProbe({file, executablePath, schema: browserProbeSchema, probe: () => launchProbe(executablePath, options.serverlessArgs)})
+    inMemory.set(key, probe)
+    probe.catch(() => inMemory.delete(key))
   }
   return probe
-}
-
-function cachedOrLaunch(executablePath: string, env: NodeJS.ProcessEnv, serverlessArgs: readonly string[] | undefined): Promise<BrowserProbe> {
-  const file = join(engineCacheDir(env), 'probes', 'browser.json')
-  return stampedProbe({file, executablePath, schema: browserProbeSchema, probe: () => launchProbe(executablePath, serverlessArgs)})
 }
 
 async function launchProbe(executablePath: string, serverlessArgs: readonly string[] | undefined): Promise<BrowserProbe> {
