@@ -5,6 +5,7 @@ import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {renderComposition} from '../../src/lib/render/render-composition.js'
 import {resolveRenderOptions} from '../../src/lib/render/resolve-options.js'
+import type {RenderOptionsInput} from '../../src/lib/plan/render-options.js'
 import {near, pixelAt} from '../support/media.js'
 import {useBrowserPool} from '../support/browser-pool.js'
 import {descendants, isAlive} from '../support/child-processes.js'
@@ -54,18 +55,25 @@ describe('engine render (CLI)', PROCESSES, () => {
     expect(existsSync(output)).toBe(true)
   })
 
+  // Through the CLI where the command checks the value at planning (exit 1, the message on stderr);
+  // the options the library refuses as it resolves them are checked in-process below.
   it.each([
     [['--fps', '500'], /--fps: "500" is out of range/],
-    [['--crf', '18', '--video-bitrate', '8M'], /--crf and --video-bitrate cannot be combined/],
-    [['--workers', '30'], /--workers: 30 is invalid/],
     [['--format', 'mp5'], /--format: "mp5" is not a known format; did you mean mp4\? use one of mp4, mov, webm, gif, png-sequence/],
-    [['--quality', 'best'], /--quality must be draft, standard or high, not "best"/],
   ])('rejects %j naming the flag and the allowed values', async (flags, message) => {
     const output = join(scratch(), 'bad.mp4')
     const result = await runCli(['render', blocks, ...flags, '-o', output])
     expect(result.code).toBe(1)
     expect(result.stderr).toMatch(message)
     expect(existsSync(output)).toBe(false)
+  })
+
+  it.each([
+    [{crf: 18, videoBitrate: '8M'}, /--crf and --video-bitrate cannot be combined/],
+    [{workers: 30}, /--workers: 30 is invalid/],
+    [{quality: 'best'}, /--quality must be draft, standard or high, not "best"/],
+  ] as const)('rejects %j naming the flag and the allowed values (as the options resolve)', (options, message) => {
+    expect(() => resolveRenderOptions({...(options as RenderOptionsInput), output: join(scratch(), 'bad.mp4')})).toThrow(message)
   })
 
   it('a composition script that throws fails the render with the page message and leaves nothing', async () => {
