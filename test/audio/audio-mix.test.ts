@@ -9,6 +9,7 @@ import {resolveRenderOptions} from '../../src/lib/render/resolve-options.js'
 import {ffprobe} from '../support/media.js'
 import {ffmpeg, frameBrightness} from '../media/media-support.js'
 import {decodeChannels, frequencyOf, rmsDb, soundSpan, toneDb} from './audio-measure.js'
+import {useBrowserPool} from '../support/browser-pool.js'
 import {PROCESSES} from '../support/timeouts.js'
 
 /** Every test tone peaks at 0.25 (-12.04 dBFS), so a sine's RMS is -15.05 dBFS. */
@@ -45,6 +46,7 @@ function page(body: string, duration: number): string {
 }
 
 describe('the audio track', PROCESSES, () => {
+  const pool = useBrowserPool()
   let dir: string
   let restoreEnv: (() => void) | undefined
 
@@ -79,11 +81,12 @@ describe('the audio track', PROCESSES, () => {
     await rm(dir, {recursive: true, force: true})
   })
 
+  /** At 10 fps unless a test looks at the picture: the track is mixed from the clips' times, whatever the frame rate. */
   async function render(name: string, html: string, options: RenderOptionsInput = {}): Promise<string> {
     const composition = join(dir, `${name}.html`)
     await writeFile(composition, html)
     const output = join(dir, 'out', `${name}.${options.format ?? 'mp4'}`)
-    await renderComposition({composition, options: resolveRenderOptions({quality: 'draft', workers: 1, ...options, output})})
+    await renderComposition({composition, options: resolveRenderOptions({quality: 'draft', workers: 1, fps: 10, ...options, output}), pool})
     return output
   }
 
@@ -150,7 +153,7 @@ describe('the audio track', PROCESSES, () => {
     // Source second 1.0 (flash and beep) lands at 0.2 + (1.0 - 0.5) / 2 = 0.45 s.
     const html = page(`<video src="flash.mp4" data-has-audio data-start="0.2" data-playback-start="0.5" data-playback-rate="2"></video>
       <video src="flash.mp4" data-start="0.8" style="opacity: 0"></video>`, 2)
-    const output = await render('video-sound', html)
+    const output = await render('video-sound', html, {fps: 30})
     const [left] = await decodeChannels(output)
     const beep = soundSpan(left)
     expect(Math.abs(beep.start - 0.45)).toBeLessThan(STRETCHED_ON_TIME)

@@ -10,10 +10,14 @@ import {ensureRuntimeBundle} from '../runtime/support/ensure-runtime-bundle.js'
 import {HEIGHT, PAGES_DIR, pagePlan, WIDTH} from '../runtime/support/page-plan.js'
 import {testBrowser} from '../runtime/support/test-browser.js'
 import {PROCESSES} from '../support/timeouts.js'
+import {useBrowserPool} from '../support/browser-pool.js'
+
+/** Warm browsers for the file's captures, as a render's workers share them. */
+const pool = useBrowserPool()
 
 /** Captures the ranges in the order given and returns the images by frame index. */
 async function capture(plan: RenderPlan, ranges: FrameRange[], beginFrame = true) {
-  const worker = await openCaptureWorker(plan, {browser: testBrowser(beginFrame)})
+  const worker = await openCaptureWorker(plan, {browser: testBrowser(beginFrame), pool})
   const images = new Map<number, Buffer>()
   try {
     for (const range of ranges) await worker.captureRange(range, (index, image) => void images.set(index, image))
@@ -129,7 +133,7 @@ describe('capturing frames', PROCESSES, () => {
   for (const beginFrame of [true, false]) {
     it(`draws the whole composition, up to its far corners, with the page's viewport at its size (${beginFrame ? 'begin-frame' : 'screenshot'} capture)`, async () => {
       const plan = pagePlan(CORNERS, {durationSeconds: 1})
-      const worker = await openCaptureWorker(plan, {browser: testBrowser(beginFrame)})
+      const worker = await openCaptureWorker(plan, {browser: testBrowser(beginFrame), pool})
       try {
         expect(await worker.evaluate('[innerWidth, innerHeight, document.documentElement.clientWidth, matchMedia("(width: 320px)").matches]')).toEqual([WIDTH, HEIGHT, WIDTH, true])
         let image: Buffer | undefined

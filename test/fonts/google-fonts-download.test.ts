@@ -1,8 +1,13 @@
+import {existsSync} from 'node:fs'
 import {cp, mkdir, mkdtemp, readFile, readdir, rm, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it, vi} from 'vitest'
 import {DOWNLOAD_RETRY_AFTER_MS, downloadGoogleFamilies} from '../../src/lib/fonts/google-fonts-download.js'
+import {renderStill} from '../../src/lib/still/render-still.js'
+import {resolveRenderOptions} from '../../src/lib/render/resolve-options.js'
+import {useBrowserPool} from '../support/browser-pool.js'
+import {overrideEnv} from '../support/override-env.js'
 import {runCli} from '../support/run-cli.js'
 import {startGoogleFontsApi, STAND_IN_FAMILY, STAND_IN_LATIN_700, type GoogleFontsApi} from './support/google-fonts-api.js'
 
@@ -22,6 +27,8 @@ describe('families of a Google Fonts stylesheet are downloaded once into the cac
   let project: string
   let api: GoogleFontsApi
   let env: NodeJS.ProcessEnv
+  let restoreEnv: (() => void) | undefined
+  const pool = useBrowserPool()
 
   beforeAll(async () => {
     scratch = await mkdtemp(join(tmpdir(), 'engine-google-fonts-'))
@@ -30,8 +37,11 @@ describe('families of a Google Fonts stylesheet are downloaded once into the cac
     await writeFile(join(project, 'package.json'), '{}')
     api = await startGoogleFontsApi('http://127.0.0.2:9')
     env = {ENGINE_CACHE_DIR: join(scratch, 'cache'), ENGINE_GOOGLE_FONTS_API: api.url}
+    // The in-process stills read the same cache and API as the CLIs this file starts.
+    restoreEnv = overrideEnv({ENGINE_CACHE_DIR: env.ENGINE_CACHE_DIR!, ENGINE_GOOGLE_FONTS_API: api.url})
   })
   afterAll(async () => {
+    restoreEnv?.()
     await api?.close()
     if (scratch) await rm(scratch, {recursive: true, force: true})
   })
@@ -41,6 +51,20 @@ describe('families of a Google Fonts stylesheet are downloaded once into the cac
     const output = join(scratch, `${name}.png`)
     const result = await runCli(['still', join(project, `${name}.html`), '-o', output], {env: {...env, ...extraEnv}})
     return {...result, output}
+  }
+
+  /** The same still in-process, in the file's warm browsers; its warnings' messages. */
+  async function stillInProcess(name: string, html: string, extraEnv: Record<string, string> = {}) {
+    await writeFile(join(project, `${name}.html`), html)
+    const output = join(scratch, `${name}.png`)
+    const warnings: string[] = []
+    const restore = overrideEnv(extraEnv)
+    try {
+      await renderStill({composition: join(project, `${name}.html`), options: resolveRenderOptions({output}), pool, onEvent: (event) => void (event.type === 'warning' && warnings.push(event.message))})
+    } finally {
+      restore()
+    }
+    return {output, warnings: warnings.join('\n')}
   }
 
   it('renders the downloaded family like an @font-face of the same file, and fetches it only once', async () => {
@@ -64,15 +88,13 @@ describe('families of a Google Fonts stylesheet are downloaded once into the cac
     ])
 
     const answered = api.requests.length
-    const again = await still('google-again', page(STAND_IN_FAMILY, googleLink(STAND_IN_FAMILY, '400;700')))
-    expect(again.code, again.stderr).toBe(0)
+    const again = await stillInProcess('google-again', page(STAND_IN_FAMILY, googleLink(STAND_IN_FAMILY, '400;700')))
     expect(api.requests.length).toBe(answered)
     expect((await readFile(again.output)).equals(await readFile(first.output))).toBe(true)
 
     await cp(STAND_IN_LATIN_700, join(project, 'display-700.woff2'))
     const fontFace = "<style>@font-face { font-family: 'Reference'; src: url(display-700.woff2) format('woff2'); font-weight: 700; }</style>"
-    const reference = await still('reference', page('Reference', fontFace))
-    expect(reference.code, reference.stderr).toBe(0)
+    const reference = await stillInProcess('reference', page('Reference', fontFace))
     expect((await readFile(reference.output)).equals(await readFile(first.output))).toBe(true)
 
     const list = await runCli(['fonts', 'list'], {env})
@@ -80,7 +102,7 @@ describe('families of a Google Fonts stylesheet are downloaded once into the cac
   })
 
   it('refuses answers it should not trust, and stays quick and clear offline; the render goes on with a warning', async () => {
-    const cases: [string, NodeJS.ProcessEnv, RegExp][] = [
+    const cases: [string, Record<string, string>, RegExp][] = [
       ['Engine Elsewhere', {}, /points at http:\/\/127\.0\.0\.2:9\/s\/\S+, not at http:\/\/127\.0\.0\.1:\d+/],
       ['Engine Not Woff', {}, /not-a-font\.woff2 is not a woff2 font/],
       ['Engine Huge', {}, /huge\.woff2 is larger than 5 MiB/],
@@ -88,11 +110,11 @@ describe('families of a Google Fonts stylesheet are downloaded once into the cac
       ['Engine Offline', {ENGINE_GOOGLE_FONTS_API: 'http://127.0.0.1:9'}, /cannot reach 127\.0\.0\.1:9/],
     ]
     for (const [family, extraEnv, reason] of cases) {
-      const result = await still(family.replaceAll(' ', '-'), page(family, googleLink(family, '700')), extraEnv)
-      expect(result.code, result.stderr).toBe(0)
-      expect(result.stderr).toMatch(new RegExp(`font-family "${family}".*Downloading it from Google Fonts failed: `))
-      expect(result.stderr, family).toMatch(reason)
-      expect(result.stderr).toContain(`engine fonts add "${family}"`)
+      const result = await stillInProcess(family.replaceAll(' ', '-'), page(family, googleLink(family, '700')), extraEnv)
+      expect(existsSync(result.output), family).toBe(true)
+      expect(result.warnings).toMatch(new RegExp(`font-family "${family}".*Downloading it from Google Fonts failed: `))
+      expect(result.warnings, family).toMatch(reason)
+      expect(result.warnings).toContain(`engine fonts add "${family}"`)
     }
     const kept = await readdir(join(env.ENGINE_CACHE_DIR!, 'fonts', 'google'))
     expect(kept).toEqual(['engine-test-display'])

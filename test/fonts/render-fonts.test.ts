@@ -4,6 +4,11 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {promisify} from 'node:util'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import type {RenderOptionsInput} from '../../src/lib/plan/render-options.js'
+import {renderComposition} from '../../src/lib/render/render-composition.js'
+import {resolveRenderOptions} from '../../src/lib/render/resolve-options.js'
+import {useBrowserPool} from '../support/browser-pool.js'
+import {overrideEnv} from '../support/override-env.js'
 import {REPO_ROOT, runCli} from '../support/run-cli.js'
 import {shadowFontConfig} from '../support/shadow-font-config.js'
 
@@ -12,22 +17,35 @@ const run = promisify(execFile)
 
 let scratch: string
 let env: NodeJS.ProcessEnv
+let restoreEnv: (() => void) | undefined
 beforeAll(async () => {
   scratch = await mkdtemp(join(tmpdir(), 'engine-fonts-render-'))
   env = {ENGINE_CACHE_DIR: join(scratch, 'cache')}
+  // The in-process renders read the same font cache as the CLIs this file starts.
+  restoreEnv = overrideEnv({ENGINE_CACHE_DIR: env.ENGINE_CACHE_DIR!})
 })
 afterAll(async () => {
+  restoreEnv?.()
   await rm(scratch, {recursive: true, force: true})
 })
+const pool = useBrowserPool()
 
 async function frames(directory: string): Promise<Map<string, Buffer>> {
   const names = (await readdir(directory)).filter((name) => name.endsWith('.png')).sort()
   return new Map(await Promise.all(names.map(async (name) => [name, await readFile(join(directory, name))] as const)))
 }
 
-async function render(fixture: string, name: string, args: string[] = [], extraEnv: NodeJS.ProcessEnv = {}): Promise<Map<string, Buffer>> {
+/** png-sequence frames of a fixture, rendered in-process in the file's warm browsers. */
+async function render(fixture: string, name: string, options: RenderOptionsInput = {}): Promise<Map<string, Buffer>> {
   const output = join(scratch, name)
-  const result = await runCli(['render', join(FIXTURES, fixture), '--format', 'png-sequence', '-o', output, '--quiet', ...args], {env: {...env, ...extraEnv}})
+  await renderComposition({composition: join(FIXTURES, fixture), options: resolveRenderOptions({format: 'png-sequence', ...options, output}), pool})
+  return frames(output)
+}
+
+/** The same through `engine render`, as a user runs it, with more environment (a browser launched with it). */
+async function renderWithCli(fixture: string, name: string, extraEnv: NodeJS.ProcessEnv): Promise<Map<string, Buffer>> {
+  const output = join(scratch, name)
+  const result = await runCli(['render', join(FIXTURES, fixture), '--format', 'png-sequence', '-o', output, '--quiet'], {env: {...env, ...extraEnv}})
   expect(result.code, result.stderr).toBe(0)
   return frames(output)
 }
@@ -55,11 +73,11 @@ describe('fonts in renders', SLOW, () => {
   })
 
   it('gives the same bytes across runs and for 1 or 2 workers', async () => {
-    const one = await render('family.html', 'one-worker', ['--workers', '1'])
-    const two = await render('family.html', 'two-workers', ['--workers', '2'])
+    const one = await render('family.html', 'one-worker', {workers: 1})
+    const two = await render('family.html', 'two-workers', {workers: 2})
     expect(one.size).toBe(6)
     expectSame(two, one, '1 vs 2 workers')
-    expectSame(await render('family.html', 'again', ['--workers', '1']), one, 'second run')
+    expectSame(await render('family.html', 'again', {workers: 1}), one, 'second run')
   })
 
   it('is not changed by a host font that shares its name with a bundled family', async () => {
@@ -67,7 +85,7 @@ describe('fonts in renders', SLOW, () => {
     const hostEnv = {FONTCONFIG_FILE: config}
     const {stdout} = await run('fc-match', ['-f', '%{file}', 'Inter:bold'], {env: {...process.env, ...hostEnv}})
     expect(stdout, 'the host now has a font named Inter').toBe(shadow)
-    expectSame(await render('family.html', 'host-inter', [], hostEnv), explicit, 'host font named Inter')
+    expectSame(await renderWithCli('family.html', 'host-inter', hostEnv), explicit, 'host font named Inter')
   })
 })
 

@@ -12,6 +12,7 @@ import type {RenderEvent} from '../../src/lib/render/render-events.js'
 import {decodedFrameHashes, ffprobe, probeVideoStream} from '../support/media.js'
 import {runCli} from '../support/run-cli.js'
 import {decode, ffmpeg} from './media-support.js'
+import {useBrowserPool} from '../support/browser-pool.js'
 import {PROCESSES} from '../support/timeouts.js'
 
 const WIDTH = 320
@@ -52,6 +53,7 @@ async function lumaCode(file: string, x: number, y: number): Promise<number> {
 }
 
 describe('HDR output', PROCESSES, () => {
+  const pool = useBrowserPool()
   let dir: string
   let restoreEnv: (() => void) | undefined
 
@@ -71,7 +73,7 @@ describe('HDR output', PROCESSES, () => {
     await writeFile(composition, html)
     const events: RenderEvent[] = []
     const output = join(dir, 'out', `${name}.${options.format ?? 'mp4'}`)
-    await renderComposition({composition, options: resolveRenderOptions({quality: 'draft', workers: 1, ...options, output}), onEvent: (event) => events.push(event)})
+    await renderComposition({composition, options: resolveRenderOptions({quality: 'draft', workers: 1, ...options, output}), pool, onEvent: (event) => events.push(event)})
     const done = events.find((event) => event.type === 'done')
     const warnings = events.flatMap((event) => (event.type === 'warning' ? [event.code] : []))
     return {output, hdr: done?.type === 'done' ? done.hdr : undefined, warnings}

@@ -8,6 +8,7 @@ import type {RenderOptionsInput} from '../../src/lib/plan/render-options.js'
 import {renderComposition} from '../../src/lib/render/render-composition.js'
 import {ffprobe, probeVideoStream} from '../support/media.js'
 import {audioSamples, ffmpeg, frameBrightness, meanDifference, onsetSeconds, rgbFrame} from './media-support.js'
+import {useBrowserPool} from '../support/browser-pool.js'
 import {PROCESSES} from '../support/timeouts.js'
 
 const CLIP = 'clïp-ü 1.mp4'
@@ -28,6 +29,7 @@ function page(body: string, options: {variables?: string; script?: string; durat
 }
 
 describe('media in compositions', PROCESSES, () => {
+  const pool = useBrowserPool()
   let dir: string
   let restoreEnv: (() => void) | undefined
 
@@ -48,7 +50,7 @@ describe('media in compositions', PROCESSES, () => {
     const composition = join(dir, `${name}.html`)
     await writeFile(composition, html)
     const output = options.output ?? join(dir, 'out', `${name}.${options.format === 'png-sequence' ? 'frames' : (options.format ?? 'mp4')}`)
-    return renderComposition({composition, options: resolveRenderOptions({quality: 'draft', workers: 1, ...options, output}), variables})
+    return renderComposition({composition, options: resolveRenderOptions({quality: 'draft', workers: 1, ...options, output}), variables, pool})
   }
 
   it('a script-assigned video shows the source frame of each time, and a delayed beep starts on time in a track as long as the video', async () => {

@@ -12,6 +12,7 @@ import {REPO_ROOT} from '../support/run-cli.js'
 import {decodedFrameHashes, ffprobe, near, pixelAt} from '../support/media.js'
 import {PROCESSES} from '../support/timeouts.js'
 import {renderFixture, useScratchDir} from './support.js'
+import {useBrowserPool} from '../support/browser-pool.js'
 
 const FIXTURE = join(REPO_ROOT, 'test', 'fixtures', 'captions')
 const COMPOSITION = join('..', 'captions', 'captions.html')
@@ -40,6 +41,7 @@ async function subtitlePackets(file: string): Promise<{codec: string; sizes: num
 }
 
 describe('captions: cues drawn on the virtual clock, a sidecar and a subtitle track', PROCESSES, () => {
+  const pool = useBrowserPool()
   const scratch = useScratchDir()
   let one: string
   let two: string
@@ -47,8 +49,8 @@ describe('captions: cues drawn on the virtual clock, a sidecar and a subtitle tr
   beforeAll(async () => {
     one = join(scratch(), 'one', 'clip.mp4')
     two = join(scratch(), 'two', 'clip.mp4')
-    await renderFixture(COMPOSITION, {output: one, workers: 1, captionsSidecar: true, captionsTrack: true})
-    await renderFixture(COMPOSITION, {output: two, workers: 2})
+    await renderFixture(COMPOSITION, {output: one, workers: 1, captionsSidecar: true, captionsTrack: true}, undefined, pool)
+    await renderFixture(COMPOSITION, {output: two, workers: 2}, undefined, pool)
   })
 
   it('a file cue shows from its start (inclusive) to its end (exclusive), frame-exact', async () => {
@@ -83,15 +85,15 @@ describe('captions: cues drawn on the virtual clock, a sidecar and a subtitle tr
 
   it('--captions-track embeds a WebVTT track in webm, one packet per cue', async () => {
     const output = join(scratch(), 'clip.webm')
-    await renderFixture(COMPOSITION, {output, format: 'webm', scale: 0.5, captionsTrack: true})
+    await renderFixture(COMPOSITION, {output, format: 'webm', scale: 0.5, captionsTrack: true}, undefined, pool)
     const {codec, sizes} = await subtitlePackets(output)
     expect(codec).toBe('webvtt')
     expect(sizes).toHaveLength(3)
   })
 
   it('--captions-track is refused for a format without subtitle tracks, and caption flags for a composition without captions', async () => {
-    await expect(renderFixture(COMPOSITION, {output: join(scratch(), 'x.gif'), captionsTrack: true})).rejects.toMatchObject({code: 'INVALID_FLAG', message: expect.stringContaining('--captions-track')})
-    await expect(renderFixture('blocks.html', {output: join(scratch(), 'x.mp4'), captionsSidecar: true})).rejects.toMatchObject({code: 'INVALID_FLAG', message: expect.stringContaining('shows no captions')})
+    await expect(renderFixture(COMPOSITION, {output: join(scratch(), 'x.gif'), captionsTrack: true}, undefined, pool)).rejects.toMatchObject({code: 'INVALID_FLAG', message: expect.stringContaining('--captions-track')})
+    await expect(renderFixture('blocks.html', {output: join(scratch(), 'x.mp4'), captionsSidecar: true}, undefined, pool)).rejects.toMatchObject({code: 'INVALID_FLAG', message: expect.stringContaining('shows no captions')})
   })
 
   it('a --frames range gets its cues on its own clock, clipped', () => {

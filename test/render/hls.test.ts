@@ -10,6 +10,7 @@ import {decodedFrameHashes, ffprobe, probeVideoStream} from '../support/media.js
 import {PROCESSES} from '../support/timeouts.js'
 import {openStream, startTestServer} from '../server/support/test-server.js'
 import {renderFixture, useScratchDir} from './support.js'
+import {useBrowserPool} from '../support/browser-pool.js'
 
 /** blocks.html is 2 s at 30 fps: 0.5 s segments give 4 media segments of 15 frames. */
 const SEGMENT_SECONDS = 0.5
@@ -20,6 +21,7 @@ async function filesOf(directory: string): Promise<Map<string, Buffer>> {
 }
 
 describe('hls: a playlist and MPEG-TS segments from the format plugin', PROCESSES, () => {
+  const pool = useBrowserPool()
   const scratch = useScratchDir()
   let one: string
   let two: string
@@ -31,9 +33,9 @@ describe('hls: a playlist and MPEG-TS segments from the format plugin', PROCESSE
     two = join(scratch(), 'two', 'clip.m3u8')
     mp4 = join(scratch(), 'clip.mp4')
     // -o *.m3u8 chooses the format; the same composition as an mp4 on the same keyframe grid.
-    rendered = await renderFixture('blocks.html', {output: one, workers: 1, hlsSegmentSeconds: SEGMENT_SECONDS})
-    await renderFixture('blocks.html', {output: two, format: 'hls', workers: 2, hlsSegmentSeconds: SEGMENT_SECONDS})
-    await renderFixture('blocks.html', {output: mp4, workers: 2, keyframeInterval: SEGMENT_SECONDS})
+    rendered = await renderFixture('blocks.html', {output: one, workers: 1, hlsSegmentSeconds: SEGMENT_SECONDS}, undefined, pool)
+    await renderFixture('blocks.html', {output: two, format: 'hls', workers: 2, hlsSegmentSeconds: SEGMENT_SECONDS}, undefined, pool)
+    await renderFixture('blocks.html', {output: mp4, workers: 2, keyframeInterval: SEGMENT_SECONDS}, undefined, pool)
   })
 
   it('writes a VOD playlist naming one segment per 0.5 s, each 0.5 s long, beside it', async () => {
@@ -79,7 +81,7 @@ describe('hls: a playlist and MPEG-TS segments from the format plugin', PROCESSE
 
   it('the default segment length is 6 s: a 2 s composition is one segment', async () => {
     const output = join(scratch(), 'default', 'clip.m3u8')
-    await renderFixture('blocks.html', {output, format: 'hls', scale: 0.5})
+    await renderFixture('blocks.html', {output, format: 'hls', scale: 0.5}, undefined, pool)
     const playlist = await readFile(output, 'utf8')
     expect([...playlist.matchAll(/^#EXTINF:([\d.]+),$/gm)].map((match) => Number(match[1]))).toEqual([2])
     expect(playlist).toMatch(/^#EXT-X-TARGETDURATION:2$/m)

@@ -40,7 +40,7 @@ describe('the output format follows the --output extension', PROCESSES, () => {
     const explicit = await runCli(['render', SWATCH, ...FAST, '--format', 'gif', '-o', join(scratch(), 'unknown', 'out.avi')])
     expect(explicit.stderr).toMatch(/no format writes \.avi files.*or \.gif to render gif/)
     const frames = join(scratch(), 'frames.v2')
-    expect((await runCli(['render', SWATCH, ...FAST, '--format', 'png-sequence', '-o', frames, '--quiet'])).code).toBe(0)
+    await renderComposition({composition: SWATCH, options: resolveRenderOptions({fps: 5, quality: 'draft', workers: 1, format: 'png-sequence', output: frames})})
     expect((await readdir(frames)).filter((name) => name.endsWith('.png'))).toHaveLength(5)
   })
 
@@ -87,8 +87,7 @@ describe('the output folder, checked before capture', PROCESSES, () => {
     const others = ['.other.mp4.abcdef01.partial.mp4', 'clip.mp4.notes']
     for (const name of [...mine, ...others]) await writeFile(join(dir, name), 'left behind')
     await mkdir(join(dir, '.clip.mp4.deadbeef.partial'))
-    const result = await runCli(['render', SWATCH, ...FAST, '-o', output, '--quiet'])
-    expect(result.code, result.stderr).toBe(0)
+    await renderComposition({composition: SWATCH, options: resolveRenderOptions({fps: 5, quality: 'draft', workers: 1, output})})
     expect((await readdir(dir)).sort()).toEqual([...others, 'clip.mp4'].sort())
   })
 
