@@ -9,7 +9,7 @@
 //
 // The peer is the one /work/shared/corpus/compare.sh installs (hyperframes@0.8.170 in
 // ~/.cache/engine-corpus-peer, or ENGINE_BENCH_PEER).
-import {copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync} from 'node:fs'
+import {copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {parseArgs} from 'node:util'
@@ -71,10 +71,12 @@ function project(dir, global, rows) {
 }
 
 function engineBatch(checkout, label) {
+  // Builds from before the render cache (issue 37) have no cache to turn off, and no --no-cache flag.
+  const hasCache = existsSync(join(checkout, 'dist', 'src', 'lib', 'render-cache'))
   return {
     label,
     run: (dir, out) =>
-      timed(process.execPath, [join(checkout, 'bin', 'run.js'), 'render', join(dir, 'index.html'), '--batch', join(dir, 'rows.json'), '--quality', 'standard', '--no-cache', '--quiet', '-o', join(out, '{index}.mp4')], {cwd: dir}),
+      timed(process.execPath, [join(checkout, 'bin', 'run.js'), 'render', join(dir, 'index.html'), '--batch', join(dir, 'rows.json'), '--quality', 'standard', ...(hasCache ? ['--no-cache'] : []), '--quiet', '-o', join(out, '{index}.mp4')], {cwd: dir}),
   }
 }
 
