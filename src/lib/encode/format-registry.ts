@@ -97,6 +97,17 @@ export function listFormats(): FormatPlugin[] {
   return [...registry.values()].map((entry) => entry.format)
 }
 
+/**
+ * Forgets a format that was not built in; returns whether it was there. The test suite runs its
+ * files in one process each worker (vitest isolate: false), and removes after each file the formats
+ * that file registered, so that no other file sees them.
+ */
+export function unregisterFormat(name: string, builtinSource: string): boolean {
+  const entry = registry.get(name)
+  if (!entry || entry.source === builtinSource) return false
+  return registry.delete(name)
+}
+
 /** Who registered the format (a plugin's name, or the built-ins). */
 export function formatSource(name: string): string | undefined {
   return registry.get(name)?.source
