@@ -13,6 +13,9 @@ import {PROCESSES} from '../support/timeouts.js'
 
 const FIXTURES = join(import.meta.dirname, 'fixtures')
 const small = {format: 'mp4', fps: 10, quality: 'draft', workers: 1} as const
+// long.html renders whole in about a second at 10 fps (320x180, one worker): a render that is to be
+// stopped mid-way draws 1,800 frames, so that it cannot end before the cancel reaches the server.
+const long = {composition: 'long.html', ...small, fps: 60} as const
 
 describe('engine serve with real renders', PROCESSES, () => {
   const scratch = useScratchDir()
@@ -69,7 +72,7 @@ describe('engine serve with real renders', PROCESSES, () => {
 
   it('DELETE of a running render stops its browser and encoder, frees the slot and leaves no files', async () => {
     const before = await descendants()
-    const stream = openStream(connection, {composition: 'long.html', ...small})
+    const stream = openStream(connection, long)
     const {requestId} = await stream.waitFor((event) => event.type === 'progress' && event.stage === 'capture' && event.frame > 0)
     expect((await startedSince(before)).length).toBeGreaterThan(0)
     const response = await serverFetch(connection, `/render/${requestId}`, {method: 'DELETE'})
@@ -84,7 +87,7 @@ describe('engine serve with real renders', PROCESSES, () => {
   it('a client that aborts mid-render (engine render --server on Ctrl-C) cancels it the same way', async () => {
     const before = await descendants()
     const abort = new AbortController()
-    const stream = openStream(connection, {composition: 'long.html', ...small}, abort.signal)
+    const stream = openStream(connection, long, abort.signal)
     const {requestId} = await stream.waitFor((event) => event.type === 'progress' && event.stage === 'capture' && event.frame > 0)
     abort.abort()
     await eventually(async () => expect(await getQueueStatus(connection)).toMatchObject({activeRenders: 0}))
