@@ -27,7 +27,7 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     globalSetup: ['test/support/global-setup.ts'],
-    setupFiles: ['test/support/plain-output.ts', 'test/support/register-builtin-plugins.ts'],
+    setupFiles: ['test/support/plain-output.ts', 'test/support/register-builtin-plugins.ts', 'test/support/restore-env.ts'],
     // The pinned ffmpeg's publisher is outside: every download of it in the suite (and in the CLIs
     // it starts) goes to a closed loopback port unless a test serves the archive itself.
     // The render cache is off: files render the same fixtures with the same settings, and one file's
