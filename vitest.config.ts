@@ -42,12 +42,6 @@ export default defineConfig({
     // uses the core such a wait leaves idle. Measured alone, help-examples used 37 CPU-seconds in
     // its 73 s, kill-resume 8 in 38, webhook-doors 5 in 31 (quiet two-file run of 26 November).
     maxWorkers: 3,
-    // Files run one after another in a worker's process instead of a new process each: every file
-    // otherwise paid a Node start and the import of vitest, zod, puppeteer and the engine's modules
-    // again (37 unit files: 42.3 CPU-s isolated, 32.5 shared). Tests therefore leave no state behind
-    // them that another file could see: env changes are restored, caches keyed by what they depend
-    // on, and process checks count what the test itself started (startedSince).
-    isolate: false,
     sequence: {sequencer: SlowFirstSequencer},
     reporters: ['default', './test/support/summary-reporter.ts'],
   },

@@ -33,7 +33,7 @@ export async function descendants(root = process.pid): Promise<ProcessEntry[]> {
 /**
  * Names of the processes descended from this one that were not among `before` (an earlier
  * `descendants()`): what a test started, apart from helpers an earlier file in the same worker left
- * running (vitest runs files in one process, and e.g. esbuild keeps its service process).
+ * running where files share a process (vitest isolate: false; esbuild keeps its service process).
  */
 export async function startedSince(before: readonly ProcessEntry[]): Promise<string[]> {
   const known = new Set(before.map((entry) => entry.pid))

@@ -98,9 +98,8 @@ export function listFormats(): FormatPlugin[] {
 }
 
 /**
- * Forgets a format that was not built in; returns whether it was there. The test suite runs its
- * files in one process each worker (vitest isolate: false), and removes after each file the formats
- * that file registered, so that no other file sees them.
+ * Forgets a format that was not built in; returns whether it was there. The test suite removes
+ * after each file the formats that file registered, so that no other file sharing its process sees them.
  */
 export function unregisterFormat(name: string, builtinSource: string): boolean {
   const entry = registry.get(name)

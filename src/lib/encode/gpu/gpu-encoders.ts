@@ -65,7 +65,7 @@ export function registerGpuEncoder(encoder: GpuEncoder, source = 'the caller'): 
   registry.set(encoder.name, {encoder: deepFreeze({...encoder}), registered: encoder, source})
 }
 
-/** Forgets an encoder that was not built in (see unregisterFormat: the test suite's files share a process). */
+/** Forgets an encoder that was not built in (see unregisterFormat). */
 export function unregisterGpuEncoder(name: string, builtinSource: string): boolean {
   const entry = registry.get(name)
   if (!entry || entry.source === builtinSource) return false
