@@ -2,7 +2,7 @@ import {afterAll} from 'vitest'
 
 // Whatever a file sets in process.env (a shared stack's token and endpoint, a poll interval) is
 // undone after it. Each file has a process of its own today (vitest isolate: true), but with files
-// sharing a worker's process (isolate: false, about 20 % less suite time) execution-end-rule's
+// sharing a worker's process (isolate: false) execution-end-rule's
 // stack endpoint reached lambda-campaign-inputs' "in AWS" refusals: see CONTRIBUTING.md.
 const saved: NodeJS.ProcessEnv = {...process.env}
 afterAll(() => {
