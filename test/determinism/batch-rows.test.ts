@@ -2,6 +2,7 @@ import {writeFile} from 'node:fs/promises'
 import {join} from 'node:path'
 import {beforeAll, describe, expect, it} from 'vitest'
 import {renderBatch} from '../../src/lib/batch/index.js'
+import {batchTextCheck} from '../../src/lib/batch/row-text-check.js'
 import {BrowserPool} from '../../src/lib/browser/browser-pool.js'
 import {renderComposition} from '../../src/lib/render/render-composition.js'
 import {resolveRenderOptions} from '../../src/lib/render/resolve-options.js'
@@ -35,15 +36,19 @@ describe('batch rows are byte-identical to single renders of the same values', (
     }
   }, 180_000)
 
-  const batch = async (name: string, batchConcurrency: number, workers: number) => {
+  const batch = async (name: string, batchConcurrency: number, workers: number, checked = false) => {
     const pool = new BrowserPool()
     try {
+      const options = settings({workers, batchConcurrency, output: join(dir, name, '{index}.mp4')})
+      const textCheck = checked ? batchTextCheck(options, pool) : undefined
+      if (textCheck) expect(textCheck.inRender).toBe(true)
       const summary = await renderBatch({
         composition,
         batchFile,
         cwd: dir,
-        options: settings({workers, batchConcurrency, output: join(dir, name, '{index}.mp4')}),
+        options,
         render: (request) => renderComposition({...request, pool}),
+        ...(textCheck && {textCheck}),
       })
       expect(summary.counts.completed).toBe(ROWS.length)
     } finally {
@@ -59,5 +64,11 @@ describe('batch rows are byte-identical to single renders of the same values', (
 
   it('two rows at a time with two workers a row', async () => {
     expect(await batch('c2-w2', 2, 2)).toEqual(singles)
+  }, 180_000)
+
+  // The check pass seeks the row's own page through its clips and to the last frame before the
+  // first frame is drawn: seeking draws nothing, so the capture that follows is a single render's.
+  it('checked for text on the page each row is then captured from', async () => {
+    expect(await batch('checked', 1, 2, true)).toEqual(singles)
   }, 180_000)
 })

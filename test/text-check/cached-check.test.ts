@@ -9,6 +9,7 @@ import {BrowserPool} from '../../src/lib/browser/browser-pool.js'
 import {RenderCache} from '../../src/lib/render-cache/index.js'
 import {resolveRenderOptions} from '../../src/lib/render/resolve-options.js'
 import type {OnOverflow} from '../../src/lib/render/text-findings.js'
+import {renderComposition} from '../../src/lib/render/render-composition.js'
 import {renderStill} from '../../src/lib/still/render-still.js'
 import {useScratchDir} from '../support/scratch-dir.js'
 import {PROCESSES} from '../support/timeouts.js'
@@ -84,5 +85,47 @@ describe('a cached row of a still batch is text-checked like a rendered one', PR
     expect(manifest.rows[1].warnings).toEqual([finding])
     expect(manifest.rows[2].warnings).toEqual([expect.objectContaining({code: 'text-overflow', detail: expect.objectContaining({row: 2})})])
     expect([1, 2].map(status)).toEqual(['needs-review', 'needs-review'])
+  })
+})
+
+describe('a cached row of a video batch is text-checked like a rendered one', PROCESSES, () => {
+  const scratch = useScratchDir('engine-cached-video-check-')
+  const pool = new BrowserPool()
+  afterAll(() => pool.close())
+  const settings = (output: string, onOverflow?: OnOverflow) => resolveRenderOptions({fps: 10, quality: 'draft', workers: 1, scale: 0.5, output, onOverflow})
+
+  async function batch(name: string, onOverflow: OnOverflow | undefined, cache: RenderCache) {
+    const dir = join(scratch(), name)
+    const options = settings(join(dir, 'out/{index}.mp4'), onOverflow)
+    await writeFile(join(scratch(), 'rows.csv'), ROWS)
+    const textCheck = batchTextCheck(options, pool)
+    expect(textCheck.inRender).toBe(true)
+    const summary = await renderBatch({
+      composition: OVERFLOW,
+      batchFile: join(scratch(), 'rows.csv'),
+      options,
+      render: (request) => renderComposition({...request, pool, cache}),
+      textCheck,
+      cwd: dir,
+    })
+    return {dir, summary, manifest: (await readManifest(join(dir, 'out/manifest.json')))!}
+  }
+
+  const finding = (row: number) => expect.objectContaining({code: 'text-overflow', detail: expect.objectContaining({row, element: '#name', variable: 'name', timeSeconds: 0})})
+
+  it('an unchecked entry is rendered again and checked; hits carry its findings, and skip skips them', async () => {
+    const cache = new RenderCache({directory: join(scratch(), 'cache'), budgetBytes: 1024 ** 3})
+    // A single render (no check) stores the long name's entry without findings.
+    await renderComposition({composition: OVERFLOW, options: settings(join(scratch(), 'single.mp4')), variables: {name: LONG}, pool, cache})
+    const warned = await batch('warn', undefined, cache)
+    expect(warned.manifest.rows.map((row) => row.status)).toEqual(['completed', 'completed', 'cached', 'cached'])
+    expect(warned.manifest.rows.map((row) => row.warnings)).toEqual([undefined, [finding(1)], [finding(2)], undefined])
+    expect(warned.manifest.rows[2].sha256).toBe(await sha256(join(warned.dir, 'out/2.mp4')))
+    expect(warned.manifest.rows[2].sha256).toBe(warned.manifest.rows[1].sha256)
+
+    const skipped = await batch('skip', 'skip', cache)
+    expect(skipped.manifest.rows.map((row) => row.status)).toEqual(['cached', 'skipped', 'skipped', 'cached'])
+    expect(skipped.manifest.rows[1]).toMatchObject({skippedReason: 'text does not fit (--on-overflow skip)', warnings: [finding(1)]})
+    expect(existsSync(join(skipped.dir, 'out/1.mp4'))).toBe(false)
   })
 })

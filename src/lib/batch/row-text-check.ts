@@ -15,27 +15,26 @@ export interface RowTextCheck {
   /** `--check-only`: rows are checked and recorded, never rendered. */
   checkOnly: boolean
   /**
-   * The row's render checks the page it captures from (a still: its one frame, on its one page),
-   * reporting through the request's `onTextFindings`, instead of `check` loading a page of its own.
+   * The row's render checks the page it captures from, before its first frame (a video's first
+   * worker, a still's one page), reporting through the request's `onTextFindings`, instead of
+   * `check` compiling, planning and loading a page of its own (about a tenth of a short row).
    */
   inRender?: boolean
 }
-
-/** A row request whose render may run the check pass itself (see RowTextCheck.inRender). */
-export type RowRenderRequest = RenderRequest & {onTextFindings?: (findings: TextFinding[]) => void}
 
 /**
  * Has the row's render run the check pass on its own page (RowTextCheck.inRender): each outcome is
  * told to `onOutcome`, then a `fail` or a skip stops the render before its capture by throwing
  * (the caller knows from the outcome which it was, whatever the render makes of the error).
  */
-export function checkInRender(textCheck: RowTextCheck, row: number, request: RowRenderRequest, onOutcome: (outcome: RowCheckOutcome) => void): void {
+export function checkInRender(textCheck: RowTextCheck, row: number, request: RenderRequest, onOutcome: (outcome: RowCheckOutcome) => void): void {
   request.onTextFindings = (findings) => {
     const outcome = decideRowText(textCheck, row, findings)
     onOutcome(outcome)
     if (outcome.error) throw outcome.error
     if (outcome.skippedReason !== undefined) throw new Error(`row ${row} ${outcome.skippedReason}`)
   }
+  request.onTextCheckFailed = (error) => onOutcome(uncheckedOutcome(row, error))
 }
 
 /**
@@ -47,7 +46,8 @@ export function batchTextCheck(options: Pick<ResolvedRenderOptions, 'onOverflow'
     check: (request) => checkTextFit({...request, pool, still}),
     onOverflow: options.onOverflow ?? 'warn',
     checkOnly: options.checkOnly ?? false,
-    ...(still && {inRender: true}),
+    // A video row checked only is never rendered: its check needs no render's set-up (the media, the encoder).
+    ...((still || !options.checkOnly) && {inRender: true}),
   }
 }
 
@@ -82,10 +82,14 @@ export async function checkRowText(textCheck: RowTextCheck, row: number, request
     ;({findings} = await textCheck.check(request))
   } catch (error) {
     if (textCheck.checkOnly || isEngineError(error, 'CANCELLED') || request.signal?.aborted) throw error
-    const {code, message} = toEngineError(error)
-    return {warnings: [], unchecked: {code: CHECK_FAILED_CODE, message: `row ${row}: the text check could not run (${code}: ${message})`}}
+    return uncheckedOutcome(row, toEngineError(error))
   }
   return decideRowText(textCheck, row, findings)
+}
+
+/** A row whose check pass could not run: left to its render, with a warning if that succeeds. */
+function uncheckedOutcome(row: number, {code, message}: EngineError): RowCheckOutcome {
+  return {warnings: [], unchecked: {code: CHECK_FAILED_CODE, message: `row ${row}: the text check could not run (${code}: ${message})`}}
 }
 
 /** What findings make of a row (see checkRowText). */

@@ -5,12 +5,12 @@ import {fileSha256} from '../files/file-sha256.js'
 import type {ResolvedRenderOptions} from '../plan/render-options.js'
 import {RowWarnings} from './row-warnings.js'
 import type {CompiledComposition} from '../compose/compile-composition.js'
-import type {RenderResult} from '../render/render-composition.js'
+import type {RenderRequest, RenderResult} from '../render/render-composition.js'
 import {isRowDone, type RowWarning, type StatusCounts} from './batch-manifest.js'
 import type {BatchEvent, BatchEventListener} from './batch-events.js'
 import type {ManifestStore} from './manifest-store.js'
 import type {BatchJob} from './preflight.js'
-import {checkInRender, checkRowText, type RowCheckOutcome, type RowRenderRequest, type RowTextCheck} from './row-text-check.js'
+import {checkInRender, checkRowText, type RowCheckOutcome, type RowTextCheck} from './row-text-check.js'
 import type {ShardSpec} from '../shard/shard-spec.js'
 import {batchPayload, deliverWebhook, renderPayload, type WebhookDelivery, type WebhookTarget} from '../notify/index.js'
 import {endSpan, spanStart, traceSpan} from '../trace/timeline.js'
@@ -21,7 +21,7 @@ import {faultPoint} from '../trace/fault-point.js'
  * `renderComposition`, or a function that closes over shared resources (a pool of warm browser
  * processes) so that rows reuse them.
  */
-export type RenderRow = (request: RowRenderRequest) => Promise<Pick<RenderResult, 'output' | 'durationSeconds' | 'poster'> & Partial<Pick<RenderResult, 'totalFrames' | 'bytes' | 'fetchedUrls' | 'cached' | 'sha256'>>>
+export type RenderRow = (request: RenderRequest) => Promise<Pick<RenderResult, 'output' | 'durationSeconds' | 'poster'> & Partial<Pick<RenderResult, 'totalFrames' | 'bytes' | 'fetchedUrls' | 'cached' | 'sha256'>>>
 
 export interface RunBatchOptions {
   composition: string
@@ -154,7 +154,7 @@ export async function runBatch(options: RunBatchOptions): Promise<BatchSummary> 
       return all.length > 0 ? {warnings: all} : {}
     }
     try {
-      const request: RowRenderRequest = {
+      const request: RenderRequest = {
         composition: options.composition,
         options: {...options.options, output: job.output},
         variables: job.overrides,

@@ -37,6 +37,11 @@ export interface CaptureSegmentsOptions {
   onFrame: (index: number, image: Buffer) => void
   /** Each worker's page once it is ready, before its first frame; throwing stops the render. */
   onReady?: (report: ReadyReport) => void
+  /**
+   * Run once, on the first worker whose page is ready, before that worker captures (a batch row's
+   * text check on the render's own page); throwing stops the render.
+   */
+  onFirstPage?: (worker: CaptureWorker) => Promise<void>
   /** What the page's text was drawn with while a segment was captured (see fontSamples); throwing stops the render. */
   onFontSamples?: (report: PageFontReport) => void
   /** Under `--page-errors warn`: the uncaught errors each worker's pages recorded. */
@@ -60,6 +65,7 @@ export async function captureSegments(options: CaptureSegmentsOptions): Promise<
   const results: SegmentRef[] = []
   const open = new Set<SegmentEncoder>()
   let next = 0
+  let firstPage = options.onFirstPage
 
   const startEncoder = async (index: number): Promise<SegmentEncoder> => {
     const encoder = await traceSpan('encoder-start', {segment: index}, () =>
@@ -111,6 +117,11 @@ export async function captureSegments(options: CaptureSegmentsOptions): Promise<
     let finishing: Promise<void> = Promise.resolve()
     try {
       options.onReady?.(worker.ready)
+      if (firstPage) {
+        const hook = firstPage
+        firstPage = undefined
+        await hook(worker)
+      }
       while ((claimed !== undefined || next < segments.length) && !stop.signal.aborted) {
         const index = claimed ?? next++
         const encoder = started ?? startEncoder(index)

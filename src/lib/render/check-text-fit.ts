@@ -66,13 +66,22 @@ export async function checkPlanText(plan: RenderPlan, on: {browser: BrowserChoic
   const {signal} = on
   const worker = await openCaptureWorker(plan, {browser: browserForPlan(on.browser, plan), pool: on.pool, requests: planPageRequests(plan, {signal}), signal})
   try {
-    const frames = on.still
-      ? [Math.min(stillFrame(on.still, plan.fps), plan.totalFrames - 1)]
-      : planTextCheckFrames(await worker.evaluate<ClipWindow[]>(`window.${ENGINE_GLOBAL}.textClips()`), plan.fps, renderedFrames(plan))
-    return {findings: await checkFramesOn(worker, frames, plan.fps, plan.pageErrors), frames}
+    return await checkWorkerText(worker, plan, on.still)
   } finally {
     await worker.close()
   }
+}
+
+/**
+ * The check pass on a page that is already open and ready (a capture worker's, the check's own or
+ * a render's before its first frame): the frames planTextCheckFrames picks, or a still's frame. It
+ * only seeks and measures; no frame is drawn, so a render's page captures the same pixels after it.
+ */
+export async function checkWorkerText(worker: Pick<CaptureWorker, 'evaluate'>, plan: RenderPlan, still?: StillSettings): Promise<TextCheckResult> {
+  const frames = still
+    ? [Math.min(stillFrame(still, plan.fps), plan.totalFrames - 1)]
+    : planTextCheckFrames(await worker.evaluate<ClipWindow[]>(`window.${ENGINE_GLOBAL}.textClips()`), plan.fps, renderedFrames(plan))
+  return {findings: await checkFramesOn(worker, frames, plan.fps, plan.pageErrors), frames}
 }
 
 /**

@@ -21,10 +21,12 @@ import type {ResolvedRenderOptions} from '../plan/render-options.js'
 import type {RenderPlan} from '../plan/render-plan.js'
 import type {PageFontReport} from '../fonts/page/page-fonts.js'
 import type {ReadyReport} from '../runtime/page-protocol.js'
+import type {CaptureWorker} from '../capture/index.js'
 import {browserForPlan} from '../capture/plan-browser.js'
 import {planPageRequests} from '../capture/plan-page-requests.js'
 import type {PageRequests} from '../sandbox/page-requests.js'
 import {assembleRender, mixRenderAudio} from './assemble-render.js'
+import {checkWorkerText} from './check-text-fit.js'
 import {compileAndReport} from './compile-and-report.js'
 import {finalizePlan} from './finalize-plan.js'
 import {assertOutputExtension} from './format-from-output.js'
@@ -33,6 +35,7 @@ import {timeComposition} from './time-composition.js'
 import {defaultOutputPath, outputBytes} from './output-path.js'
 import {prepareOutputPath} from './prepare-output-path.js'
 import {ProgressMeter} from './progress-meter.js'
+import type {TextFinding} from './text-findings.js'
 import type {RenderEvent, RenderEventListener} from './render-events.js'
 import {rangeWorkers, renderRange} from './render-range.js'
 import {makeTempDirectory} from '../files/temp-directory.js'
@@ -73,6 +76,14 @@ export interface RenderRequest {
   compile?: CompileFunction
   /** The render cache to reuse and store outputs in (default: the environment's, see renderCacheFor); false bypasses it. */
   cache?: RenderCache | false
+  /**
+   * Runs the text check pass on the render's own first page before its first frame (a batch row's
+   * check, without a page of its own) and tells the findings here; a cache hit tells those its
+   * entry's render found. Throwing stops the render before its capture.
+   */
+  onTextFindings?: (findings: TextFinding[]) => void | Promise<void>
+  /** The check pass could not run on the page (the capture then fails the same way, or succeeds unchecked). */
+  onTextCheckFailed?: (error: EngineError) => void
 }
 
 export interface RenderResult {
@@ -187,6 +198,7 @@ async function render(request: RenderRequest, emit: (event: RenderEvent) => void
     const {plan} = finished
     for (const warning of finished.warnings) emit({type: 'warning', ...warning})
     const posterFormat = options.posterFormat ?? DEFAULT_POSTER_FORMAT
+    const {onTextFindings} = request
     const targets = [{role: 'output' as const, path: output}, ...(poster ? [{role: 'poster' as const, path: poster.path}] : [])]
     claim = await claimCachedOutput({
       // Only a single file (and its poster) is cached: see docs/guides/rendering/render-cache.md.
@@ -199,6 +211,8 @@ async function render(request: RenderRequest, emit: (event: RenderEvent) => void
       format,
       targets,
       emit,
+      // A hit is checked too, with the findings its entry's render made (an entry stored unchecked is rendered again, checked).
+      accept: onTextFindings && (async (entry) => entry.textFindings !== undefined && (await onTextFindings(entry.textFindings), true)),
     })
     if (claim?.lookup.hit) {
       const timings = {compileMs: Math.round(compiledAt - started), captureMs: 0, assembleMs: Math.round(performance.now() - compiledAt), totalMs: Math.round(performance.now() - started)}
@@ -224,7 +238,20 @@ async function render(request: RenderRequest, emit: (event: RenderEvent) => void
     const onReady = (report: ReadyReport) => fonts.page(report.fonts)
     const onFontSamples = (report: PageFontReport) => fonts.page(report)
     const pageErrors = new PageErrorWarnings(emit)
-    const segments = await renderRange(plan, range, {browser, pool: request.pool, requests, ffmpeg, workDir, workers, pagesPerWorker, signal, onFrame, onReady, onFontSamples, onPageErrors: pageErrors.report})
+    let textFindings: TextFinding[] | undefined
+    const onFirstPage =
+      onTextFindings &&
+      (async (worker: CaptureWorker) => {
+        try {
+          ;({findings: textFindings} = await checkWorkerText(worker, plan))
+        } catch (error) {
+          if (signal?.aborted) throw error
+          request.onTextCheckFailed?.(toEngineError(error))
+          return
+        }
+        await onTextFindings(textFindings)
+      })
+    const segments = await renderRange(plan, range, {browser, pool: request.pool, requests, ffmpeg, workDir, workers, pagesPerWorker, signal, onFrame, onReady, onFirstPage, onFontSamples, onPageErrors: pageErrors.report})
     const capturedAt = performance.now()
     emit({type: 'stage', stage: 'assemble'})
     await assembleRender(plan, segments, {outputPath: output, audioTrack: (await mixed) ? audioTrack : undefined, ffmpeg, signal})
@@ -247,7 +274,7 @@ async function render(request: RenderRequest, emit: (event: RenderEvent) => void
       totalMs: Math.round(finishedAt - started),
     }
     const bytes = await outputBytes(output, format)
-    await storeCachedOutput(pageErrors.count === 0 ? claim : undefined, {kind: 'render', composition: request.composition, files: targets, result: {totalFrames: outputFrames, durationSeconds}, requests, emit})
+    await storeCachedOutput(pageErrors.count === 0 ? claim : undefined, {kind: 'render', composition: request.composition, files: targets, result: {totalFrames: outputFrames, durationSeconds}, textFindings, requests, emit})
     emit({type: 'stage', stage: 'done'})
     emit({
       type: 'done',

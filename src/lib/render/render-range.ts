@@ -1,5 +1,6 @@
 import type {BrowserChoice} from '../browser/browser-choice.js'
 import type {BrowserPool} from '../browser/browser-pool.js'
+import type {CaptureWorker} from '../capture/index.js'
 import type {SegmentRef} from '../encode/format-plugin.js'
 import {explainFullDisk} from '../errors/no-space.js'
 import type {EngineError} from '../errors/engine-error.js'
@@ -32,6 +33,8 @@ export interface RenderRangeOptions {
   onFrame: (index: number, image: Buffer) => void
   /** Each worker's page once it is ready, before its first frame; throwing stops the render. */
   onReady?: (report: ReadyReport) => void
+  /** Run once on the first worker's ready page, before it captures (see captureSegments); throwing stops the render. */
+  onFirstPage?: (worker: CaptureWorker) => Promise<void>
   /** Under `--page-errors warn`: the uncaught errors each worker's pages recorded (the same one may come again). */
   onPageErrors?: (errors: EngineError[]) => void
   /** What the page's text was drawn with during each captured segment; throwing stops the render. */
