@@ -79,17 +79,19 @@ describe('render-batch on the local stack: a queue run by the cloud', () => {
     expect(mostAtOnce).toBeGreaterThan(0)
     expect(mostAtOnce).toBeLessThanOrEqual(2)
 
+    const manifest = (await stack.bucket.getJson<BatchManifestFile>(`batches/${batchId}/manifest.json`))!
+    // A row that should not fail says why in the first assertion that sees it.
+    const failed = manifest.rows.filter((row) => row.status === 'failed')
+    const why = JSON.stringify(failed.map((row) => ({index: row.index, error: row.error})))
     const text = await lambda(['batch', 'progress', batchId])
-    expect(text.stdout).toMatch(new RegExp(`^batch ${batchId} run 2 SUCCEEDED: ${COUNT - FAILING.length}/${COUNT} rows succeeded · 2 failed · 0 running · 0 pending`))
+    expect(text.stdout, why).toMatch(new RegExp(`^batch ${batchId} run 2 SUCCEEDED: ${COUNT - FAILING.length}/${COUNT} rows succeeded · 2 failed · 0 running · 0 pending`))
     const final = JSON.parse((await lambda(['batch', 'progress', batchId, '--json'])).stdout) as BatchProgress
     expect(final.rows).toEqual({total: COUNT, pending: 0, running: 0, succeeded: COUNT - FAILING.length, failed: 2, rejected: 0, skipped: 0})
     expect(final.frames).toEqual({done: 6 * (COUNT - FAILING.length), total: 6 * COUNT})
     expect(final.cost!.usd).toBeGreaterThan(0)
 
-    const manifest = (await stack.bucket.getJson<BatchManifestFile>(`batches/${batchId}/manifest.json`))!
     expect(manifest.run).toBe(2)
     expect(manifest.rows.map((row) => row.index)).toEqual(Array.from({length: COUNT}, (_, index) => index))
-    const failed = manifest.rows.filter((row) => row.status === 'failed')
     expect(failed.map((row) => [row.index, row.error?.code])).toEqual(FAILING.map((index) => [index, 'PAGE_ERROR']))
     // Nothing failed for want of a free function: throttled chunks waited for one.
     expect(manifest.rows.some((row) => /TooManyRequests|Throttl/.test(JSON.stringify(row.error ?? '')))).toBe(false)

@@ -3,6 +3,7 @@ import {dirname, relative} from 'node:path'
 import {ROW_STATUSES, zeroCounts, type ManifestHead, type ManifestRow, type RowRecord, type RowStatus, type StatusCounts} from './batch-manifest.js'
 import {journalPath, skipPendingRecord, writeManifestFile} from './manifest-file.js'
 import {ManifestJournal} from './manifest-journal.js'
+import {testMilliseconds} from '../trace/test-milliseconds.js'
 import type {BatchJob} from './preflight.js'
 
 /** Compaction (rewriting manifest.json) runs at most this often... */
@@ -23,8 +24,7 @@ const JOURNAL_FRACTION_OF_MANIFEST = 0.5
 export const TEST_COMPACTION_INTERVAL_ENV = 'ENGINE_TEST_COMPACTION_INTERVAL_MS'
 
 function defaultMinInterval(): number {
-  const wanted = process.env[TEST_COMPACTION_INTERVAL_ENV]
-  return wanted !== undefined && /^\d+$/.test(wanted) ? Number(wanted) : MIN_COMPACTION_INTERVAL_MS
+  return testMilliseconds(TEST_COMPACTION_INTERVAL_ENV, MIN_COMPACTION_INTERVAL_MS)
 }
 
 /** Tests set both to 0, as if rows took long enough for the time rules to allow a rewrite after every row: the byte rule alone then decides. */

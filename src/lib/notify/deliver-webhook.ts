@@ -4,6 +4,7 @@ import {request as httpsRequest} from 'node:https'
 import {setTimeout as sleep} from 'node:timers/promises'
 import {guardedLookup, OPEN_POLICY, refusedHost, type AddressPolicy} from './address-policy.js'
 import {redactUrl} from './redact-url.js'
+import {testMilliseconds} from '../trace/test-milliseconds.js'
 import type {WebhookPayload} from './webhook-payload.js'
 import type {WebhookTarget} from './webhook-target.js'
 
@@ -20,9 +21,7 @@ export const RETRY_DELAYS_MS = [1000, 3000] as const
 export const TEST_RETRY_ENV = 'ENGINE_TEST_WEBHOOK_RETRY_MS'
 
 function defaultRetryDelays(): readonly number[] {
-  const wanted = process.env[TEST_RETRY_ENV]
-  if (wanted === undefined || !/^\d+$/.test(wanted)) return RETRY_DELAYS_MS
-  return RETRY_DELAYS_MS.map(() => Number(wanted))
+  return RETRY_DELAYS_MS.map((delay) => testMilliseconds(TEST_RETRY_ENV, delay))
 }
 
 /** What happened to one webhook; it is recorded beside the render, never thrown. */

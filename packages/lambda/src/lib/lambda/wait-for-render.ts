@@ -1,3 +1,4 @@
+import {testMilliseconds} from 'html-video-engine/internal/lib/trace/test-milliseconds.js'
 import {getRenderProgress, type ProgressOptions, type RenderProgress} from './render-progress.js'
 
 export interface WaitOptions extends ProgressOptions {
@@ -14,8 +15,7 @@ export interface WaitOptions extends ProgressOptions {
 export const WAIT_POLL_ENV = 'ENGINE_TEST_WAIT_POLL_MS'
 
 function defaultPollMs(): number {
-  const fromEnv = Number(process.env[WAIT_POLL_ENV])
-  return Number.isInteger(fromEnv) && fromEnv > 0 ? fromEnv : 2000
+  return testMilliseconds(WAIT_POLL_ENV, 2000, 1)
 }
 
 /** Polls progress until the execution leaves RUNNING; returns the final report (failed ones too). */

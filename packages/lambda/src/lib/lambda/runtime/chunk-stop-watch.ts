@@ -1,4 +1,5 @@
 import {EngineError} from 'html-video-engine/internal/lib/errors/engine-error.js'
+import {testMilliseconds} from 'html-video-engine/internal/lib/trace/test-milliseconds.js'
 import type {BucketObjects} from '../s3-objects.js'
 import {readStop, stoppedError} from './render-stop.js'
 
@@ -16,8 +17,7 @@ export const STOP_POLL_MS = 2000
 export const STOP_POLL_ENV = 'ENGINE_TEST_STOP_POLL_MS'
 
 function stopPollMs(): number {
-  const fromEnv = Number(process.env[STOP_POLL_ENV])
-  return Number.isInteger(fromEnv) && fromEnv > 0 ? fromEnv : STOP_POLL_MS
+  return testMilliseconds(STOP_POLL_ENV, STOP_POLL_MS, 1)
 }
 
 /**
