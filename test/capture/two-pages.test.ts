@@ -53,9 +53,13 @@ describe('a worker alternating frames between two pages of one browser', () => {
     const spans = recorded.spans.filter((span) => span.worker === worker)
     const drawnBy = new Map(spans.filter((span) => span.stage === 'capture').map((span) => [span.frame!, span.page!]))
     for (let frame = 1; frame < 30; frame++) expect(drawnBy.get(frame), `frame ${frame}`).not.toBe(drawnBy.get(frame - 1))
+    // A page that stops drawing (seen on loaded machines) is replaced and seeks again from the frame
+    // it missed: then a frame is sought twice, but never skipped or out of order.
     for (const page of [0, 1]) {
       const seeks = spans.filter((span) => span.stage === 'seek' && span.page === page).map((span) => span.frame)
-      expect(seeks).toEqual(Array.from({length: 30}, (_, frame) => frame))
+      const everyFrame = Array.from({length: 30}, (_, frame) => frame)
+      if (two.stats.reloadedPages === 0) expect(seeks).toEqual(everyFrame)
+      else expect([...new Set(seeks)]).toEqual(everyFrame)
     }
     // One begin-frame at a time in the process (two at once crash its GPU process), from both pages.
     const beginFrames = spans.filter((span) => span.stage === 'begin-frame').sort((a, b) => a.start - b.start)

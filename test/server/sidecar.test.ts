@@ -258,7 +258,8 @@ describe('engine render --server over a connection that breaks', () => {
   })
 
   it('Ctrl-C (SIGINT) cancels the render on the server: the client says so with DELETE', async () => {
-    const child = spawn(process.execPath, [join(REPO_ROOT, 'bin/run.js'), 'render', 'long.html', '--server', server.url, '-o', join(scratch, 'stopped.mp4'), '--fps', '10', '--quality', 'draft', '--json'], {
+    // 1,800 frames (30 s at 60 fps): a loaded machine cannot finish them between the first progress event and the signal.
+    const child = spawn(process.execPath, [join(REPO_ROOT, 'bin/run.js'), 'render', 'long.html', '--server', server.url, '-o', join(scratch, 'stopped.mp4'), '--fps', '60', '--quality', 'draft', '--json'], {
       cwd: FIXTURES,
       stdio: ['ignore', 'pipe', 'pipe'],
     })

@@ -79,7 +79,8 @@ export interface RenderRequest {
   /**
    * Runs the text check pass on the render's own first page before its first frame (a batch row's
    * check, without a page of its own) and tells the findings here; a cache hit tells those its
-   * entry's render found. Throwing stops the render before its capture.
+   * entry's render found. Throwing stops the render before that page's first frame (other workers'
+   * frames so far are dropped with it) and writes no output.
    */
   onTextFindings?: (findings: TextFinding[]) => void | Promise<void>
   /** The check pass could not run on the page (the capture then fails the same way, or succeeds unchecked). */
