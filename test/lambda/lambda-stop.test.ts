@@ -66,10 +66,10 @@ describe('stopping a serverless render stops its chunks (local stack)', {timeout
    * What is left of the render's scratch once every chunk invocation it started has ended (each
    * leaves its record), and at the latest QUIET_AFTER_END_MS after the render's end.
    */
-  const scratchLeftAfterChunksEnded = async (renderId: string, stoppedAt: string): Promise<string[]> => {
+  const scratchLeftAfterChunksEnded = async (renderId: string, stoppedAt: string, chunksStarted: 'some' | 'any' = 'some'): Promise<string[]> => {
     const quietAt = Date.parse(stoppedAt) + QUIET_AFTER_END_MS
     const started = await chunkInvocationsStarted(renderId)
-    expect(started).toBeGreaterThan(0)
+    if (chunksStarted === 'some') expect(started).toBeGreaterThan(0)
     while (Date.now() < quietAt) {
       const ended = (await readInvocations(stack.bucket, renderId)).filter((record) => record.action === 'renderChunk').length
       if (ended >= started) break
@@ -162,7 +162,8 @@ describe('stopping a serverless render stops its chunks (local stack)', {timeout
       const [call] = await receiver.waitForCalls(1)
       expect(call).toMatchObject({type: 'render.failed', signatureValid: true})
       expect(call.body).toMatchObject({id: renderId, error: {code: 'TIMED_OUT'}})
-      expect(await scratchLeftAfterChunksEnded(renderId, ended.stoppedAt!)).toEqual([])
+      // On a loaded machine the 5 s can run out while the plan is still made, before any chunk starts.
+      expect(await scratchLeftAfterChunksEnded(renderId, ended.stoppedAt!, 'any')).toEqual([])
     } finally {
       await receiver.close()
     }
