@@ -5,8 +5,8 @@ const MAX_AUTO_ROWS = 8
 
 export interface MachineLoad {
   cores: number
-  /** One-minute load average: cores already busy with other work. */
-  loadAverage: number
+  /** Cores busy with other work now (see busyCores). */
+  busyCores: number
   freeMemoryBytes: number
 }
 
@@ -26,7 +26,7 @@ export interface BatchLayout {
  */
 export function batchLayout(requested: number | 'auto', pendingRows: number, machine: MachineLoad): BatchLayout {
   if (requested !== 'auto') return {rows: requested}
-  const idleCores = Math.max(1, Math.round(machine.cores - machine.loadAverage))
+  const idleCores = Math.max(1, Math.round(machine.cores - machine.busyCores))
   const byMemory = Math.max(1, Math.floor(machine.freeMemoryBytes / BYTES_PER_ROW))
   return {rows: Math.max(1, Math.min(idleCores, byMemory, MAX_AUTO_ROWS, pendingRows)), workersPerRow: 1}
 }

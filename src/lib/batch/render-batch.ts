@@ -1,7 +1,8 @@
-import {availableParallelism, freemem, loadavg} from 'node:os'
+import {availableParallelism, freemem} from 'node:os'
 import {dirname, resolve} from 'node:path'
 import type {Readable} from 'node:stream'
 import {batchLayout} from './batch-concurrency.js'
+import {busyCores} from './busy-cores.js'
 import {EngineError} from '../errors/engine-error.js'
 import {applyVariables} from '../compose/apply-variables.js'
 import {compileComposition, type CompiledComposition} from '../compose/compile-composition.js'
@@ -195,7 +196,8 @@ export async function renderBatch(request: BatchRequest): Promise<BatchSummary> 
     const store = await openStore(identity, checked, spool, emit, request, manifestPath, remote, writeSheet)
     await removeStaleResults(sheet)
     const pendingRows = checked.rows - store.counts.completed - store.counts.cached
-    const layout = batchLayout(options.batchConcurrency, pendingRows, {cores: availableParallelism(), loadAverage: loadavg()[0], freeMemoryBytes: freemem()})
+    const busy = options.batchConcurrency === 'auto' ? await busyCores() : 0
+    const layout = batchLayout(options.batchConcurrency, pendingRows, {cores: availableParallelism(), busyCores: busy, freeMemoryBytes: freemem()})
     const rowOptions = layout.workersPerRow !== undefined && options.workers === 'auto' ? {...options, workers: layout.workersPerRow} : options
     const summary = await runBatch({
       composition: compositionPath,
