@@ -11,6 +11,7 @@ import {ffprobe, probeVideoStream} from '../support/media.js'
 import {PROCESSES} from '../support/timeouts.js'
 
 const SWATCH = join(REPO_ROOT, 'test', 'fixtures', 'render', 'swatch.html')
+const LONG = join(REPO_ROOT, 'test', 'fixtures', 'render', 'long.html')
 const THROWS = join(REPO_ROOT, 'test', 'fixtures', 'render', 'throws.html')
 const IMAGE = imageTag()
 const uid = process.getuid!()
@@ -140,7 +141,8 @@ describe('engine render --docker with a fake runtime (no image is built, no cont
   it('asks the fake runtime to stop its container when interrupted, reports CANCELLED and leaves nothing', async () => {
     const runtime = await fakeRuntime(join(scratch(), 'interrupted'), 'docker')
     const output = join(scratch(), 'interrupted-out', 'frames')
-    const child = spawn(process.execPath, [join(REPO_ROOT, 'bin', 'run.js'), 'render', SWATCH, '--docker', '--json', '--format', 'png-sequence', '-o', output], {
+    // 900 frames (30 s at 30 fps): the render inside is still running when the signal comes, however loaded the machine.
+    const child = spawn(process.execPath, [join(REPO_ROOT, 'bin', 'run.js'), 'render', LONG, '--docker', '--json', '--format', 'png-sequence', '-o', output], {
       env: {...process.env, ...runtime.env},
       stdio: ['ignore', 'pipe', 'pipe'],
     })
