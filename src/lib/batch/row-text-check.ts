@@ -17,7 +17,7 @@ export interface RowTextCheck {
   /**
    * The row's render checks the page it captures from, before its first frame (a video's first
    * worker, a still's one page), reporting through the request's `onTextFindings`, instead of
-   * `check` compiling, planning and loading a page of its own (about a tenth of a short row).
+   * `check` compiling, planning and loading a page of its own for every row.
    */
   inRender?: boolean
 }
