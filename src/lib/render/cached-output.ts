@@ -6,6 +6,7 @@ import {renderCacheFor, type AcceptEntry, type CacheClaim, type CacheTarget, typ
 import type {RenderPlan} from '../plan/render-plan.js'
 import type {PageRequests} from '../sandbox/page-requests.js'
 import type {RenderEvent} from './render-events.js'
+import type {TextFinding} from './text-findings.js'
 
 /** Which render cache a request uses: the environment's unless the request or its options say no. */
 export function chooseRenderCache(requested: RenderCache | false | undefined, optionsCache: boolean | undefined): RenderCache | undefined {
@@ -34,6 +35,14 @@ export interface CacheClaimInput {
   emit: (event: RenderEvent) => void
   /** Looks at a stored entry before it is copied (see AcceptEntry). */
   accept?: AcceptEntry
+}
+
+/**
+ * The `accept` of a render that runs the text check: an entry is taken only if its own render was
+ * checked, and its findings are told as this render's (an entry stored unchecked is rendered again, checked).
+ */
+export function acceptCheckedEntry(onTextFindings: ((findings: TextFinding[]) => void | Promise<void>) | undefined): AcceptEntry | undefined {
+  return onTextFindings && (async (entry) => entry.textFindings !== undefined && (await onTextFindings(entry.textFindings), true))
 }
 
 /**

@@ -40,7 +40,7 @@ import type {RenderEvent, RenderEventListener} from './render-events.js'
 import {rangeWorkers, renderRange} from './render-range.js'
 import {makeTempDirectory} from '../files/temp-directory.js'
 import type {CacheClaim, RenderCache} from '../render-cache/render-cache.js'
-import {chooseRenderCache, claimCachedOutput, singleFileOutput, storeCachedOutput} from './cached-output.js'
+import {acceptCheckedEntry, chooseRenderCache, claimCachedOutput, singleFileOutput, storeCachedOutput} from './cached-output.js'
 
 export interface RenderRequest {
   /** Path of the composition HTML file. */
@@ -212,8 +212,7 @@ async function render(request: RenderRequest, emit: (event: RenderEvent) => void
       format,
       targets,
       emit,
-      // A hit is checked too, with the findings its entry's render made (an entry stored unchecked is rendered again, checked).
-      accept: onTextFindings && (async (entry) => entry.textFindings !== undefined && (await onTextFindings(entry.textFindings), true)),
+      accept: acceptCheckedEntry(onTextFindings),
     })
     if (claim?.lookup.hit) {
       const timings = {compileMs: Math.round(compiledAt - started), captureMs: 0, assembleMs: Math.round(performance.now() - compiledAt), totalMs: Math.round(performance.now() - started)}

@@ -27,7 +27,7 @@ import {planPageRequests} from '../capture/plan-page-requests.js'
 import {browserForPlan} from '../capture/plan-browser.js'
 import {DEFAULT_STILL_QUALITY, stillExtension, stillFormatOf, stillFrame, type StillFormat, type StillSettings} from './still-settings.js'
 import {makeTempDirectory} from '../files/temp-directory.js'
-import {chooseRenderCache, claimCachedOutput, storeCachedOutput} from '../render/cached-output.js'
+import {acceptCheckedEntry, chooseRenderCache, claimCachedOutput, storeCachedOutput} from '../render/cached-output.js'
 import type {CacheClaim, RenderCache} from '../render-cache/render-cache.js'
 
 /** Frame formats: a still is one frame of such a render, captured the same way. */
@@ -149,8 +149,7 @@ export async function renderStill(request: StillRequest): Promise<StillResult> {
       format: getFormat(FRAME_FORMAT),
       targets: files,
       emit,
-      // A hit is checked too, with the findings its entry's render made on the same page (an entry stored unchecked is rendered again, checked).
-      accept: onTextFindings && (async (entry) => entry.textFindings !== undefined && (await onTextFindings(entry.textFindings), true)),
+      accept: acceptCheckedEntry(onTextFindings),
     })
     if (claim?.lookup.hit) return await result(true)
     // Under --page-errors warn each uncaught error is a page-error warning, as in a render.
