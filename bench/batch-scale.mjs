@@ -1,7 +1,8 @@
 // `npm run bench:batch-scale` (or `node bench/batch-scale.mjs [rows ...]`, default 1000 10000):
 // renders a one-frame 320x180 still template as CSV batches of each size, one after the other in
 // this run, through the CLI as a user would (`engine still --batch rows.csv --batch-concurrency
-// auto --json`), and prints for each size the rows/s over the first and the last fifth of its
+// auto --no-cache --json`: every size starts with the rows of the one before, which the render cache
+// would hand back as copies), and prints for each size the rows/s over the first and the last fifth of its
 // rows, their ratio, and the peak RSS of the engine's Node process. A batch whose bookkeeping grows
 // with its size shows a last fifth slower than its first and a peak that grows with the rows.
 // Run after `npm run build`.
@@ -38,7 +39,7 @@ export async function benchBatchScale(size) {
   const dir = mkdtempSync(join(tmpdir(), 'engine-bench-batch-'))
   try {
     writeRows(join(dir, 'rows.csv'), size)
-    const args = [join(repo, 'bin/run.js'), 'still', template, '--batch', 'rows.csv', '-o', 'out/{customer_id}.png', '--batch-concurrency', 'auto', '--json']
+    const args = [join(repo, 'bin/run.js'), 'still', template, '--batch', 'rows.csv', '-o', 'out/{customer_id}.png', '--batch-concurrency', 'auto', '--no-cache', '--json']
     const child = spawn(process.execPath, args, {cwd: dir, stdio: ['ignore', 'pipe', 'inherit']})
     let peak = 0
     const sample = setInterval(() => (peak = Math.max(peak, peakRssMb(child.pid) ?? 0)), 250)
