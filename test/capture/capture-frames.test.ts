@@ -88,6 +88,20 @@ describe('capturing frames', PROCESSES, () => {
     expect(near(at(30, 60, 100), [0x1a, 0x1a, 0x22, 255])).toBe(true)
   })
 
+  it('below half scale, draws with begin-frames and copies each frame once drawn: still frames reused, every frame as a full redraw', async () => {
+    const plan = {...pagePlan('static.html', {durationSeconds: 2}), scale: 0.25}
+    const sequential = await capture(plan, [{start: 0, end: 60}])
+    expect(sequential.stats.reusedFrames).toBeGreaterThan(25)
+    const reference = await capture(
+      plan,
+      Array.from({length: 60}, (_, frame) => [{start: (frame + 30) % 60, end: ((frame + 30) % 60) + 1}, {start: frame, end: frame + 1}]).flat(),
+    )
+    for (let frame = 0; frame < 60; frame++) expect(sequential.images.get(frame)!.equals(reference.images.get(frame)!), `frame ${frame}`).toBe(true)
+    const at = (frame: number, x: number, y: number) => pixel(decodeRgba(sequential.images.get(frame)!, WIDTH / 4, HEIGHT / 4), x / 4, y / 4)
+    expect(near(at(29, 200, 100), [0x33, 0x33, 0x44, 255])).toBe(true)
+    expect(near(at(30, 200, 100), [0x40, 0xe0, 0x80, 255])).toBe(true)
+  })
+
   it('loads images relative to the composition before the first frame, and images added later before their frame', async () => {
     const {images} = await capture(pagePlan('images.html'), [{start: 0, end: 1}, {start: 14, end: 16}])
     const first = decodeRgba(images.get(0)!, WIDTH, HEIGHT)

@@ -50,10 +50,10 @@ describe('__engine.hold(): a composition holds its first frame until its own wor
   const render = (file: string, output: string, options: Record<string, unknown>) =>
     renderComposition({composition: join(scratch(), file), options: resolveRenderOptions({output: join(scratch(), output), quality: 'draft', fps: 10, ...options})})
 
-  it('renders the drawn state in frame 0 with begin-frame capture on two workers, and with screenshots', async () => {
+  it('renders the drawn state in frame 0 with begin-frame screenshots on two workers, and with page screenshots below half scale', async () => {
     const beginFrame = await render('fetching.html', 'begin-frame.mp4', {scale: 0.5, workers: 2})
-    const screenshot = await render('fetching.html', 'screenshot.mp4', {scale: 0.25})
-    for (const [output, x] of [[beginFrame.output, 80], [screenshot.output, 40]] as const) {
+    const belowHalf = await render('fetching.html', 'below-half.mp4', {scale: 0.25})
+    for (const [output, x] of [[beginFrame.output, 80], [belowHalf.output, 40]] as const) {
       expect(near(await pixelAt(output, 0, x, 20), {r: 0, g: 255, b: 0}), output).toBe(true)
       expect(near(await pixelAt(output, 1, x, 20), {r: 0, g: 255, b: 0}), output).toBe(true)
     }

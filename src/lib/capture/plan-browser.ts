@@ -8,14 +8,18 @@ import type {RenderPlan} from '../plan/render-plan.js'
  */
 export const MIN_BEGIN_FRAME_SCALE = 0.5
 
+/** Whether a begin-frame screenshot comes out at the plan's size; below it, begin-frames draw and a page screenshot copies. */
+export function takesBeginFrameScreenshots(plan: Pick<RenderPlan, 'scale'>): boolean {
+  return plan.scale === undefined || plan.scale >= MIN_BEGIN_FRAME_SCALE
+}
+
 /**
  * The browser to capture a plan with. With begin-frame capture `--scale` is a launch setting, so
  * every door that launches for a plan (a local render, a still, a serverless chunk) takes it from
- * here; below what begin-frame can draw, the plan is captured with screenshots at the page's own
- * scale factor instead (the page sets it for every capture).
+ * here. Below what begin-frame screenshots draw, the process launches at its own scale: the page
+ * sets the plan's for every capture, and page screenshots take that one.
  */
 export function browserForPlan(browser: BrowserChoice, plan: Pick<RenderPlan, 'scale'>): BrowserChoice {
-  if (plan.scale === undefined || !browser.beginFrame) return browser
-  if (plan.scale < MIN_BEGIN_FRAME_SCALE) return {...browser, beginFrame: false}
+  if (plan.scale === undefined || !browser.beginFrame || !takesBeginFrameScreenshots(plan)) return browser
   return {...browser, deviceScaleFactor: plan.scale}
 }
