@@ -41,6 +41,7 @@ export const ENVIRONMENT = {
   ENGINE_NO_PLUGINS: '`1` loads no user plugin (only the built-in formats and encoders)',
   ENGINE_PLUGIN_TIMEOUT: "seconds a plugin's hook may take before it is abandoned with a warning (default 10)",
   ENGINE_LOG_LEVEL: 'diagnostics on stderr: `error`, `warn`, `info` (default) or `debug`, like `--log-level` (`--verbose` is `debug`); another value is an error',
+  ENGINE_V8_FLAGS: "V8 flags for engine's own Node process, separated by spaces, such as `--no-opt` (less CPU for short runs; Node refuses most V8 flags in NODE_OPTIONS)",
   PRODUCER_MAX_CONCURRENT_RENDERS: "`engine serve`'s concurrency when `--max-concurrent-renders` is not given",
 }
 

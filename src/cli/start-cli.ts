@@ -11,6 +11,7 @@ import {containPluginHooks} from './plugin-hooks/contain-plugin-hooks.js'
 import {pluginHookPolicy} from './plugin-hooks/hook-policy.js'
 import {terminalText} from './terminal-text.js'
 import {asksVersionJson, versionJson} from './version-json.js'
+import {applyV8Flags} from './v8-flags.js'
 
 /** Commands of oclif's own plugins: they do not extend BaseCommand, so they lack the log flags. */
 const OCLIF_TOPICS = new Set(['plugins', 'help', 'autocomplete'])
@@ -31,6 +32,7 @@ export async function startCli(binUrl: string, commandLine: string[] = process.a
   const link = pluginLinkArgs(argv)
   argv = link.argv
   try {
+    applyV8Flags()
     setLogLevel(logLevelFrom(argv))
   } catch (error) {
     return failBeforeCommand(error, argv, 1)
