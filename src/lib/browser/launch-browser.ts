@@ -8,8 +8,8 @@ import type {BrowserChoice} from './browser-choice.js'
  * only once all of its tiles are rasterised (with its images decoded), and animations run on the
  * page's main thread, where a seek sets them, not ticked on by the compositor's clock. Measured
  * for the first: without it, frames taken with plain screenshots (browsers without begin-frame,
- * and then also `--scale` below 0.5) showed tiles still being drawn, and three renders of examples/hello at
- * `--scale 0.25` gave three different files. The others are begin-frame capture's, for the same
+ * and then also `--scale` below 0.5) showed tiles still being drawn, and three renders of
+ * examples/hello at `--scale 0.25` gave three different files. The others are begin-frame capture's, for the same
  * reason.
  */
 const STABLE_DRAWING_FLAGS = [

@@ -129,8 +129,8 @@ export class BeginFrameCapturer implements FrameCapturer {
    * answers. Nothing on the page moves between those frames (its clock is the engine's), so
    * however many it takes, the copy shows the state the seek left. Plain screenshots (without
    * begin-frames) wait for the browser's own 60 Hz frames and cannot know which one they copy:
-   * 30 frames of examples/hello at `--scale 0.25` took 3.9 s that way, 0.9 s this way, with the
-   * same bytes.
+   * 30 frames of examples/hello at `--scale 0.25` took 3.1-3.2 s that way, 0.8-0.9 s this way,
+   * with the same bytes.
    */
   private async copyDrawnFrame(params: Protocol.Page.CaptureScreenshotRequest, drawn: boolean, limit: CallLimit): Promise<Buffer> {
     if (!drawn) await this.beginFrame(false, limit)
